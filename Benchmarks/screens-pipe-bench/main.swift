@@ -1,0 +1,2 @@
+import ScreensBus
+print("bench")

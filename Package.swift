@@ -1,0 +1,72 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "screens-pipe",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "ScreensBus", targets: ["ScreensBus"]),
+        .library(name: "ScreensPipe", targets: ["ScreensPipe"]),
+        .library(name: "Sandbox", targets: ["Sandbox"]),
+        .executable(name: "screens-pipe", targets: ["screens-pipe"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibYAML",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]
+        ),
+        .target(name: "ScreensBus"),
+        .target(
+            name: "ScreensPipe",
+            dependencies: [
+                "ScreensBus",
+                "CCurl",
+                "CLibYAML",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .target(
+            name: "Sandbox",
+            dependencies: [
+                "ScreensBus",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            resources: [.copy("Data")]
+        ),
+        .executableTarget(
+            name: "screens-pipe",
+            dependencies: [
+                "ScreensPipe",
+                "Sandbox",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "screens-pipe-bench",
+            dependencies: ["ScreensBus", "ScreensPipe"],
+            path: "Benchmarks/screens-pipe-bench"
+        ),
+        .testTarget(name: "ScreensBusTests", dependencies: ["ScreensBus"]),
+        .testTarget(name: "ScreensPipeTests", dependencies: ["ScreensPipe", "Sandbox"]),
+        .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "ScreensBus"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["ScreensBus", "Sandbox"]
+        ),
+    ]
+)

@@ -1,0 +1,153 @@
+/// Where the rows of a `response` came from.
+public enum PageOrigin: String, Sendable, Hashable {
+    case remote
+    case cache
+    /// A local file source (no server involved).
+    case file
+}
+
+/// Everything that happens on a pipeline's bus, in the order it happened.
+///
+/// The cases mirror the delegate of a Liferay Screens list screenlet (`onListResponse`,
+/// `onListError`, `onSelected`), plus the start and end of a run, plus events that an
+/// embedding service publishes itself.
+public enum PipelineEvent: Sendable, Hashable {
+    case started(RunStarted)
+    case response(ListResponse)
+    case error(ListError)
+    case selected(SelectedRow)
+    case finished(RunFinished)
+    /// An event published by an embedding service with ``EventBus/publish(_:)``.
+    case custom(CustomEvent)
+
+    /// The name of the pipeline that produced the event.
+    public var pipeline: String {
+        switch self {
+        case .started(let e): e.pipeline
+        case .response(let e): e.pipeline
+        case .error(let e): e.pipeline
+        case .selected(let e): e.pipeline
+        case .finished(let e): e.pipeline
+        case .custom(let e): e.pipeline
+        }
+    }
+}
+
+/// A run began: the pipeline is about to ask for page 0.
+public struct RunStarted: Sendable, Hashable {
+    public var pipeline: String
+    /// A redacted, human description of the source ("liferay-jsonws http://127.0.0.1:8080").
+    public var source: String
+
+    public init(pipeline: String, source: String) {
+        self.pipeline = pipeline
+        self.source = source
+    }
+}
+
+/// A page of rows arrived (Screens' `onListResponse`).
+public struct ListResponse: Sendable, Hashable {
+    public var pipeline: String
+    public var page: Int
+    /// The first row the page covers.
+    public var startRow: Int
+    /// One past the last row the page covers (exclusive, as Liferay's `end`).
+    public var endRow: Int
+    /// The total row count, when the server reported one (page 0 asks for it).
+    public var rowCount: Int?
+    /// How many rows the page actually held (can be fewer than `endRow - startRow`).
+    public var rows: Int
+    public var origin: PageOrigin
+
+    public init(pipeline: String, page: Int, startRow: Int, endRow: Int, rowCount: Int?, rows: Int, origin: PageOrigin) {
+        self.pipeline = pipeline
+        self.page = page
+        self.startRow = startRow
+        self.endRow = endRow
+        self.rowCount = rowCount
+        self.rows = rows
+        self.origin = origin
+    }
+}
+
+/// Something went wrong (Screens' `onListError`). A page that failed is named by `page`.
+public struct ListError: Sendable, Hashable {
+    public var pipeline: String
+    /// The page that failed, when the error belongs to a page.
+    public var page: Int?
+    /// The row that failed (conversion errors), as its index in the list.
+    public var row: Int?
+    /// A stable, machine-readable kind: "http", "connectivity", "portal", "config", ...
+    public var kind: String
+    /// The HTTP status, for errors that came with one.
+    public var status: Int?
+    /// The portal's exception class, when the portal named one.
+    public var exceptionType: String?
+    /// The request that failed, with secrets redacted ("POST http://host/api/jsonws/invoke").
+    public var request: String?
+    public var message: String
+
+    public init(
+        pipeline: String, page: Int? = nil, row: Int? = nil, kind: String, status: Int? = nil,
+        exceptionType: String? = nil, request: String? = nil, message: String
+    ) {
+        self.pipeline = pipeline
+        self.page = page
+        self.row = row
+        self.kind = kind
+        self.status = status
+        self.exceptionType = exceptionType
+        self.request = request
+        self.message = message
+    }
+}
+
+/// A row passed the filter (Screens' `onSelected`).
+public struct SelectedRow: Sendable, Hashable {
+    public var pipeline: String
+    public var page: Int
+    /// The row's index in the whole list.
+    public var row: Int
+    /// The converted row.
+    public var item: JSONValue
+
+    public init(pipeline: String, page: Int, row: Int, item: JSONValue) {
+        self.pipeline = pipeline
+        self.page = page
+        self.row = row
+        self.item = item
+    }
+}
+
+/// The run ended, successfully or not.
+public struct RunFinished: Sendable, Hashable {
+    public var pipeline: String
+    public var pages: Int
+    public var rows: Int
+    public var selected: Int
+    public var errors: Int
+    /// Whether every row was delivered (exit status 0).
+    public var succeeded: Bool
+
+    public init(pipeline: String, pages: Int, rows: Int, selected: Int, errors: Int, succeeded: Bool) {
+        self.pipeline = pipeline
+        self.pages = pages
+        self.rows = rows
+        self.selected = selected
+        self.errors = errors
+        self.succeeded = succeeded
+    }
+}
+
+/// An event that an embedding service publishes on the bus.
+public struct CustomEvent: Sendable, Hashable {
+    public var pipeline: String
+    public var name: String
+    public var payload: JSONValue
+
+    public init(pipeline: String, name: String, payload: JSONValue) {
+        self.pipeline = pipeline
+        self.name = name
+        self.payload = payload
+    }
+}

@@ -1,0 +1,97 @@
+public import ScreensBus
+
+/// An error from any stage of a pipeline, with a stable code and the context a user needs
+/// to act on it: the page, the request (secrets redacted), the file position.
+///
+/// Modelled on swift-service-lifecycle's error structs: the code is an extensible struct,
+/// not an enum, so new codes never break callers that switch on the ones they know.
+public struct ScreensPipeError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A stable, machine-readable error code.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        /// The name used in `error` events (`"kind"`).
+        public let name: String
+
+        private init(_ name: String) { self.name = name }
+
+        /// The pipeline file or the command line is wrong (exit 2).
+        public static let configuration = Code("config")
+        /// Could not reach the server: refused, DNS, timeout, reset, truncated body.
+        public static let connectivity = Code("connectivity")
+        /// The server answered with an HTTP error status.
+        public static let http = Code("http")
+        /// The portal reported an exception in a successful-looking response.
+        public static let portal = Code("portal")
+        /// Bad credentials (401, or a redirect to a login page).
+        public static let authentication = Code("auth")
+        /// The response was not what the protocol promises (malformed JSON, wrong shape).
+        public static let malformedResponse = Code("malformed")
+        /// Pagination went wrong: too many pages, or a page repeated.
+        public static let pagination = Code("pagination")
+        /// The local cache could not be read or written, or a page is missing from it.
+        public static let cache = Code("cache")
+        /// A row could not be converted to the model.
+        public static let conversion = Code("convert")
+        /// The filter expression failed on a row.
+        public static let filter = Code("filter")
+        /// The sink could not write.
+        public static let sink = Code("sink")
+        /// A local file could not be read.
+        public static let io = Code("io")
+        /// The run was cancelled.
+        public static let cancelled = Code("cancelled")
+
+        public var description: String { name }
+    }
+
+    public var code: Code
+    public var message: String
+    /// The page that failed, when the error belongs to one.
+    public var page: Int?
+    /// The row that failed, when the error belongs to one.
+    public var row: Int?
+    /// The request that failed ("POST http://127.0.0.1:8080/api/jsonws/invoke"), redacted.
+    public var request: String?
+    public var status: Int?
+    /// The portal's exception class, when it named one.
+    public var exceptionType: String?
+    /// Where in a pipeline file the error is.
+    public var location: SourceLocation?
+
+    public init(
+        _ code: Code, _ message: String, page: Int? = nil, row: Int? = nil, request: String? = nil,
+        status: Int? = nil, exceptionType: String? = nil, location: SourceLocation? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.page = page
+        self.row = row
+        self.request = request
+        self.status = status
+        self.exceptionType = exceptionType
+        self.location = location
+    }
+
+    /// Whether the error means the server could not be reached (remote-first falls back on these).
+    public var isConnectivity: Bool { code == .connectivity }
+
+    /// The process exit status this error leads to (DESIGN §7).
+    public var exitCode: Int32 { code == .configuration ? 2 : 1 }
+
+    /// One line for stderr: `file:line:column: message`, or the page and request for run errors.
+    public var description: String {
+        if let location { return "\(location): \(message)" }
+        var parts: [String] = []
+        if let page { parts.append("page \(page)") }
+        if let row { parts.append("row \(row)") }
+        var text = parts.isEmpty ? message : "\(parts.joined(separator: ", ")): \(message)"
+        if let request { text += " (\(request))" }
+        return text
+    }
+
+    /// The error as a bus event of pipeline `pipeline`.
+    public func event(pipeline: String) -> ListError {
+        ListError(
+            pipeline: pipeline, page: page, row: row, kind: code.name, status: status,
+            exceptionType: exceptionType, request: request, message: message)
+    }
+}

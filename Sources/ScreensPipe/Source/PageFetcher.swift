@@ -1,0 +1,119 @@
+public import ScreensBus
+public import struct Foundation.Date
+
+/// What the pipeline asks of a source for one page.
+public struct PageRequest: Sendable, Hashable {
+    /// 0-based page index.
+    public var index: Int
+    /// The first row (inclusive).
+    public var startRow: Int
+    /// One past the last row (exclusive), as Liferay's `end`.
+    public var endRow: Int
+    /// Ask for the total row count with this page (page 0 only).
+    public var includesRowCount: Bool
+    /// For chained protocols (cursor, next link): what the previous page said comes next.
+    public var continuation: String?
+
+    public init(index: Int, startRow: Int, endRow: Int, includesRowCount: Bool, continuation: String? = nil) {
+        self.index = index
+        self.startRow = startRow
+        self.endRow = endRow
+        self.includesRowCount = includesRowCount
+        self.continuation = continuation
+    }
+
+    /// The request for page `index` under fluent pagination.
+    public init(index: Int, pagination: PaginationSpec, continuation: String? = nil) {
+        let range = pagination.rowRange(ofPage: index)
+        self.init(
+            index: index, startRow: range.lowerBound, endRow: range.upperBound,
+            includesRowCount: index == 0, continuation: continuation)
+    }
+}
+
+/// One page as a source (or the cache) returned it, before conversion.
+public struct FetchedPage: Sendable, Hashable {
+    public var request: PageRequest
+    /// The raw rows, in list order.
+    public var rows: [JSONValue]
+    /// The total row count, when the source reported one.
+    public var rowCount: Int?
+    /// For chained protocols: where the next page starts; nil means there is no next page.
+    public var continuation: String?
+    public var origin: PageOrigin
+    /// When the rows were fetched from the server (for cached pages: when they were stored).
+    public var fetchedAt: Date
+
+    public init(
+        request: PageRequest, rows: [JSONValue], rowCount: Int? = nil, continuation: String? = nil,
+        origin: PageOrigin, fetchedAt: Date = Date()
+    ) {
+        self.request = request
+        self.rows = rows
+        self.rowCount = rowCount
+        self.continuation = continuation
+        self.origin = origin
+        self.fetchedAt = fetchedAt
+    }
+}
+
+/// How a source's pages relate to each other.
+public enum PageChaining: Sendable, Hashable {
+    /// Any page can be asked for by its index (offset, page number, start/end): prefetch works.
+    case indexed
+    /// Each page needs the previous page's continuation (cursor, next link): one at a time.
+    case chained
+}
+
+/// A request as `plan` shows it: nothing secret, everything else exact.
+public struct PlannedRequest: Sendable, Hashable {
+    public var page: Int
+    public var method: String
+    public var url: String
+    /// Headers with secret values replaced by `<redacted>`.
+    public var headers: [String]
+    public var body: String?
+
+    public init(page: Int, method: String, url: String, headers: [String] = [], body: String? = nil) {
+        self.page = page
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// The source stage: fetches one page at a time. Implementations are the file source, the
+/// HTTP protocols (JSON-WS, headless, REST) and the cache policy that wraps one of them.
+public protocol PageFetcher: Sendable {
+    var chaining: PageChaining { get }
+
+    /// Everything about the source that changes its answers except the page (server, user,
+    /// service and params, locale, sort, page sizes), for cache keys. Never holds secrets.
+    var identity: String { get }
+
+    /// A redacted one-line description for `started` events and logs.
+    var summary: String { get }
+
+    /// Fetches one page. `provisional` receives an early answer (the cached copy under
+    /// cache-and-remote) before the final one; most fetchers never call it.
+    func fetch(_ request: PageRequest, provisional: @Sendable (FetchedPage) async -> Void) async throws(ScreensPipeError) -> FetchedPage
+
+    /// The requests `plan` shows for `request`.
+    func plan(_ request: PageRequest) -> [PlannedRequest]
+
+    /// Releases connections and files.
+    func shutdown() async
+}
+
+extension PageFetcher {
+    public var chaining: PageChaining { .indexed }
+
+    public func fetch(_ request: PageRequest) async throws(ScreensPipeError) -> FetchedPage {
+        try await fetch(request, provisional: { _ in })
+    }
+
+    public func plan(_ request: PageRequest) -> [PlannedRequest] { [] }
+
+    public func shutdown() async {}
+}

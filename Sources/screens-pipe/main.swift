@@ -1,0 +1,2 @@
+import ScreensPipe
+print("screens-pipe")
