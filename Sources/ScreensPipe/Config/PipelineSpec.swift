@@ -402,6 +402,8 @@ public enum SinkDestination: Sendable, Hashable {
     case stdout
     /// Written to a temporary name beside `path`, renamed when complete.
     case file(path: String)
+    /// No output: for embedding services that only subscribe to the bus.
+    case discard
 }
 
 public enum SinkFormat: String, Sendable, Hashable, CaseIterable {

@@ -1,0 +1,296 @@
+public import ScreensBus
+import Synchronization
+
+/// One pipeline: source -> cache -> convert -> filter -> sink, wired on an ``EventBus``.
+///
+/// ```swift
+/// let pipeline = try Pipeline(file: "pipelines/bookmarks.yaml")
+/// let events = pipeline.events           // subscribe before running
+/// async let summary = pipeline.run()
+/// for await event in events { ... }
+/// ```
+///
+/// A pipeline runs once per ``run()``. Every event goes through ``bus``: the spec's sink is
+/// one subscriber, and any number of others can watch the same run.
+public final class Pipeline: Sendable {
+    /// The decoded pipeline file.
+    public let spec: PipelineSpec
+    /// The bus the run publishes on.
+    public let bus: EventBus
+    public let environment: PipelineEnvironment
+
+    /// Creates a pipeline from a spec (decoded from YAML, or built in code).
+    public init(spec: PipelineSpec, environment: PipelineEnvironment = PipelineEnvironment(), bus: EventBus = EventBus()) {
+        self.spec = spec
+        self.environment = environment
+        self.bus = bus
+    }
+
+    /// A new subscription to this pipeline's events. Subscribe before ``run()`` to see them all.
+    public var events: EventSubscription { bus.subscribe() }
+
+    /// Attaches a delegate that receives this pipeline's events (subscribe before ``run()``).
+    @discardableResult
+    public func attach(_ delegate: some ListDelegate) -> Task<Void, Never> {
+        bus.attach(delegate)
+    }
+
+    /// Loads the whole list (or up to the filter's `limit`), publishing every event, writing
+    /// the spec's sink, and finishing the bus at the end.
+    ///
+    /// Throws only when the run cannot start (a bad expression, an output that cannot be
+    /// created, a sandbox that does not start). Failures while loading are `error` events and
+    /// show in the summary: rows already delivered stay delivered.
+    public func run() async throws(ScreensPipeError) -> RunSummary {
+        let stages: Stages
+        do throws(ScreensPipeError) {
+            stages = try await prepare()
+        } catch {
+            await bus.publish(.error(error.event(pipeline: spec.name)))
+            bus.finish()
+            throw error
+        }
+        let sinkSubscription = bus.subscribe()
+        let tally = Mutex(RunTally())
+        let outputClosed = Atomic<Bool>(false)
+        let sinkFailure = Mutex<ScreensPipeError?>(nil)
+
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                do throws(OutputFile.WriteFailure) {
+                    try await stages.sink.consume(sinkSubscription)
+                } catch {
+                    switch error {
+                    case .closed: outputClosed.store(true, ordering: .sequentiallyConsistent)
+                    case .failed(let message): sinkFailure.withLock { $0 = ScreensPipeError(.sink, message) }
+                    }
+                    sinkSubscription.cancel()
+                    // The reader is gone or the disk failed: nothing more can be delivered.
+                    group.cancelAll()
+                }
+            }
+            group.addTask {
+                await self.load(stages, tally: tally)
+                self.bus.finish()
+            }
+            await group.waitForAll()
+        }
+        await stages.fetcher.shutdown()
+        await stages.server?.stop()
+
+        var summary = tally.withLock { $0.summary }
+        summary.outputClosed = outputClosed.load(ordering: .sequentiallyConsistent)
+        if let failure = sinkFailure.withLock({ $0 }) { summary.failures.append(failure) }
+        do throws(OutputFile.WriteFailure) {
+            summary.outputPath = try stages.sink.close(succeeded: summary.succeeded && !summary.outputClosed)
+        } catch {
+            if case .failed(let message) = error { summary.failures.append(ScreensPipeError(.sink, message)) }
+        }
+        return summary
+    }
+
+    // MARK: - Stages
+
+    struct Stages: Sendable {
+        var fetcher: any PageFetcher
+        var converter: RowConverter
+        var filter: RowFilter?
+        var limit: Int?
+        var skipsInvalidRows: Bool
+        var sink: any EventSink
+        var server: (any RunningServer)?
+    }
+
+    private func prepare() async throws(ScreensPipeError) -> Stages {
+        let converter = try RowConverter(spec: spec.convert)
+        let filter = try spec.filter?.expression.map { (expression) throws(ScreensPipeError) in
+            try RowFilter(expression: expression, location: spec.filter?.expressionLocation)
+        }
+        let sink = try makeSink()
+        var server: (any RunningServer)?
+        var baseURL: String?
+        switch spec.source.server {
+        case .sandbox:
+            guard let launcher = environment.sandbox else {
+                throw ScreensPipeError(
+                    .configuration,
+                    "server: sandbox needs the bundled sandbox portal; the screens-pipe command has it, a library user passes PipelineEnvironment(sandbox:)")
+            }
+            let running = try await launcher.start()
+            server = running
+            baseURL = running.baseURL
+        case .url(let url):
+            baseURL = url
+        case nil:
+            baseURL = nil
+        }
+        let fetcher: any PageFetcher
+        do throws(ScreensPipeError) {
+            fetcher = try SourceFactory.makeFetcher(spec: spec, baseURL: baseURL, environment: environment)
+        } catch {
+            await server?.stop()
+            throw error
+        }
+        return Stages(fetcher: fetcher, converter: converter, filter: filter, limit: spec.filter?.limit,
+            skipsInvalidRows: spec.convert?.onInvalid == .skip, sink: sink, server: server)
+    }
+
+    private func makeSink() throws(ScreensPipeError) -> any EventSink {
+        let output: OutputFile
+        switch spec.sink.destination {
+        case .discard: return DiscardSink()
+        case .stdout: output = OutputFile.standardOutput()
+        case .file(let path): output = try OutputFile.file(atomicallyAt: path)
+        }
+        switch spec.sink.format {
+        case .items: return JSONLinesSink(output: output, mode: .items)
+        case .events: return JSONLinesSink(output: output, mode: .events)
+        case .table: return TableSink(output: output, colors: environment.colorOutput)
+        }
+    }
+
+    // MARK: - Loading
+
+    private func load(_ stages: Stages, tally: Mutex<RunTally>) async {
+        let name = spec.name
+        let bus = self.bus
+        await bus.publish(.started(RunStarted(pipeline: name, source: stages.fetcher.summary)))
+        let loader = PageLoader(fetcher: stages.fetcher, pagination: spec.source.pagination)
+        do throws(ScreensPipeError) {
+            try await loader.load(
+                provisional: { page in
+                    await bus.publish(.response(Self.response(for: page, pipeline: name)))
+                },
+                deliver: { (page) throws(ScreensPipeError) -> PageLoader.Decision in
+                    await Self.deliver(page, stages: stages, pipeline: name, bus: bus, tally: tally)
+                })
+        } catch {
+            if error.code != .cancelled || !Task.isCancelled {
+                tally.withLock { $0.failures.append(error) }
+                await bus.publish(.error(error.event(pipeline: name)))
+            }
+        }
+        let finished = tally.withLock { tally in
+            RunFinished(
+                pipeline: name, pages: tally.pages, rows: tally.rows, selected: tally.selected,
+                errors: tally.failures.count, succeeded: tally.failures.isEmpty)
+        }
+        await bus.publish(.finished(finished))
+    }
+
+    static func response(for page: FetchedPage, pipeline: String) -> ListResponse {
+        ListResponse(
+            pipeline: pipeline, page: page.request.index, startRow: page.request.startRow,
+            endRow: page.request.endRow, rowCount: page.rowCount, rows: page.rows.count, origin: page.origin)
+    }
+
+    /// Converts and filters one page and publishes its events as one batch.
+    private static func deliver(
+        _ page: FetchedPage, stages: Stages, pipeline: String, bus: EventBus, tally: Mutex<RunTally>
+    ) async -> PageLoader.Decision {
+        var events: [PipelineEvent] = []
+        events.reserveCapacity(page.rows.count + 1)
+        events.append(.response(response(for: page, pipeline: pipeline)))
+        var selectedBefore = tally.withLock { $0.selected }
+        var failures: [ScreensPipeError] = []
+        var decision = PageLoader.Decision.next
+        let index = page.request.index
+        for (offset, raw) in page.rows.enumerated() {
+            let rowNumber = page.request.startRow + offset
+            do throws(ScreensPipeError) {
+                let item = try stages.converter.convert(raw, row: rowNumber, page: index)
+                if let filter = stages.filter, try !filter.matches(item) { continue }
+                events.append(.selected(SelectedRow(pipeline: pipeline, page: index, row: rowNumber, item: item)))
+                selectedBefore += 1
+                if let limit = stages.limit, selectedBefore >= limit {
+                    decision = .stop
+                    break
+                }
+            } catch {
+                if error.code == .conversion, stages.skipsInvalidRows { continue }
+                var located = error
+                located.page = located.page ?? index
+                located.row = located.row ?? rowNumber
+                failures.append(located)
+                events.append(.error(located.event(pipeline: pipeline)))
+            }
+        }
+        tally.withLock { tally in
+            tally.pages += 1
+            tally.rows += page.rows.count
+            tally.selected = selectedBefore
+            tally.failures.append(contentsOf: failures)
+        }
+        await bus.publish(contentsOf: events)
+        return decision
+    }
+}
+
+/// What a pipeline needs from the process around it.
+public struct PipelineEnvironment: Sendable {
+    /// Environment variables (cache location, `NO_COLOR`).
+    public var variables: [String: String]
+    /// Starts the bundled sandbox portal for `server: sandbox`.
+    public var sandbox: (any SandboxLauncher)?
+    /// `run --refresh`: skip cache reads, fetch and store every page.
+    public var refresh: Bool
+    /// Colours in table output.
+    public var colorOutput: Bool
+
+    public init(variables: [String: String] = [:], sandbox: (any SandboxLauncher)? = nil, refresh: Bool = false, colorOutput: Bool = false) {
+        self.variables = variables
+        self.sandbox = sandbox
+        self.refresh = refresh
+        self.colorOutput = colorOutput
+    }
+}
+
+/// Starts a local portal for `server: sandbox` (the `Sandbox` module provides one).
+public protocol SandboxLauncher: Sendable {
+    func start() async throws(ScreensPipeError) -> any RunningServer
+}
+
+/// A server a pipeline started and stops when the run ends.
+public protocol RunningServer: Sendable {
+    /// `http://127.0.0.1:PORT`.
+    var baseURL: String { get }
+    func stop() async
+}
+
+/// The outcome of a run.
+public struct RunSummary: Sendable {
+    public var pages = 0
+    public var rows = 0
+    public var selected = 0
+    /// Every error of the run, in order (each was also an `error` event).
+    public var failures: [ScreensPipeError] = []
+    /// The reader closed the output (`| head`): the run stopped early, on purpose.
+    public var outputClosed = false
+    /// Where a file sink's data ended up (the final path, or `.partial` after a failure).
+    public var outputPath: String?
+
+    /// Whether every row was delivered.
+    public var succeeded: Bool { failures.isEmpty }
+
+    /// The process exit status (DESIGN §7): 0 all rows delivered (or the reader left), 1 not.
+    public var exitCode: Int32 {
+        if outputClosed && failures.allSatisfy({ $0.code == .cancelled }) { return 0 }
+        return failures.isEmpty ? 0 : 1
+    }
+}
+
+struct RunTally {
+    var pages = 0
+    var rows = 0
+    var selected = 0
+    var failures: [ScreensPipeError] = []
+
+    var summary: RunSummary {
+        var summary = RunSummary()
+        summary.pages = pages
+        summary.rows = rows
+        summary.selected = selected
+        summary.failures = failures
+        return summary
+    }
+}

@@ -1,0 +1,21 @@
+/// Checks of a decoded spec that need the other stages: the model and field mapping
+/// compile, the filter expression parses. `validate` and `run` both call it, so a bad
+/// expression is a configuration error (exit 2) before any request is sent.
+public enum PipelineValidation {
+    public static func check(_ spec: PipelineSpec) throws(ConfigurationErrors) {
+        var errors: [ScreensPipeError] = []
+        do throws(ScreensPipeError) {
+            _ = try RowConverter(spec: spec.convert)
+        } catch {
+            errors.append(error)
+        }
+        if let expression = spec.filter?.expression {
+            do throws(ScreensPipeError) {
+                _ = try RowFilter(expression: expression, location: spec.filter?.expressionLocation)
+            } catch {
+                errors.append(error)
+            }
+        }
+        if !errors.isEmpty { throw ConfigurationErrors(errors: errors) }
+    }
+}

@@ -1,0 +1,52 @@
+public import ScreensBus
+
+/// The last stage: consumes the bus and writes what a reader wants to see.
+protocol EventSink: Sendable {
+    /// Writes events until the subscription ends. Throws `.closed` when the reader left.
+    func consume(_ events: EventSubscription) async throws(OutputFile.WriteFailure)
+
+    /// Flushes and finishes the output; `succeeded` decides whether a file is renamed
+    /// into place or kept as `.partial`. Returns where a file ended up.
+    func close(succeeded: Bool) throws(OutputFile.WriteFailure) -> String?
+}
+
+/// JSON lines: one selected row per line (`items`) or every event's envelope (`events`).
+struct JSONLinesSink: EventSink {
+    enum Mode {
+        case items
+        case events
+    }
+
+    let output: OutputFile
+    let mode: Mode
+
+    func consume(_ events: EventSubscription) async throws(OutputFile.WriteFailure) {
+        var writer = JSONWriter(reservingCapacity: 4096)
+        for await event in events {
+            let value: JSONValue
+            switch (mode, event) {
+            case (.items, .selected(let selected)): value = selected.item
+            case (.items, _): continue
+            case (.events, _): value = event.envelope
+            }
+            writer.reset()
+            writer.write(value)
+            writer.writeRaw("\n")
+            try output.write(writer.bytes)
+        }
+    }
+
+    func close(succeeded: Bool) throws(OutputFile.WriteFailure) -> String? {
+        try output.close(succeeded: succeeded)
+    }
+}
+
+/// A sink that writes nothing, for services that only subscribe to the bus.
+struct DiscardSink: EventSink {
+    func consume(_ events: EventSubscription) async throws(OutputFile.WriteFailure) {
+        // Draining keeps the bus moving; the subscription ends when the run finishes.
+        for await _ in events {}
+    }
+
+    func close(succeeded: Bool) throws(OutputFile.WriteFailure) -> String? { nil }
+}

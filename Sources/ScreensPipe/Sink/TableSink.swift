@@ -1,0 +1,110 @@
+public import ScreensBus
+import Synchronization
+
+/// `format: table`: selected rows as aligned columns, for people at a terminal.
+///
+/// Column widths come from the first rows (a window of 50), so the table streams instead
+/// of waiting for the whole list; later values wider than their column are cut with `…`.
+struct TableSink: EventSink {
+    let output: OutputFile
+    let colors: Bool
+    private let sampleSize = 50
+    private let maxColumnWidth = 40
+
+    init(output: OutputFile, colors: Bool) {
+        self.output = output
+        self.colors = colors
+    }
+
+    func consume(_ events: EventSubscription) async throws(OutputFile.WriteFailure) {
+        var pending: [JSONObject] = []
+        var layout: TableLayout?
+        for await event in events {
+            guard case .selected(let selected) = event else { continue }
+            let row = selected.item.objectValue ?? ["value": selected.item]
+            if let layout {
+                try output.write(Array(layout.render(row).utf8))
+                continue
+            }
+            pending.append(row)
+            if pending.count == sampleSize {
+                let ready = TableLayout(sample: pending, maxWidth: maxColumnWidth, colors: colors)
+                try write(header: ready, rows: pending)
+                layout = ready
+                pending.removeAll()
+            }
+        }
+        if layout == nil, !pending.isEmpty {
+            try write(header: TableLayout(sample: pending, maxWidth: maxColumnWidth, colors: colors), rows: pending)
+        }
+    }
+
+    private func write(header layout: TableLayout, rows: [JSONObject]) throws(OutputFile.WriteFailure) {
+        try output.write(Array(layout.renderHeader().utf8))
+        for row in rows { try output.write(Array(layout.render(row).utf8)) }
+    }
+
+    func close(succeeded: Bool) throws(OutputFile.WriteFailure) -> String? {
+        try output.close(succeeded: succeeded)
+    }
+}
+
+/// Column names and widths, and how to render a row into them.
+struct TableLayout {
+    let columns: [String]
+    let widths: [Int]
+    let colors: Bool
+
+    init(sample: [JSONObject], maxWidth: Int, colors: Bool) {
+        var columns: [String] = []
+        var seen: Set<String> = []
+        for row in sample {
+            for key in row.keys where seen.insert(key).inserted { columns.append(key) }
+        }
+        self.columns = columns
+        self.colors = colors
+        widths = columns.map { column in
+            let widest = sample.map { Self.cell($0[column]).count }.max() ?? 0
+            return min(maxWidth, max(column.count, widest))
+        }
+    }
+
+    func renderHeader() -> String {
+        let line = zip(columns, widths).map { Self.fit($0, width: $1) }.joined(separator: "  ")
+        let rule = widths.map { String(repeating: "─", count: $0) }.joined(separator: "  ")
+        if colors { return "\u{1B}[1m\(line.trimmingTrailingSpaces())\u{1B}[0m\n\(rule)\n" }
+        return "\(line.trimmingTrailingSpaces())\n\(rule)\n"
+    }
+
+    func render(_ row: JSONObject) -> String {
+        zip(columns, widths).map { Self.fit(Self.cell(row[$0]), width: $1) }
+            .joined(separator: "  ").trimmingTrailingSpaces() + "\n"
+    }
+
+    /// A value as table text: strings as they are (control characters made visible),
+    /// nested values as compact JSON, missing values empty.
+    static func cell(_ value: JSONValue?) -> String {
+        switch value {
+        case nil, .null?: return ""
+        case .string(let text)?:
+            return String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "·" : $0 }))
+        case .bool(let flag)?: return flag ? "true" : "false"
+        case .int(let number)?: return String(number)
+        case .number(let text)?: return text
+        case let other?: return other.jsonString
+        }
+    }
+
+    static func fit(_ text: String, width: Int) -> String {
+        if text.count > width { return String(text.prefix(max(0, width - 1))) + "…" }
+        return text + String(repeating: " ", count: width - text.count)
+    }
+}
+
+extension String {
+    fileprivate func trimmingTrailingSpaces() -> String {
+        var copy = self
+        while copy.last == " " { copy.removeLast() }
+        return copy
+    }
+}

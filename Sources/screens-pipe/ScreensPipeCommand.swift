@@ -1,0 +1,31 @@
+import ArgumentParser
+import ScreensPipe
+
+@main
+struct ScreensPipeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "screens-pipe",
+        abstract: "Load a paged list from a Liferay portal (or any paged JSON API) as JSON lines.",
+        discussion: """
+            A pipeline file describes one list: where it comes from, how to cache it, how to
+            convert and filter its rows, and where to write them.
+
+            Examples:
+              screens-pipe run pipelines/bookmarks.yaml | jq -r .url
+              screens-pipe run pipelines/bookmarks.yaml --events --limit 5
+              screens-pipe run pipelines/web-content.yaml --set convert.locale=en_US
+              screens-pipe validate pipelines/*.yaml
+              screens-pipe plan pipelines/bookmarks.yaml
+              screens-pipe sandbox --port 8080
+
+            Exit status: 0 every row delivered; 1 the run failed (some rows not delivered);
+            2 a usage or configuration error.
+            """,
+        version: ScreensPipeVersion.current,
+        subcommands: [RunCommand.self, ValidateCommand.self, PlanCommand.self, CacheCommand.self, SandboxCommand.self]
+    )
+}
+
+enum ScreensPipeVersion {
+    static let current = "0.1.0"
+}

@@ -1,0 +1,37 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writing to stderr, where every diagnostic goes (stdout carries only data).
+enum Terminal {
+    static func error(_ message: String) {
+        write("screens-pipe: error: \(message)\n")
+    }
+
+    static func warning(_ message: String) {
+        write("screens-pipe: warning: \(message)\n")
+    }
+
+    static func note(_ message: String) {
+        write("\(message)\n")
+    }
+
+    static func write(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(2, bytes.baseAddress! + offset, bytes.count - offset)
+                if written <= 0 {
+                    if written < 0 && errno == EINTR { continue }
+                    return
+                }
+                offset += written
+            }
+        }
+    }
+
+    static func isTerminal(_ descriptor: Int32) -> Bool {
+        isatty(descriptor) == 1
+    }
+}

@@ -1,2 +1,0 @@
-import ScreensPipe
-print("screens-pipe")
