@@ -51,19 +51,14 @@ public final class Pipeline: Sendable {
             throw error
         }
         let sinkSubscription = bus.subscribe()
-        let tally = Mutex(RunTally())
-        let outputClosed = Atomic<Bool>(false)
-        let sinkFailure = Mutex<ScreensPipeError?>(nil)
+        let tally = RunTally()
 
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 do throws(OutputFile.WriteFailure) {
                     try await stages.sink.consume(sinkSubscription)
                 } catch {
-                    switch error {
-                    case .closed: outputClosed.store(true, ordering: .sequentiallyConsistent)
-                    case .failed(let message): sinkFailure.withLock { $0 = ScreensPipeError(.sink, message) }
-                    }
+                    tally.sinkStopped(by: error)
                     sinkSubscription.cancel()
                     // The reader is gone or the disk failed: nothing more can be delivered.
                     group.cancelAll()
@@ -78,9 +73,7 @@ public final class Pipeline: Sendable {
         await stages.fetcher.shutdown()
         await stages.server?.stop()
 
-        var summary = tally.withLock { $0.summary }
-        summary.outputClosed = outputClosed.load(ordering: .sequentiallyConsistent)
-        if let failure = sinkFailure.withLock({ $0 }) { summary.failures.append(failure) }
+        var summary = tally.summary
         do throws(OutputFile.WriteFailure) {
             summary.outputPath = try stages.sink.close(succeeded: summary.succeeded && !summary.outputClosed)
         } catch {
@@ -151,11 +144,11 @@ public final class Pipeline: Sendable {
 
     // MARK: - Loading
 
-    private func load(_ stages: Stages, tally: Mutex<RunTally>) async {
+    private func load(_ stages: Stages, tally: RunTally) async {
         let name = spec.name
         let bus = self.bus
         await bus.publish(.started(RunStarted(pipeline: name, source: stages.fetcher.summary)))
-        let loader = PageLoader(fetcher: stages.fetcher, pagination: spec.source.pagination)
+        let loader = PageLoader(fetcher: stages.fetcher, pagination: SourceFactory.effectivePagination(for: spec.source))
         do throws(ScreensPipeError) {
             try await loader.load(
                 provisional: { page in
@@ -166,15 +159,14 @@ public final class Pipeline: Sendable {
                 })
         } catch {
             if error.code != .cancelled || !Task.isCancelled {
-                tally.withLock { $0.failures.append(error) }
+                tally.record(failure: error)
                 await bus.publish(.error(error.event(pipeline: name)))
             }
         }
-        let finished = tally.withLock { tally in
-            RunFinished(
-                pipeline: name, pages: tally.pages, rows: tally.rows, selected: tally.selected,
-                errors: tally.failures.count, succeeded: tally.failures.isEmpty)
-        }
+        let totals = tally.summary
+        let finished = RunFinished(
+            pipeline: name, pages: totals.pages, rows: totals.rows, selected: totals.selected,
+            errors: totals.failures.count, succeeded: totals.succeeded)
         await bus.publish(.finished(finished))
     }
 
@@ -186,12 +178,12 @@ public final class Pipeline: Sendable {
 
     /// Converts and filters one page and publishes its events as one batch.
     private static func deliver(
-        _ page: FetchedPage, stages: Stages, pipeline: String, bus: EventBus, tally: Mutex<RunTally>
+        _ page: FetchedPage, stages: Stages, pipeline: String, bus: EventBus, tally: RunTally
     ) async -> PageLoader.Decision {
         var events: [PipelineEvent] = []
         events.reserveCapacity(page.rows.count + 1)
         events.append(.response(response(for: page, pipeline: pipeline)))
-        var selectedBefore = tally.withLock { $0.selected }
+        var selectedBefore = tally.summary.selected
         var failures: [ScreensPipeError] = []
         var decision = PageLoader.Decision.next
         let index = page.request.index
@@ -215,12 +207,7 @@ public final class Pipeline: Sendable {
                 events.append(.error(located.event(pipeline: pipeline)))
             }
         }
-        tally.withLock { tally in
-            tally.pages += 1
-            tally.rows += page.rows.count
-            tally.selected = selectedBefore
-            tally.failures.append(contentsOf: failures)
-        }
+        tally.record(page: page.rows.count, selectedTotal: selectedBefore, failures: failures)
         await bus.publish(contentsOf: events)
         return decision
     }
@@ -236,12 +223,18 @@ public struct PipelineEnvironment: Sendable {
     public var refresh: Bool
     /// Colours in table output.
     public var colorOutput: Bool
+    /// Called before each retry of a page request (progress lines, logs).
+    public var onRetry: (@Sendable (RetryNotice) -> Void)?
 
-    public init(variables: [String: String] = [:], sandbox: (any SandboxLauncher)? = nil, refresh: Bool = false, colorOutput: Bool = false) {
+    public init(
+        variables: [String: String] = [:], sandbox: (any SandboxLauncher)? = nil, refresh: Bool = false,
+        colorOutput: Bool = false, onRetry: (@Sendable (RetryNotice) -> Void)? = nil
+    ) {
         self.variables = variables
         self.sandbox = sandbox
         self.refresh = refresh
         self.colorOutput = colorOutput
+        self.onRetry = onRetry
     }
 }
 
@@ -279,18 +272,31 @@ public struct RunSummary: Sendable {
     }
 }
 
-struct RunTally {
-    var pages = 0
-    var rows = 0
-    var selected = 0
-    var failures: [ScreensPipeError] = []
+/// The counters of a run, shared by the loading task and the sink task.
+final class RunTally: Sendable {
+    private let state = Mutex(RunSummary())
 
-    var summary: RunSummary {
-        var summary = RunSummary()
-        summary.pages = pages
-        summary.rows = rows
-        summary.selected = selected
-        summary.failures = failures
-        return summary
+    var summary: RunSummary { state.withLock { $0 } }
+
+    func record(page rows: Int, selectedTotal: Int, failures: [ScreensPipeError]) {
+        state.withLock { summary in
+            summary.pages += 1
+            summary.rows += rows
+            summary.selected = selectedTotal
+            summary.failures.append(contentsOf: failures)
+        }
+    }
+
+    func record(failure: ScreensPipeError) {
+        state.withLock { $0.failures.append(failure) }
+    }
+
+    func sinkStopped(by failure: OutputFile.WriteFailure) {
+        state.withLock { summary in
+            switch failure {
+            case .closed: summary.outputClosed = true
+            case .failed(let message): summary.failures.append(ScreensPipeError(.sink, message))
+            }
+        }
     }
 }

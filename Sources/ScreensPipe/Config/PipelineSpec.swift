@@ -149,11 +149,17 @@ public struct JSONWSSourceSpec: Sendable, Hashable {
     public var count: ServiceCall?
     /// An order-by comparator class, sent as `+obc`; nil sends `"obc": null` where the service takes one.
     public var sort: String?
+    /// The parameter that carries the first row (`start`; `entryQuery.start` for asset entries).
+    public var startParam: String
+    /// The parameter that carries the end row, exclusive (`end`; `entryQuery.end` for asset entries).
+    public var endParam: String
 
-    public init(rows: ServiceCall, count: ServiceCall? = nil, sort: String? = nil) {
+    public init(rows: ServiceCall, count: ServiceCall? = nil, sort: String? = nil, startParam: String = "start", endParam: String = "end") {
         self.rows = rows
         self.count = count
         self.sort = sort
+        self.startParam = startParam
+        self.endParam = endParam
     }
 }
 

@@ -1,13 +1,87 @@
 /// Builds the source stage of a pipeline, wrapped in its cache policy.
 enum SourceFactory {
-    static func makeFetcher(spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment) throws(ScreensPipeError) -> any PageFetcher {
-        let source: any PageFetcher
-        switch spec.source.protocolSpec {
-        case .file(let file):
-            source = FileSource(spec: file)
-        case .liferayJSONWS, .liferayHeadless, .rest:
-            throw ScreensPipeError(.configuration, "source type \(spec.source.protocolSpec.typeName) is not available yet")
+    static func makeFetcher(
+        spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment
+    ) throws(ScreensPipeError) -> any PageFetcher {
+        let source = try makeSource(spec: spec, baseURL: baseURL, environment: environment)
+        guard let cache = spec.cache else { return source }
+        return try CacheStage.wrap(source, spec: spec, cache: cache, environment: environment)
+    }
+
+    /// The pagination a source really uses: headless and page-numbered REST APIs take one
+    /// page size for every page, so the first page has that size too.
+    static func effectivePagination(for source: SourceSpec) -> PaginationSpec {
+        var pagination = source.pagination
+        switch source.protocolSpec {
+        case .liferayHeadless:
+            pagination.firstPageSize = pagination.pageSize
+        case .rest(let rest):
+            if case .page = rest.paginate { pagination.firstPageSize = pagination.pageSize }
+        case .liferayJSONWS, .file:
+            break
         }
-        return source
+        return pagination
+    }
+
+    private static func makeSource(
+        spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment
+    ) throws(ScreensPipeError) -> any PageFetcher {
+        let source = spec.source
+        if case .file(let file) = source.protocolSpec { return FileSource(spec: file) }
+        let settings = HTTPSourceSettings(source: source, onRetry: environment.onRetry)
+        switch source.protocolSpec {
+        case .file:
+            preconditionFailure("handled above")
+        case .liferayJSONWS(let jsonws):
+            let base = try requireServer(baseURL, type: "liferay-jsonws")
+            try checkCredentialSafety(source, url: base)
+            return HTTPPageFetcher(wire: JSONWSProtocol(spec: jsonws, baseURL: base), settings: settings, client: HTTPClient())
+        case .liferayHeadless(let headless):
+            let base = try requireServer(baseURL, type: "liferay-headless")
+            try checkCredentialSafety(source, url: base)
+            let wire = HeadlessProtocol(spec: headless, baseURL: base, locale: spec.convert?.locale)
+            return HTTPPageFetcher(wire: wire, settings: settings, client: HTTPClient())
+        case .rest(let rest):
+            let wire = RESTProtocol(spec: rest, baseURL: baseURL)
+            try checkCredentialSafety(source, url: wire.firstURL)
+            return HTTPPageFetcher(wire: wire, settings: settings, client: HTTPClient())
+        }
+    }
+
+    private static func requireServer(_ baseURL: String?, type: String) throws(ScreensPipeError) -> String {
+        guard let baseURL, !baseURL.isEmpty else {
+            throw ScreensPipeError(.configuration, "source type \(type) needs a server (a base URL, or sandbox)")
+        }
+        guard baseURL.hasPrefix("http://") || baseURL.hasPrefix("https://") else {
+            throw ScreensPipeError(.configuration, "server must start with http:// or https://, found '\(redactedURL(baseURL))'")
+        }
+        return baseURL
+    }
+
+    /// Credentials over plain http can be read by anyone on the path; allow it only to
+    /// this machine unless the pipeline says so explicitly.
+    private static func checkCredentialSafety(_ source: SourceSpec, url: String) throws(ScreensPipeError) {
+        guard source.auth != nil, url.hasPrefix("http://"), !source.allowInsecureAuth else { return }
+        let host = URLHost.host(of: url)
+        if URLHost.isLoopback(host) { return }
+        throw ScreensPipeError(
+            .configuration,
+            "refusing to send credentials over plain http to \(host); use https, or set source.allow-insecure-auth: true")
+    }
+}
+
+enum URLHost {
+    static func host(of url: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else { return "" }
+        var rest = url[schemeEnd.upperBound...]
+        if let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) { rest = rest[..<end] }
+        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
+        if rest.hasPrefix("["), let close = rest.firstIndex(of: "]") { return String(rest[rest.index(after: rest.startIndex)..<close]) }
+        if let colon = rest.lastIndex(of: ":") { rest = rest[..<colon] }
+        return rest.lowercased()
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 }

@@ -1,0 +1,47 @@
+# screens-pipe — common tasks. `make demo` and `make test` work on a fresh clone (as root,
+# or with sudo): they install the missing system libraries first.
+
+SWIFT        ?= swift
+DEB_PACKAGES := libcurl4-openssl-dev libyaml-dev libsqlite3-dev jq
+BIN_DIR       = $(shell $(SWIFT) build --show-bin-path)
+RELEASE_DIR   = $(shell $(SWIFT) build -c release --show-bin-path)
+
+.PHONY: setup build release test demo bench fuzz soak clean
+
+setup:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+build: setup
+	$(SWIFT) build
+
+release: setup
+	$(SWIFT) build -c release
+
+test: setup
+	$(SWIFT) build --build-tests
+	SCREENS_PIPE_BIN="$(BIN_DIR)/screens-pipe" $(SWIFT) test --skip-build
+
+demo: build
+	@echo "# screens-pipe run pipelines/bookmarks.yaml  (the bundled sandbox portal, in-process)" >&2
+	"$(BIN_DIR)/screens-pipe" run pipelines/bookmarks.yaml
+
+bench: setup
+	$(SWIFT) build -c release
+	python3 scripts/bench.py --bin "$(RELEASE_DIR)"
+
+fuzz: setup
+	bash scripts/fuzz.sh
+
+soak: setup
+	$(SWIFT) build --build-tests
+	SCREENS_PIPE_SOAK=1 SCREENS_PIPE_BIN="$(BIN_DIR)/screens-pipe" $(SWIFT) test --skip-build --filter Soak
+
+clean:
+	rm -rf .build

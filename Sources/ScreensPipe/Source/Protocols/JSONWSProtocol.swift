@@ -1,0 +1,91 @@
+public import ScreensBus
+
+/// Liferay JSON-WS, the protocol Liferay Screens speaks: one batch `POST
+/// /api/jsonws/invoke` per page, with the count command added to page 0's batch.
+struct JSONWSProtocol: ListProtocol {
+    let spec: JSONWSSourceSpec
+    let baseURL: String
+
+    var endpoint: String { baseURL.trimmingSuffix("/") + "/api/jsonws/invoke" }
+
+    var identity: String {
+        var parts = ["liferay-jsonws", spec.rows.service, JSONValue.object(spec.rows.params).jsonString]
+        if let sort = spec.sort { parts.append("sort=\(sort)") }
+        return parts.joined(separator: " ")
+    }
+
+    var summary: String { "liferay-jsonws \(redactedURL(baseURL)) \(spec.rows.service)" }
+
+    func request(for page: PageRequest) throws(ScreensPipeError) -> HTTPRequest {
+        var rowsParams = Self.flatten(spec.rows.params)
+        rowsParams[spec.startParam] = .int(Int64(page.startRow))
+        rowsParams[spec.endParam] = .int(Int64(page.endRow))
+        if let sort = spec.sort {
+            rowsParams["obc"] = nil
+            rowsParams["+obc"] = .string(sort)
+        }
+        var batch: [JSONValue] = [.object([spec.rows.service: .object(rowsParams)])]
+        if page.includesRowCount, let count = spec.count {
+            batch.append(.object([count.service: .object(Self.flatten(count.params))]))
+        }
+        var request = HTTPRequest(method: "POST", url: endpoint, body: JSONValue.array(batch).jsonBytes)
+        request.headers.add(name: "Content-Type", value: "application/json")
+        return request
+    }
+
+    func decode(_ body: JSONValue, response: HTTPResponse, page: PageRequest) throws(ScreensPipeError) -> DecodedPage {
+        guard case .array(let results) = body, let first = results.first else {
+            throw ScreensPipeError(.malformedResponse, "expected a JSON array with one result per command, found \(body.typeName)")
+        }
+        guard case .array(let rows) = first else {
+            throw ScreensPipeError(
+                .malformedResponse, "expected an array of rows from \(spec.rows.service), found \(first.typeName)")
+        }
+        var rowCount: Int?
+        if page.includesRowCount, let count = spec.count {
+            guard results.count > 1, let value = Self.integer(results[1]) else {
+                throw ScreensPipeError(
+                    .malformedResponse, "expected an integer row count from \(count.service), found \(results.count > 1 ? results[1].typeName : "nothing")")
+            }
+            rowCount = value
+        }
+        return DecodedPage(rows: rows, rowCount: rowCount)
+    }
+
+    private static func integer(_ value: JSONValue) -> Int? {
+        if let exact = value.int64Value { return Int(exact) }
+        if case .string(let text) = value { return Int(text) }
+        return nil
+    }
+
+    /// JSON-WS takes object parameters flattened: `{"entryQuery": {"$type": "X", "start": 0}}`
+    /// becomes `"+entryQuery": "X"` and `"entryQuery.start": 0`. Keys already written that way
+    /// pass through.
+    static func flatten(_ params: JSONObject) -> JSONObject {
+        var flat = JSONObject(minimumCapacity: params.count)
+        func add(prefix: String, _ object: JSONObject) {
+            for (key, value) in object {
+                if key == "$type" {
+                    if let type = value.stringValue { flat["+\(prefix)"] = .string(type) }
+                    continue
+                }
+                let name = prefix.isEmpty ? key : "\(prefix).\(key)"
+                if case .object(let nested) = value {
+                    add(prefix: name, nested)
+                } else {
+                    flat[name] = value
+                }
+            }
+        }
+        add(prefix: "", params)
+        return flat
+    }
+}
+
+extension String {
+    func trimmingSuffix(_ suffix: Character) -> String {
+        var copy = self
+        while copy.last == suffix { copy.removeLast() }
+        return copy
+    }
+}

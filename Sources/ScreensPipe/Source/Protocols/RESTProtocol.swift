@@ -1,0 +1,107 @@
+public import ScreensBus
+
+/// Any paged JSON API: offset/limit and page/per-page are indexed (prefetch works);
+/// a cursor in the body, a next link in the body and the `Link` header are chained.
+struct RESTProtocol: ListProtocol {
+    let spec: RESTSourceSpec
+    let baseURL: String?
+
+    var firstURL: String {
+        if let baseURL, !(spec.url.hasPrefix("http://") || spec.url.hasPrefix("https://")) {
+            return URLText.resolve(spec.url, against: baseURL.trimmingSuffix("/") + "/")
+        }
+        return spec.url
+    }
+
+    var chaining: PageChaining {
+        switch spec.paginate {
+        case .offset, .page: .indexed
+        case .cursor, .nextLink, .linkHeader: .chained
+        }
+    }
+
+    var identity: String {
+        (["rest", spec.url, "\(spec.paginate)"] + spec.query.map { "\($0.name)=\($0.value)" }).joined(separator: " ")
+    }
+
+    var summary: String { "rest \(redactedURL(firstURL))" }
+
+    func request(for page: PageRequest) throws(ScreensPipeError) -> HTTPRequest {
+        let size = page.endRow - page.startRow
+        var query = spec.query
+        switch spec.paginate {
+        case .offset(let offsetParam, let limitParam):
+            query.append(QueryParameter(name: offsetParam, value: String(page.startRow)))
+            query.append(QueryParameter(name: limitParam, value: String(size)))
+        case .page(let pageParam, let sizeParam, let firstPage):
+            let number = (size > 0 ? page.startRow / size : 0) + firstPage
+            query.append(QueryParameter(name: pageParam, value: String(number)))
+            query.append(QueryParameter(name: sizeParam, value: String(size)))
+        case .cursor(let cursorParam, _, let sizeParam):
+            if let sizeParam { query.append(QueryParameter(name: sizeParam, value: String(size))) }
+            if let cursor = page.continuation { query.append(QueryParameter(name: cursorParam, value: cursor)) }
+        case .nextLink, .linkHeader:
+            // The next page's URL is complete as the server gave it.
+            if let next = page.continuation { return HTTPRequest(url: URLText.resolve(next, against: firstURL)) }
+        }
+        return HTTPRequest(url: URLText.appending(query: query, to: firstURL))
+    }
+
+    func decode(_ body: JSONValue, response: HTTPResponse, page: PageRequest) throws(ScreensPipeError) -> DecodedPage {
+        let target = spec.records.map { RecordsPath($0).resolve(in: body) } ?? body
+        guard case .array(let rows)? = target else {
+            throw ScreensPipeError(
+                .malformedResponse,
+                "expected an array of rows\(spec.records.map { " at '\($0)'" } ?? ""), found \(target?.typeName ?? "nothing")")
+        }
+        let total = spec.total.flatMap { RecordsPath($0).resolve(in: body)?.int64Value }.map { Int($0) }
+        var continuation: String?
+        switch spec.paginate {
+        case .offset, .page:
+            break
+        case .cursor(_, let cursorPath, _):
+            continuation = Self.text(RecordsPath(cursorPath).resolve(in: body))
+        case .nextLink(let nextPath):
+            continuation = Self.text(RecordsPath(nextPath).resolve(in: body)).map { URLText.resolve($0, against: response.effectiveURL) }
+        case .linkHeader:
+            continuation = response.headers.values(for: "Link").lazy.compactMap(LinkHeader.next(in:)).first
+                .map { URLText.resolve($0, against: response.effectiveURL) }
+        }
+        return DecodedPage(rows: rows, rowCount: total, continuation: continuation)
+    }
+
+    /// A cursor or link value; null, empty and missing all mean "no next page".
+    private static func text(_ value: JSONValue?) -> String? {
+        switch value {
+        case .string(let text)? where !text.isEmpty: text
+        case .int(let number)?: String(number)
+        default: nil
+        }
+    }
+}
+
+/// RFC 8288 `Link` headers: `<https://api/items?page=2>; rel="next", <...>; rel="last"`.
+enum LinkHeader {
+    static func next(in header: String) -> String? {
+        for link in header.split(separator: ",") {
+            let parts = link.split(separator: ";").map { $0.trimmingCharacters(in: " \t") }
+            guard let target = parts.first, target.hasPrefix("<"), target.hasSuffix(">") else { continue }
+            let isNext = parts.dropFirst().contains { parameter in
+                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: " \t\"") }
+                return pair.count == 2 && pair[0].lowercased() == "rel"
+                    && pair[1].split(separator: " ").contains { $0.lowercased() == "next" }
+            }
+            if isNext { return String(target.dropFirst().dropLast()) }
+        }
+        return nil
+    }
+}
+
+extension StringProtocol {
+    fileprivate func trimmingCharacters(in set: String) -> String {
+        var scalars = Substring(self)
+        while let first = scalars.first, set.contains(first) { scalars.removeFirst() }
+        while let last = scalars.last, set.contains(last) { scalars.removeLast() }
+        return String(scalars)
+    }
+}

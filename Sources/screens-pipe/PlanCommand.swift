@@ -1,0 +1,33 @@
+import ArgumentParser
+import ScreensPipe
+
+struct PlanCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plan",
+        abstract: "Show the requests a run would send, with secrets redacted. Sends nothing.",
+        discussion: """
+            Prints the decoded pipeline and the first pages' requests (method, URL, headers,
+            body). Credentials show as <redacted>.
+
+            Example:
+              screens-pipe plan pipelines/bookmarks.yaml
+            """
+    )
+
+    @OptionGroup var pipelineFile: PipelineFileOptions
+
+    @Option(help: "How many pages to show.")
+    var pages = 3
+
+    func run() async throws {
+        let spec = try pipelineFile.loadSpec()
+        let plan: RunPlan
+        do {
+            plan = try RunPlan(spec: spec, pages: pages)
+        } catch let error as ScreensPipeError {
+            Terminal.write("\(error)\n")
+            throw ExitCode(error.exitCode)
+        }
+        print(plan.text, terminator: "")
+    }
+}

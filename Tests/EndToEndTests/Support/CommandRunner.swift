@@ -1,0 +1,69 @@
+import Foundation
+
+/// Runs the real `screens-pipe` binary (or a shell pipeline around it) and captures what a
+/// user would see.
+struct CommandResult {
+    var status: Int32
+    var stdout: Data
+    var stderr: String
+
+    var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+    var stdoutLines: [String] { stdoutText.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
+}
+
+enum CommandRunner {
+    /// The package root (two levels above this file's folder).
+    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The binary under test: `$SCREENS_PIPE_BIN` (set by `make test`), else the debug build.
+    static var binary: String {
+        if let path = ProcessInfo.processInfo.environment["SCREENS_PIPE_BIN"], !path.isEmpty { return path }
+        return packageRoot.appendingPathComponent(".build/debug/screens-pipe").path
+    }
+
+    /// Runs `screens-pipe` with `arguments` in the package root.
+    static func run(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil) async throws -> CommandResult {
+        try await execute(binary, arguments, environment: environment, directory: directory)
+    }
+
+    /// Runs a bash command line where `$SP` is the binary, e.g. `"$SP" run x.yaml | jq -r .url`.
+    static func shell(_ script: String, environment: [String: String] = [:], directory: URL? = nil) async throws -> CommandResult {
+        var environment = environment
+        environment["SP"] = binary
+        return try await execute("/bin/bash", ["-o", "pipefail", "-c", script], environment: environment, directory: directory)
+    }
+
+    private static func execute(_ executable: String, _ arguments: [String], environment: [String: String], directory: URL?) async throws -> CommandResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = directory ?? packageRoot
+        var merged = ProcessInfo.processInfo.environment
+        // Tests never touch the user's cache.
+        merged["SCREENS_PIPE_CACHE_DIR"] = merged["SCREENS_PIPE_TEST_CACHE_DIR"] ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("screens-pipe-tests-\(getpid())").path
+        for (key, value) in environment { merged[key] = value }
+        process.environment = merged
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Read both pipes concurrently so a chatty child never blocks on a full pipe.
+        async let out = Task.detached { stdout.fileHandleForReading.readDataToEndOfFile() }.value
+        async let err = Task.detached { stderr.fileHandleForReading.readDataToEndOfFile() }.value
+        let (outData, errData) = await (out, err)
+        process.waitUntilExit()
+        return CommandResult(status: process.terminationStatus, stdout: outData, stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// A fresh temporary directory for one test.
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("screens-pipe-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import ScreensBus
+import Testing
+
+@testable import ScreensPipe
+
+/// The pagination rules of DESIGN §2, driven through the loader's state machine.
+@Suite("Pagination")
+struct PaginationTests {
+    /// Feeds the state machine a list of `rows` rows (optionally with a count and with
+    /// `hidden` rows dropped after slicing) and returns the pages it delivers, in order.
+    private func walk(
+        rows: Int, pagination: PaginationSpec, reportsCount: Bool, hidden: Set<Int> = []
+    ) -> (delivered: [Int], error: ScreensPipeError?, launched: Int) {
+        var state = IndexedLoadState(pagination: pagination)
+        var delivered: [Int] = []
+        var launched = 0
+        var pending = state.pagesToLaunch()
+        while !pending.isEmpty || launched == 0 {
+            // Complete the launched pages in reverse order to prove delivery is ordered.
+            for index in pending.reversed() {
+                launched += 1
+                let request = PageRequest(index: index, pagination: pagination)
+                let slice = (request.startRow..<min(request.endRow, rows)).filter { !hidden.contains($0) }
+                let page = FetchedPage(
+                    request: request, rows: slice.map { .int(Int64($0)) },
+                    rowCount: reportsCount && index == 0 ? rows : nil, origin: .remote)
+                state.receive(index: index, result: .success(page))
+            }
+            while let step = state.nextStep() {
+                switch step {
+                case .deliver(let page): delivered.append(page.request.index)
+                case .finished: return (delivered, nil, launched)
+                case .fail(let error): return (delivered, error, launched)
+                case .provisional: break
+                }
+            }
+            pending = state.pagesToLaunch()
+        }
+        return (delivered, nil, launched)
+    }
+
+    @Test("firstRow(p) = p == 0 ? 0 : firstPageSize + (p-1) * pageSize, end exclusive")
+    func firstRowFormula() {
+        let pagination = PaginationSpec(firstPageSize: 50, pageSize: 25)
+        #expect(pagination.firstRow(ofPage: 0) == 0)
+        #expect(pagination.firstRow(ofPage: 1) == 50)
+        #expect(pagination.firstRow(ofPage: 2) == 75)
+        #expect(pagination.rowRange(ofPage: 1) == 50..<75)
+        let request = PageRequest(index: 0, pagination: pagination)
+        #expect(request.includesRowCount)
+        #expect(!PageRequest(index: 1, pagination: pagination).includesRowCount)
+    }
+
+    @Test("with a count, 73 rows make pages 0 (50 rows) and 1 (23 rows)", arguments: [1, 4])
+    func countEndsTheList(prefetch: Int) {
+        let result = walk(rows: 73, pagination: PaginationSpec(firstPageSize: 50, pageSize: 25, prefetch: prefetch), reportsCount: true)
+        #expect(result.error == nil)
+        #expect(result.delivered == [0, 1])
+    }
+
+    @Test("with a count, short pages mid-list do not end it (permission filtering)")
+    func shortPagesWithCount() {
+        // Every row of page 1 is hidden: it comes back empty, yet pages 2 and 3 follow.
+        let hidden = Set(10..<15)
+        let result = walk(rows: 27, pagination: PaginationSpec(firstPageSize: 10, pageSize: 5, prefetch: 2), reportsCount: true, hidden: hidden)
+        #expect(result.error == nil)
+        #expect(result.delivered == [0, 1, 2, 3, 4])
+    }
+
+    @Test("without a count, the first short page ends the list")
+    func shortPageWithoutCount() {
+        let result = walk(rows: 62, pagination: PaginationSpec(firstPageSize: 50, pageSize: 5, prefetch: 4), reportsCount: false)
+        #expect(result.error == nil)
+        #expect(result.delivered == [0, 1, 2, 3])  // 50 + 5 + 5 + 2
+    }
+
+    @Test("without a count, an empty page after a full one ends the list")
+    func emptyPageWithoutCount() {
+        let result = walk(rows: 60, pagination: PaginationSpec(firstPageSize: 50, pageSize: 5, prefetch: 1), reportsCount: false)
+        #expect(result.delivered == [0, 1, 2, 3])  // page 3 is empty
+    }
+
+    @Test("an empty list still delivers page 0 with its zero count")
+    func emptyList() {
+        let result = walk(rows: 0, pagination: PaginationSpec(), reportsCount: true)
+        #expect(result.delivered == [0])
+    }
+
+    @Test("more pages than max-pages is an error, never a silent stop")
+    func maxPages() {
+        let result = walk(rows: 1000, pagination: PaginationSpec(firstPageSize: 10, pageSize: 10, prefetch: 3, maxPages: 5), reportsCount: true)
+        #expect(result.delivered == [0, 1, 2, 3, 4])
+        #expect(result.error?.code == .pagination)
+        #expect(result.error?.message.contains("max-pages") == true)
+    }
+
+    @Test("prefetch keeps at most N pages in flight")
+    func prefetchWindow() {
+        var state = IndexedLoadState(pagination: PaginationSpec(firstPageSize: 10, pageSize: 10, prefetch: 3))
+        #expect(state.pagesToLaunch() == [0, 1, 2])
+        #expect(state.pagesToLaunch() == [])
+        let page1 = FetchedPage(request: PageRequest(index: 1, pagination: state.pagination), rows: [1], origin: .remote)
+        state.receive(index: 1, result: .success(page1))
+        // Page 0 is still missing: nothing can be delivered, and the window stays at 3 ahead of it.
+        #expect(state.nextStep() == nil)
+        #expect(state.pagesToLaunch() == [])
+    }
+
+    @Test("a page that repeats the previous one is an error")
+    func repeatedPage() {
+        var state = IndexedLoadState(pagination: PaginationSpec(firstPageSize: 2, pageSize: 2, prefetch: 2))
+        _ = state.pagesToLaunch()
+        for index in 0..<2 {
+            // A server that ignores start/end returns the same rows for every page.
+            let page = FetchedPage(request: PageRequest(index: index, pagination: state.pagination), rows: [1, 2], origin: .remote)
+            state.receive(index: index, result: .success(page))
+        }
+        guard case .deliver = state.nextStep() else { Issue.record("page 0 should be delivered"); return }
+        guard case .fail(let error) = state.nextStep() else { Issue.record("page 1 should fail"); return }
+        #expect(error.code == .pagination)
+        #expect(error.page == 1)
+    }
+}
+
+extension IndexedLoadState.Step: @retroactive Equatable {
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case (.finished, .finished): true
+        case (.deliver(let a), .deliver(let b)), (.provisional(let a), .provisional(let b)): a == b
+        case (.fail(let a), .fail(let b)): a == b
+        default: false
+        }
+    }
+}
