@@ -33,6 +33,12 @@ static inline const char *screens_yaml_sequence_anchor(const yaml_event_t *event
 static inline const char *screens_yaml_mapping_anchor(const yaml_event_t *event) {
     return (const char *)event->data.mapping_start.anchor;
 }
+static inline const char *screens_yaml_sequence_tag(const yaml_event_t *event) {
+    return (const char *)event->data.sequence_start.tag;
+}
+static inline const char *screens_yaml_mapping_tag(const yaml_event_t *event) {
+    return (const char *)event->data.mapping_start.tag;
+}
 static inline yaml_mapping_style_t screens_yaml_mapping_style(const yaml_event_t *event) {
     return event->data.mapping_start.style;
 }

@@ -1,0 +1,82 @@
+/// The unit syntax of pipeline files: durations (`15s`, `200ms`, `1h30m`, bare seconds) and
+/// byte sizes (`64MiB`, `1MB`, bare bytes).
+enum ConfigUnits {
+    static let durationUnits = "ms, s, m, h"
+    static let sizeUnits = "B, KB, MB, GB, KiB, MiB, GiB"
+
+    /// Parses a duration: one or more `<number><unit>` parts, or a bare number of seconds.
+    static func duration(_ text: String) -> Duration? {
+        if let seconds = Double(text), seconds.isFinite, text.first != "+" {
+            return seconds >= 0 ? .milliseconds(seconds * 1000) : nil
+        }
+        var total = Duration.zero
+        var rest = Substring(text)
+        guard !rest.isEmpty else { return nil }
+        while !rest.isEmpty {
+            let number = rest.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
+            guard !number.isEmpty, let value = Double(number) else { return nil }
+            rest = rest.dropFirst(number.count)
+            let unit = rest.prefix { $0.isASCII && $0.isLetter }
+            rest = rest.dropFirst(unit.count)
+            switch unit {
+            case "ms": total += .milliseconds(value)
+            case "s": total += .milliseconds(value * 1000)
+            case "m": total += .milliseconds(value * 60_000)
+            case "h": total += .milliseconds(value * 3_600_000)
+            default: return nil
+            }
+        }
+        return total
+    }
+
+    /// Parses a size in bytes: a number with an optional decimal (`MB`) or binary (`MiB`) unit.
+    static func size(_ text: String) -> Int? {
+        let number = text.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
+        guard !number.isEmpty, let value = Double(number) else { return nil }
+        let multiplier: Double
+        switch text.dropFirst(number.count) {
+        case "", "B": multiplier = 1
+        case "KB": multiplier = 1e3
+        case "MB": multiplier = 1e6
+        case "GB": multiplier = 1e9
+        case "KiB": multiplier = 1024
+        case "MiB": multiplier = 1_048_576
+        case "GiB": multiplier = 1_073_741_824
+        default: return nil
+        }
+        let bytes = (value * multiplier).rounded()
+        return bytes < Double(Int.max) ? Int(bytes) : nil
+    }
+}
+
+/// "Did you mean" hints by edit distance.
+enum KeySuggestion {
+    /// The candidate closest to `word`, when it is close enough to be a likely typo.
+    static func closest(to word: String, among candidates: [String]) -> String? {
+        let limit = max(1, min(3, word.count / 3))
+        var best: (candidate: String, distance: Int)?
+        for candidate in candidates {
+            let distance = levenshtein(word, candidate)
+            if distance <= limit, distance < (best?.distance ?? .max) { best = (candidate, distance) }
+        }
+        return best?.candidate
+    }
+
+    static func levenshtein(_ a: String, _ b: String) -> Int {
+        let a = Array(a.lowercased().unicodeScalars)
+        let b = Array(b.lowercased().unicodeScalars)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+            }
+            swap(&previous, &current)
+        }
+        return previous[b.count]
+    }
+}

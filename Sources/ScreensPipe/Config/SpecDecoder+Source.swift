@@ -1,0 +1,289 @@
+internal import ScreensBus
+
+/// The `source:` section: the keys every type shares, then the type's own.
+extension SpecDecoder {
+    private enum SourceType: String, CaseIterable {
+        case liferayJSONWS = "liferay-jsonws"
+        case liferayHeadless = "liferay-headless"
+        case rest
+        case file
+
+        var ownKeys: [String] {
+            switch self {
+            case .liferayJSONWS: ["rows", "count", "sort"]
+            case .liferayHeadless: ["path", "query"]
+            case .rest: ["url", "records", "total", "query", "paginate"]
+            case .file: ["path", "records"]
+            }
+        }
+
+        /// A local file has no server, so none of the network settings apply to it.
+        var isNetworked: Bool { self != .file }
+
+        var allowedKeys: [String] {
+            SpecDecoder.sharedSourceKeys + (isNetworked ? SpecDecoder.networkSourceKeys : []) + ownKeys
+        }
+    }
+
+    fileprivate static let sharedSourceKeys = ["type", "pagination"]
+    fileprivate static let networkSourceKeys = [
+        "server", "auth", "timeout", "connect-timeout", "retry", "max-response-size", "allow-insecure-auth",
+        "ca-file", "insecure-skip-tls-verify", "headers",
+    ]
+
+    func decodeSource(_ section: Section) -> SourceSpec? {
+        let type = section.required("type").flatMap { context.choice($0, key: "type", SourceType.self) }
+        guard let type else {
+            // Without a known type, only keys no type accepts are worth reporting.
+            section.checkKeys(Array(Set(SourceType.allCases.flatMap(\.allowedKeys))).sorted())
+            return nil
+        }
+        var owners: [String: String] = [:]
+        for key in Set(SourceType.allCases.flatMap(\.allowedKeys)) where !type.allowedKeys.contains(key) {
+            let types = SourceType.allCases.filter { $0.allowedKeys.contains(key) }.map(\.rawValue)
+            owners[key] = "source type\(types.count == 1 ? "" : "s") \(types.joined(separator: ", "))"
+        }
+        section.checkKeys(type.allowedKeys, elsewhere: owners, in: "source type '\(type.rawValue)'")
+
+        var spec = SourceSpec(protocolSpec: .file(FileSourceSpec(path: "")))
+        if let pagination = section.section("pagination") { spec.pagination = decodePagination(pagination) }
+        if type.isNetworked { decodeNetwork(section, into: &spec) }
+        let server = spec.server
+        let protocolSpec: SourceProtocol?
+        switch type {
+        case .liferayJSONWS:
+            if server == nil { _ = section.required("server", for: "source of type 'liferay-jsonws'") }
+            protocolSpec = decodeJSONWS(section).map(SourceProtocol.liferayJSONWS)
+        case .liferayHeadless:
+            if server == nil { _ = section.required("server", for: "source of type 'liferay-headless'") }
+            protocolSpec = decodeHeadless(section).map(SourceProtocol.liferayHeadless)
+        case .rest:
+            protocolSpec = decodeREST(section, hasServer: server != nil).map(SourceProtocol.rest)
+        case .file:
+            let path = section.required("path", for: "source of type 'file'").flatMap { context.nonEmptyString($0, key: "path") }
+            protocolSpec = path.map { .file(FileSourceSpec(path: $0, records: section.nonEmptyString("records"))) }
+        }
+        guard let protocolSpec else { return nil }
+        spec.protocolSpec = protocolSpec
+        return spec
+    }
+
+    private func decodePagination(_ section: Section) -> PaginationSpec {
+        section.checkKeys(["first-page-size", "page-size", "prefetch", "max-pages"])
+        var spec = PaginationSpec()
+        if let value = section.int("first-page-size", atLeast: 1) { spec.firstPageSize = value }
+        if let value = section.int("page-size", atLeast: 1) { spec.pageSize = value }
+        if let value = section.int("prefetch", atLeast: 1, atMost: 64) { spec.prefetch = value }
+        if let value = section.int("max-pages", atLeast: 1) { spec.maxPages = value }
+        return spec
+    }
+
+    private func decodeNetwork(_ section: Section, into spec: inout SourceSpec) {
+        if let node = section["server"], let text = context.nonEmptyString(node, key: "server") {
+            spec.server = decodeServer(text, at: node.location)
+        }
+        spec.auth = section.section("auth").flatMap(decodeAuth)
+        if let value = section.duration("timeout") { spec.timeout = value }
+        if let value = section.duration("connect-timeout") { spec.connectTimeout = value }
+        if let retry = section.section("retry") { spec.retry = decodeRetry(retry) }
+        if let value = section.size("max-response-size") { spec.maxResponseSize = value }
+        if let value = section.bool("allow-insecure-auth") { spec.allowInsecureAuth = value }
+        spec.caFile = section.nonEmptyString("ca-file")
+        if let value = section.bool("insecure-skip-tls-verify") { spec.insecureSkipTLSVerify = value }
+        if let headers = section.section("headers") { spec.headers = decodeHeaders(headers) }
+    }
+
+    /// `sandbox`, or an http(s) base URL (a trailing `/` is dropped so paths join cleanly).
+    private func decodeServer(_ text: String, at location: SourceLocation) -> ServerAddress? {
+        if text == "sandbox" { return .sandbox }
+        let lowered = text.lowercased()
+        guard let scheme = ["http://", "https://"].first(where: { lowered.hasPrefix($0) }),
+            text.count > scheme.count, !text.contains(where: \.isWhitespace)
+        else {
+            context.fail("expected an http:// or https:// URL or 'sandbox' for 'server', found '\(text)'", at: location)
+            return nil
+        }
+        var url = text
+        while url.hasSuffix("/") { url.removeLast() }
+        return .url(url)
+    }
+
+    private func decodeAuth(_ section: Section) -> AuthSpec? {
+        section.checkKeys(["basic", "bearer"])
+        let hasBasic = section.mapping["basic"] != nil
+        let hasBearer = section.mapping["bearer"] != nil
+        switch (hasBasic, hasBearer) {
+        case (true, true):
+            context.fail("auth takes one of 'basic' or 'bearer', not both", at: section.location)
+            return nil
+        case (false, false):
+            context.fail("auth needs 'basic' (username, password) or 'bearer' (a token)", at: section.location)
+            return nil
+        case (true, false):
+            guard let basic = Section(section.mapping["basic"]!, name: "auth.basic", context: context) else { return nil }
+            basic.checkKeys(["username", "password"])
+            let username = basic.required("username").flatMap { context.nonEmptyString($0, key: "username") }
+            let password = basic.required("password").flatMap { context.string($0, key: "password") }
+            guard let username, let password else { return nil }
+            return .basic(username: username, password: password)
+        case (false, true):
+            let token = section.required("bearer").flatMap { context.nonEmptyString($0, key: "bearer") }
+            return token.map { .bearer(token: $0) }
+        }
+    }
+
+    private func decodeRetry(_ section: Section) -> RetrySpec {
+        section.checkKeys(["attempts", "backoff", "max-backoff"])
+        var spec = RetrySpec()
+        if let value = section.int("attempts", atLeast: 1) { spec.attempts = value }
+        if let value = section.duration("backoff") { spec.backoff = value }
+        if let value = section.duration("max-backoff") { spec.maxBackoff = value }
+        if spec.maxBackoff < spec.backoff, let node = section["max-backoff"] ?? section["backoff"] {
+            context.fail("'max-backoff' must not be shorter than 'backoff'", at: node.location)
+        }
+        return spec
+    }
+
+    /// Header names are HTTP tokens; values may not break the header line.
+    private func decodeHeaders(_ section: Section) -> [(name: String, value: String)] {
+        var headers: [(name: String, value: String)] = []
+        let tokenPunctuation = Set("!#$%&'*+-.^_`|~")
+        for pair in section.mapping.pairs {
+            let name = pair.key.text
+            guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || tokenPunctuation.contains($0)) }) else {
+                context.fail("'\(name)' is not a valid HTTP header name", at: pair.key.location)
+                continue
+            }
+            guard let value = context.string(pair.value, key: name) else { continue }
+            if value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
+                context.fail("the value of header '\(name)' must be one line", at: pair.value.location)
+                continue
+            }
+            headers.append((name, value))
+        }
+        return headers
+    }
+
+    // MARK: Protocols
+
+    private func decodeJSONWS(_ section: Section) -> JSONWSSourceSpec? {
+        let rows = section.required("rows", for: "source of type 'liferay-jsonws'")
+            .flatMap { Section($0, name: "source.rows", context: context) }.flatMap(decodeServiceCall)
+        let count = section.section("count").flatMap(decodeServiceCall)
+        let sort = section.nonEmptyString("sort")
+        return rows.map { JSONWSSourceSpec(rows: $0, count: count, sort: sort) }
+    }
+
+    private func decodeServiceCall(_ section: Section) -> ServiceCall? {
+        section.checkKeys(["service", "params"])
+        var params = JSONObject()
+        if let node = section["params"] {
+            if case .mapping(let mapping) = node {
+                params = context.jsonObject(mapping, key: "\(section.name).params")
+            } else {
+                context.fail("expected a mapping for 'params', found \(node.foundDescription)", at: node.location)
+            }
+        }
+        guard let node = section.required("service"), let service = context.nonEmptyString(node, key: "service") else { return nil }
+        guard service.hasPrefix("/") else {
+            context.fail("a JSON-WS service starts with '/' (such as /bookmarks.bookmarksentry/get-entries), found '\(service)'", at: node.location)
+            return nil
+        }
+        return ServiceCall(service: service, params: params)
+    }
+
+    private func decodeHeadless(_ section: Section) -> HeadlessSourceSpec? {
+        let path = section.required("path", for: "source of type 'liferay-headless'").flatMap { context.nonEmptyString($0, key: "path") }
+        let query = section.section("query").map(decodeQuery) ?? []
+        return path.map { HeadlessSourceSpec(path: $0, query: query) }
+    }
+
+    private func decodeQuery(_ section: Section) -> [QueryParameter] {
+        section.mapping.pairs.compactMap { pair in
+            context.string(pair.value, key: pair.key.text).map { QueryParameter(name: pair.key.text, value: $0) }
+        }
+    }
+
+    private func decodeREST(_ section: Section, hasServer: Bool) -> RESTSourceSpec? {
+        let urlNode = section.required("url", for: "source of type 'rest'")
+        let url = urlNode.flatMap { context.nonEmptyString($0, key: "url") }
+        if let url, let urlNode, !hasServer, !["http://", "https://"].contains(where: url.lowercased().hasPrefix) {
+            context.fail("'url' is relative ('\(url)'), so the source needs a 'server'", at: urlNode.location)
+        }
+        let paginate = section.required("paginate", for: "source of type 'rest'").flatMap(decodePaginate)
+        let query = section.section("query").map(decodeQuery) ?? []
+        guard let url, let paginate else { return nil }
+        return RESTSourceSpec(
+            url: url, records: section.nonEmptyString("records"), total: section.nonEmptyString("total"),
+            paginate: paginate, query: query)
+    }
+
+    private enum PaginateStyle: String, CaseIterable {
+        case offset, page, cursor
+        case nextLink = "next-link"
+        case linkHeader = "link-header"
+
+        var keys: [String] {
+            switch self {
+            case .offset: ["offset-param", "limit-param"]
+            case .page: ["page-param", "size-param", "first-page"]
+            case .cursor: ["cursor-param", "cursor-path", "size-param"]
+            case .nextLink: ["next-path"]
+            case .linkHeader: []
+            }
+        }
+    }
+
+    /// `paginate: offset` (defaults) or `paginate: { style: offset, offset-param: skip, ... }`.
+    private func decodePaginate(_ node: YAMLNode) -> RESTPaginationStyle? {
+        if case .scalar = node {
+            return context.choice(node, key: "paginate", PaginateStyle.self).map { Self.defaultPagination($0) }
+        }
+        guard let section = Section(node, name: "source.paginate", context: context) else { return nil }
+        guard let style = section.required("style").flatMap({ context.choice($0, key: "style", PaginateStyle.self) }) else {
+            section.checkKeys(["style"] + Array(Set(PaginateStyle.allCases.flatMap(\.keys))).sorted())
+            return nil
+        }
+        let owners = ownersOfPaginateKeys(except: style)
+        section.checkKeys(["style"] + style.keys, elsewhere: owners, in: "paginate style '\(style.rawValue)'")
+        func param(_ key: String, _ fallback: String) -> String { section.nonEmptyString(key) ?? fallback }
+        switch style {
+        case .offset:
+            return .offset(offsetParam: param("offset-param", "offset"), limitParam: param("limit-param", "limit"))
+        case .page:
+            return .page(
+                pageParam: param("page-param", "page"), sizeParam: param("size-param", "per_page"),
+                firstPage: section.int("first-page", atLeast: 0) ?? 1)
+        case .cursor:
+            // `size-param: null` turns the size parameter off.
+            var sizeParam: String? = "limit"
+            if let node = section.mapping["size-param"] {
+                sizeParam = node.isNull ? nil : context.nonEmptyString(node, key: "size-param")
+            }
+            return .cursor(cursorParam: param("cursor-param", "cursor"), cursorPath: param("cursor-path", "next_cursor"), sizeParam: sizeParam)
+        case .nextLink:
+            return .nextLink(nextPath: param("next-path", "next"))
+        case .linkHeader:
+            return .linkHeader
+        }
+    }
+
+    private func ownersOfPaginateKeys(except style: PaginateStyle) -> [String: String] {
+        var owners: [String: String] = [:]
+        for key in Set(PaginateStyle.allCases.flatMap(\.keys)) where !style.keys.contains(key) {
+            let styles = PaginateStyle.allCases.filter { $0.keys.contains(key) }.map(\.rawValue)
+            owners[key] = "paginate style\(styles.count == 1 ? "" : "s") \(styles.joined(separator: ", "))"
+        }
+        return owners
+    }
+
+    private static func defaultPagination(_ style: PaginateStyle) -> RESTPaginationStyle {
+        switch style {
+        case .offset: .offset()
+        case .page: .page()
+        case .cursor: .cursor()
+        case .nextLink: .nextLink()
+        case .linkHeader: .linkHeader
+        }
+    }
+}

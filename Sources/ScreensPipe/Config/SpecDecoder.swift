@@ -1,0 +1,121 @@
+/// Decodes a node tree into a ``PipelineSpec`` (DESIGN §8), collecting every error.
+struct SpecDecoder {
+    let context: DecodingContext
+    /// The name used when the file gives none.
+    let defaultName: String
+    let file: String?
+
+    func decode(_ root: YAMLNode) -> PipelineSpec? {
+        guard case .mapping = root else {
+            context.fail("a pipeline file is a mapping of keys (name, source, ...), found \(root.foundDescription)", at: root.location)
+            return nil
+        }
+        guard let top = Section(root, name: Section.topLevel, context: context) else { return nil }
+        top.checkKeys(["name", "source", "convert", "cache", "filter", "sink"])
+        let name = top.nonEmptyString("name") ?? defaultName
+        let source = top.required("source").flatMap { Section($0, name: "source", context: context) }.flatMap(decodeSource)
+        let convert = top.section("convert").map(decodeConvert)
+        let cache = top.section("cache").map(decodeCache)
+        let filter = top.section("filter").map(decodeFilter)
+        let sink = top.section("sink").flatMap(decodeSink) ?? SinkSpec()
+        guard let source, context.errors.isEmpty else { return nil }
+        return PipelineSpec(
+            name: name, source: source, convert: convert, cache: cache, filter: filter, sink: sink, file: file)
+    }
+}
+
+// MARK: - Convert, cache, filter, sink
+
+extension SpecDecoder {
+    func decodeConvert(_ section: Section) -> ConvertSpec {
+        section.checkKeys(["model", "locale", "fields", "on-invalid"])
+        var spec = ConvertSpec()
+        spec.model = section.choice("model", ModelKind.self)
+        if let node = section["locale"], let locale = context.nonEmptyString(node, key: "locale") {
+            if Self.isLocale(locale) {
+                spec.locale = locale
+            } else {
+                context.fail("expected a locale such as en_US or es_ES for 'locale', found '\(locale)'", at: node.location)
+            }
+        }
+        spec.fields = section.section("fields").map(decodeFields)
+        if let policy = section["on-invalid"].flatMap({ context.choice($0, key: "on-invalid", ["fail": InvalidRowPolicy.fail, "skip": .skip]) }) {
+            spec.onInvalid = policy
+        }
+        return spec
+    }
+
+    /// `out: path` or `out: { from, type, default, required, localized }`; `from` defaults to the output name.
+    private func decodeFields(_ section: Section) -> [FieldMapping] {
+        var fields: [FieldMapping] = []
+        for pair in section.mapping.pairs {
+            let name = pair.key.text
+            let location = pair.key.location
+            switch pair.value {
+            case .scalar:
+                guard let from = context.nonEmptyString(pair.value, key: name) else { continue }
+                fields.append(FieldMapping(name: name, from: from, location: location))
+            case .mapping:
+                guard let entry = Section(pair.value, name: "fields.\(name)", context: context) else { continue }
+                entry.checkKeys(["from", "type", "default", "required", "localized"])
+                fields.append(
+                    FieldMapping(
+                        name: name, from: entry.nonEmptyString("from") ?? name,
+                        type: entry.choice("type", FieldType.self),
+                        defaultValue: entry.mapping["default"].map { context.json($0, key: "default") },
+                        required: entry.bool("required") ?? false, localized: entry.bool("localized") ?? false,
+                        location: location))
+            case .sequence:
+                context.fail("expected a source path or a mapping for field '\(name)', found a sequence", at: pair.value.location)
+            }
+        }
+        return fields
+    }
+
+    private static func isLocale(_ text: String) -> Bool {
+        let parts = text.split(separator: "_", omittingEmptySubsequences: false)
+            .flatMap { $0.split(separator: "-", omittingEmptySubsequences: false) }
+        guard let language = parts.first, (2...3).contains(language.count), language.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+            return false
+        }
+        return parts.dropFirst().allSatisfy { !$0.isEmpty && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+    }
+
+    func decodeCache(_ section: Section) -> CacheSpec {
+        section.checkKeys(["policy", "key", "ttl", "path"])
+        return CacheSpec(
+            policy: section.choice("policy", CachePolicy.self) ?? .remoteFirst,
+            key: section.nonEmptyString("key"), ttl: section.duration("ttl"), path: section.nonEmptyString("path"))
+    }
+
+    func decodeFilter(_ section: Section) -> FilterSpec {
+        section.checkKeys(["where", "limit"])
+        var spec = FilterSpec(limit: section.int("limit", atLeast: 1))
+        if let node = section["where"], let expression = context.nonEmptyString(node, key: "where"), case .scalar(let scalar) = node {
+            spec.expression = expression
+            spec.expressionLocation = scalar.textLocation
+        }
+        return spec
+    }
+
+    /// `type` defaults to `file` when a `path` is given, else `stdout`.
+    func decodeSink(_ section: Section) -> SinkSpec? {
+        section.checkKeys(["type", "path", "format"])
+        let format = section.choice("format", SinkFormat.self) ?? .items
+        let isFile = section["type"].map { context.choice($0, key: "type", ["stdout": false, "file": true]) } ?? (section["path"] != nil)
+        switch isFile {
+        case true?:
+            guard let path = section.required("path", for: "sink of type 'file'").flatMap({ context.nonEmptyString($0, key: "path") }) else {
+                return nil
+            }
+            return SinkSpec(destination: .file(path: path), format: format)
+        case false?:
+            if let path = section.mapping.pairs.first(where: { $0.key.text == "path" }) {
+                context.fail("key 'path' does not apply to sink type 'stdout'; it is only for sink type file", at: path.key.location)
+            }
+            return SinkSpec(destination: .stdout, format: format)
+        case nil:
+            return nil
+        }
+    }
+}
