@@ -102,7 +102,7 @@ import Testing
     }
 
     @Test func invalidSpecsAreConfigurationErrorsAtTheFieldLocation() throws {
-        let location = SourceLocation(file: "p.yaml", line: 9, column: 7)
+        let location = ScreensPipe.SourceLocation(file: "p.yaml", line: 9, column: 7)
         let badPath = #expect(throws: ScreensPipeError.self) {
             try converter([FieldMapping(name: "x", from: "a..b", location: location)])
         }
