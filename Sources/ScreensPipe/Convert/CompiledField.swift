@@ -1,0 +1,141 @@
+import ScreensBus
+
+/// One output field, checked once when the converter is built and applied to every row.
+///
+/// Both the user's `fields:` mapping and the built-in models are lists of these, so a
+/// model field and a mapped field are read, localized, coerced and reported the same way.
+struct CompiledField: Sendable {
+    /// What to write when the source is missing or null, there is no default and the
+    /// field is not required.
+    enum WhenMissing: Sendable {
+        /// Write `null`, so every row has the same keys (the `fields:` mapping).
+        case null
+        /// Leave the key out (a model's "if present" fields).
+        case omit
+    }
+
+    let name: String
+    /// The path as the user wrote it, for messages.
+    let source: String
+    let path: FieldPath
+    let type: FieldType?
+    /// Already coerced to `type`.
+    let defaultValue: JSONValue?
+    let required: Bool
+    let localized: Bool
+    let whenMissing: WhenMissing
+
+    /// A field of a `fields:` mapping; a bad path or a default that does not fit the type
+    /// is a configuration error at the mapping's location.
+    init(mapping: FieldMapping) throws(ScreensPipeError) {
+        func configurationError(_ message: String) -> ScreensPipeError {
+            ScreensPipeError(.configuration, "convert field '\(mapping.name)': \(message)", location: mapping.location)
+        }
+        guard !mapping.name.isEmpty else { throw configurationError("the output name is empty") }
+        let path: FieldPath
+        do {
+            path = try FieldPath(mapping.from)
+        } catch {
+            throw configurationError(error.message)
+        }
+        var defaultValue = mapping.defaultValue
+        if let given = defaultValue, !given.isNull, let type = mapping.type {
+            guard let coerced = FieldCoercion.coerce(given, to: type) else {
+                throw configurationError("default \(given.briefDescription) is not a valid \(type.rawValue)")
+            }
+            defaultValue = coerced
+        } else if defaultValue?.isNull == true {
+            defaultValue = nil
+        }
+        self.init(
+            name: mapping.name, source: mapping.from, path: path, type: mapping.type, defaultValue: defaultValue,
+            required: mapping.required, localized: mapping.localized, whenMissing: .null)
+    }
+
+    init(
+        name: String, source: String, path: FieldPath, type: FieldType?, defaultValue: JSONValue? = nil,
+        required: Bool = false, localized: Bool = false, whenMissing: WhenMissing
+    ) {
+        self.name = name
+        self.source = source
+        self.path = path
+        self.type = type
+        self.defaultValue = defaultValue
+        self.required = required
+        self.localized = localized
+        self.whenMissing = whenMissing
+    }
+
+    /// A built-in model's field reading the member `key`.
+    static func model(
+        _ name: String, from key: String? = nil, _ type: FieldType?, required: Bool = false, localized: Bool = false,
+        whenMissing: WhenMissing = .null
+    ) -> CompiledField {
+        let key = key ?? name
+        return CompiledField(
+            name: name, source: key, path: FieldPath(components: [.key(key)]), type: type, required: required,
+            localized: localized, whenMissing: whenMissing)
+    }
+
+    /// Reads, localizes and coerces the field of `row` into `output`.
+    ///
+    /// - Throws: a `.conversion` error naming the field (the converter adds row and page).
+    func apply(to row: JSONValue, locale: String?, into output: inout JSONObject) throws(ScreensPipeError) {
+        var value = path.resolve(in: row)
+        if let found = value, localized {
+            value = LocalizedValue.resolve(found, locale: locale)
+        }
+        guard let present = value, !present.isNull else {
+            if let defaultValue {
+                output[name] = defaultValue
+            } else if required {
+                throw ScreensPipeError(.conversion, "required field '\(name)' (from '\(source)') is missing")
+            } else if whenMissing == .null {
+                output[name] = .null
+            }
+            return
+        }
+        guard let type else {
+            output[name] = present
+            return
+        }
+        guard let coerced = FieldCoercion.coerce(present, to: type) else {
+            throw ScreensPipeError(
+                .conversion,
+                "field '\(name)' (from '\(source)'): cannot convert \(present.briefDescription) (\(present.typeName)) to \(type.rawValue)")
+        }
+        output[name] = coerced
+    }
+}
+
+/// A list of fields applied in order: the `fields:` mapping, and the declarative models.
+struct FieldListModel: Sendable {
+    let fields: [CompiledField]
+
+    /// Checks the mapping: valid paths and defaults, no output name twice.
+    init(mappings: [FieldMapping]) throws(ScreensPipeError) {
+        var fields: [CompiledField] = []
+        var seen: Set<String> = []
+        for mapping in mappings {
+            guard seen.insert(mapping.name).inserted else {
+                throw ScreensPipeError(
+                    .configuration, "convert field '\(mapping.name)' is mapped twice", location: mapping.location)
+            }
+            fields.append(try CompiledField(mapping: mapping))
+        }
+        self.fields = fields
+    }
+
+    init(fields: [CompiledField]) {
+        self.fields = fields
+    }
+
+    /// The output row: the fields in their order.
+    func convert(_ row: JSONValue, locale: String?) throws(ScreensPipeError) -> JSONObject {
+        var output = JSONObject(minimumCapacity: fields.count)
+        for field in fields {
+            try field.apply(to: row, locale: locale, into: &output)
+        }
+        return output
+    }
+}

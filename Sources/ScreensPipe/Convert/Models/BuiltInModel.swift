@@ -1,0 +1,27 @@
+import ScreensBus
+
+/// A built-in model (DESIGN §5): the `convertResult` of one of the Screens list screenlets.
+///
+/// Bookmarks, web content and assets are fixed field lists; DDL records are shaped by
+/// their record set, so they are flattened instead.
+enum BuiltInModel: Sendable {
+    case fields(FieldListModel)
+    case ddlRecord
+
+    init(_ kind: ModelKind) {
+        switch kind {
+        case .bookmark: self = .fields(BookmarkModel.fields)
+        case .webContent: self = .fields(WebContentModel.fields)
+        case .asset: self = .fields(AssetModel.fields)
+        case .ddlRecord: self = .ddlRecord
+        }
+    }
+
+    /// The model row of a raw portal object.
+    func convert(_ row: JSONObject, locale: String?) throws(ScreensPipeError) -> JSONObject {
+        switch self {
+        case .fields(let model): try model.convert(.object(row), locale: locale)
+        case .ddlRecord: try DDLRecordModel.convert(row, locale: locale)
+        }
+    }
+}

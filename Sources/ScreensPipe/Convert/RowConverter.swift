@@ -1,0 +1,45 @@
+public import ScreensBus
+
+/// The convert stage: raw portal objects to model rows (the `convertResult` of Screens).
+///
+/// Built once from the `convert:` spec, which it checks, then applied to every row. With a
+/// model and a `fields:` mapping both, the mapping reads the model's output.
+public struct RowConverter: Sendable {
+    private let model: BuiltInModel?
+    private let mapping: FieldListModel?
+    private let locale: String?
+
+    /// Checks `spec` (paths, defaults, duplicate names); a nil spec passes rows through.
+    ///
+    /// - Throws: a `.configuration` error at the offending field's location.
+    public init(spec: ConvertSpec?) throws(ScreensPipeError) {
+        model = spec?.model.map(BuiltInModel.init)
+        mapping = try spec?.fields.map { mappings throws(ScreensPipeError) in try FieldListModel(mappings: mappings) }
+        locale = spec?.locale
+    }
+
+    /// The model row of `raw`, the `row`-th row of the list, on `page`.
+    ///
+    /// - Throws: a `.conversion` error with `row` and `page` set, naming the field.
+    public func convert(_ raw: JSONValue, row: Int, page: Int) throws(ScreensPipeError) -> JSONValue {
+        guard model != nil || mapping != nil else { return raw }
+        do throws(ScreensPipeError) {
+            var value = raw
+            if let model {
+                guard case .object(let object) = raw else {
+                    throw ScreensPipeError(.conversion, "expected an object, got \(raw.typeName)")
+                }
+                value = .object(try model.convert(object, locale: locale))
+            }
+            if let mapping {
+                value = .object(try mapping.convert(value, locale: locale))
+            }
+            return value
+        } catch {
+            var located = error
+            located.row = row
+            located.page = page
+            throw located
+        }
+    }
+}
