@@ -201,6 +201,7 @@ extension SinkSpec {
         switch destination {
         case .stdout: [("type", .raw("stdout")), ("format", .raw(format.rawValue))]
         case .file(let path): [("type", .raw("file")), ("path", .string(path)), ("format", .raw(format.rawValue))]
+        case .discard: [("type", .raw("discard"))]
         }
     }
 }

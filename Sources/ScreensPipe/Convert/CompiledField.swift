@@ -1,4 +1,4 @@
-import ScreensBus
+internal import ScreensBus
 
 /// One output field, checked once when the converter is built and applied to every row.
 ///

@@ -1,4 +1,4 @@
-import ScreensBus
+internal import ScreensBus
 
 /// The conversions of a `fields:` type, each one lossless or refused.
 ///

@@ -1,4 +1,4 @@
-import ScreensBus
+internal import ScreensBus
 
 extension JSONValue {
     /// The value as a user would write it, cut short, for error messages:

@@ -1,4 +1,4 @@
-import ScreensBus
+internal import ScreensBus
 
 /// The syntax tree of a `filter.where` expression, as the parser reads it.
 ///

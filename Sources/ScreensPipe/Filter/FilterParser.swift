@@ -1,4 +1,4 @@
-import ScreensBus
+internal import ScreensBus
 
 /// Recursive descent over the grammar (lowest precedence first):
 ///

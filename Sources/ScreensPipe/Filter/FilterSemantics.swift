@@ -1,4 +1,4 @@
-import ScreensBus
+internal import ScreensBus
 
 /// The type rules of the filter language (written down in docs/convert-filter.md).
 ///

@@ -5,7 +5,8 @@ enum SourceFactory {
     ) throws(ScreensPipeError) -> any PageFetcher {
         let source = try makeSource(spec: spec, baseURL: baseURL, environment: environment)
         guard let cache = spec.cache else { return source }
-        return try CacheStage.wrap(source, spec: spec, cache: cache, environment: environment)
+        let store = try CacheStore(spec: cache, environment: environment.variables)
+        return try CachedPageFetcher(base: source, store: store, spec: spec, refresh: environment.refresh)
     }
 
     /// The pagination a source really uses: headless and page-numbered REST APIs take one
