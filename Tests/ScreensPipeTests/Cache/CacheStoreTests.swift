@@ -68,7 +68,7 @@ import Testing
         try FileManager.default.createDirectory(
             atPath: cacheDirectory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
         let path = cacheDirectory + "/cache.sqlite"
-        FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o644])
+        _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o644])
 
         _ = try CacheStore(spec: nil, environment: ["SCREENS_PIPE_CACHE_DIR": cacheDirectory])
         let directoryMode = try FileManager.default.attributesOfItem(atPath: cacheDirectory)[.posixPermissions] as? Int
