@@ -1,0 +1,143 @@
+import Synchronization
+
+/// The in-process, typed event bus a pipeline publishes on.
+///
+/// Any number of subscribers each get every event published after they subscribed, in
+/// publish order. Each subscriber has a bounded buffer: when one falls behind, `publish`
+/// suspends until it catches up, so a slow subscriber slows the pipeline down and never
+/// loses an event. A subscriber that stops iterating (or whose task is cancelled) is
+/// removed and no longer holds the bus back.
+public final class EventBus: Sendable {
+    private struct State {
+        var subscribers: [Int: SubscriberChannel] = [:]
+        var nextID = 0
+        var finished = false
+    }
+
+    private let state = Mutex(State())
+    /// Events each subscriber may have queued before publishers wait.
+    public let bufferSize: Int
+
+    /// Creates a bus whose subscribers buffer up to `bufferSize` events each.
+    public init(bufferSize: Int = 1024) {
+        precondition(bufferSize > 0, "bufferSize must be positive")
+        self.bufferSize = bufferSize
+    }
+
+    /// Subscribes to every event published from now on.
+    ///
+    /// Iterate the returned sequence (`for await event in bus.subscribe()`); it ends after
+    /// ``finish()``. Subscribe before the pipeline starts to see its first event.
+    public func subscribe() -> EventSubscription {
+        let channel = SubscriberChannel(capacity: bufferSize)
+        let id: Int? = state.withLock { state in
+            if state.finished { return nil }
+            defer { state.nextID += 1 }
+            state.subscribers[state.nextID] = channel
+            return state.nextID
+        }
+        guard let id else {
+            channel.finish()
+            return EventSubscription(channel: channel, onEnd: {})
+        }
+        return EventSubscription(channel: channel) { [weak self] in
+            self?.unsubscribe(id)
+        }
+    }
+
+    private func unsubscribe(_ id: Int) {
+        let channel = state.withLock { $0.subscribers.removeValue(forKey: id) }
+        channel?.cancel()
+    }
+
+    /// Publishes one event to every subscriber, waiting while any of them is full.
+    public func publish(_ event: PipelineEvent) async {
+        await publish(contentsOf: CollectionOfOne(event))
+    }
+
+    /// Publishes events in order; cheaper than one `publish` per event for a page of rows.
+    public func publish(contentsOf events: some Collection<PipelineEvent>) async {
+        let channels = state.withLock { state in
+            state.finished ? [] : state.subscribers.sorted { $0.key < $1.key }.map(\.value)
+        }
+        if channels.isEmpty { return }
+        let batch = ArraySlice(events)
+        for channel in channels {
+            await channel.send(batch)
+        }
+    }
+
+    /// Ends every subscription once its buffered events are consumed. Later publishes are
+    /// dropped and later subscriptions end at once.
+    public func finish() {
+        let channels = state.withLock { state in
+            state.finished = true
+            defer { state.subscribers.removeAll() }
+            return Array(state.subscribers.values)
+        }
+        for channel in channels { channel.finish() }
+    }
+
+    /// How many subscribers are attached now.
+    public var subscriberCount: Int {
+        state.withLock { $0.subscribers.count }
+    }
+}
+
+/// The events of one subscriber, as an `AsyncSequence`.
+///
+/// The subscription ends when the bus finishes, when the iterating task is cancelled, or
+/// when the sequence and its iterators are released.
+public struct EventSubscription: AsyncSequence, Sendable {
+    public typealias Element = PipelineEvent
+    public typealias Failure = Never
+
+    private let lifetime: SubscriptionLifetime
+
+    init(channel: SubscriberChannel, onEnd: @escaping @Sendable () -> Void) {
+        lifetime = SubscriptionLifetime(channel: channel, onEnd: onEnd)
+    }
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(lifetime: lifetime)
+    }
+
+    /// Stops the subscription: the bus stops waiting for it and iteration ends.
+    public func cancel() {
+        lifetime.end()
+    }
+
+    public struct Iterator: AsyncIteratorProtocol {
+        let lifetime: SubscriptionLifetime
+
+        public mutating func next() async -> PipelineEvent? {
+            let event = await lifetime.channel.next()
+            if event == nil { lifetime.end() }
+            return event
+        }
+    }
+}
+
+/// Unsubscribes exactly once: on cancel, at the end, or when the last reference goes away.
+final class SubscriptionLifetime: Sendable {
+    let channel: SubscriberChannel
+    private let onEnd: Mutex<(@Sendable () -> Void)?>
+
+    init(channel: SubscriberChannel, onEnd: @escaping @Sendable () -> Void) {
+        self.channel = channel
+        self.onEnd = Mutex(onEnd)
+    }
+
+    func end() {
+        let callback = onEnd.withLock { callback in
+            defer { callback = nil }
+            return callback
+        }
+        callback?()
+        channel.cancel()
+    }
+
+    deinit {
+        end()
+    }
+}

@@ -1,0 +1,55 @@
+/// Delegate-style callbacks, as a Liferay Screens list screenlet delegate receives them.
+///
+/// Every method has a default that does nothing, so a delegate implements only what it
+/// needs. Methods are called in event order, one at a time; a slow delegate slows the
+/// pipeline down (backpressure) rather than missing events.
+public protocol ListDelegate: Sendable {
+    /// A page of rows arrived (`onListResponse`).
+    func onListResponse(_ response: ListResponse) async
+    /// A page, a row or the run failed (`onListError`).
+    func onListError(_ error: ListError) async
+    /// A row passed the filter (`onSelected`).
+    func onSelected(_ row: SelectedRow) async
+    /// The run began.
+    func onRunStarted(_ started: RunStarted) async
+    /// The run ended.
+    func onRunFinished(_ finished: RunFinished) async
+    /// An embedding service published its own event.
+    func onCustomEvent(_ event: CustomEvent) async
+}
+
+extension ListDelegate {
+    public func onListResponse(_ response: ListResponse) async {}
+    public func onListError(_ error: ListError) async {}
+    public func onSelected(_ row: SelectedRow) async {}
+    public func onRunStarted(_ started: RunStarted) async {}
+    public func onRunFinished(_ finished: RunFinished) async {}
+    public func onCustomEvent(_ event: CustomEvent) async {}
+
+    /// Calls the method that matches `event`.
+    public func dispatch(_ event: PipelineEvent) async {
+        switch event {
+        case .started(let started): await onRunStarted(started)
+        case .response(let response): await onListResponse(response)
+        case .error(let error): await onListError(error)
+        case .selected(let row): await onSelected(row)
+        case .finished(let finished): await onRunFinished(finished)
+        case .custom(let custom): await onCustomEvent(custom)
+        }
+    }
+}
+
+extension EventBus {
+    /// Subscribes `delegate` now and feeds it every event until the bus finishes.
+    ///
+    /// Await the returned task to know the delegate has seen the last event.
+    @discardableResult
+    public func attach(_ delegate: some ListDelegate) -> Task<Void, Never> {
+        let subscription = subscribe()
+        return Task {
+            for await event in subscription {
+                await delegate.dispatch(event)
+            }
+        }
+    }
+}
