@@ -283,4 +283,19 @@ import Testing
         let overridden = try CachedPageFetcher(base: source, store: store, spec: spec, policy: .cacheOnly)
         #expect(overridden.policy == .cacheOnly)
     }
+
+    @Test func anotherUserOrLocaleNeverSeesTheseRows() async throws {
+        let spanish = CacheFixtures.bookmarksSpec(locale: "es_ES")
+        _ = try await CacheFixtures.loadAll(try CachedPageFetcher(base: source, store: store, spec: spanish, policy: .remoteOnly))
+        let others = [
+            CacheFixtures.bookmarksSpec(auth: .basic(username: "bruno@liferay.com", password: "secret"), locale: "es_ES"),
+            CacheFixtures.bookmarksSpec(locale: "en_US"),
+        ]
+        for other in others {
+            let fetcher = try CachedPageFetcher(base: source, store: store, spec: other, policy: .cacheOnly)
+            await expectError(.cache) { _ = try await fetcher.fetch(CacheFixtures.request(0)) }
+        }
+        let same = try CachedPageFetcher(base: source, store: store, spec: spanish, policy: .cacheOnly)
+        #expect(try await same.fetch(CacheFixtures.request(0)).rows == Array(CacheFixtures.rows(9)[0..<4]))
+    }
 }
