@@ -1,0 +1,53 @@
+internal import GRDB
+
+/// The versioned schema of the cache database. Add a migration for every change; never
+/// edit a registered one (databases in the field have run it already).
+enum CacheSchema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: pages") { db in
+            // One row per page. `rows` is the JSON array text ScreensBus writes, so 64-bit
+            // ids and strings come back exactly; `rows_in_page` and `byte_size` are kept so
+            // `cache list` and `stats` need not parse it.
+            try db.execute(
+                sql: """
+                    CREATE TABLE page (
+                        key TEXT NOT NULL,
+                        page_index INTEGER NOT NULL,
+                        pipeline TEXT NOT NULL,
+                        start_row INTEGER NOT NULL,
+                        end_row INTEGER NOT NULL,
+                        rows TEXT NOT NULL,
+                        rows_in_page INTEGER NOT NULL,
+                        row_count INTEGER,
+                        continuation TEXT,
+                        fetched_at DOUBLE NOT NULL,
+                        byte_size INTEGER NOT NULL,
+                        PRIMARY KEY (key, page_index)
+                    );
+                    CREATE INDEX page_by_pipeline ON page (pipeline);
+                    """)
+        }
+        return migrator
+    }
+
+    /// Brings `pool` up to the current schema.
+    ///
+    /// Two runs that open a new file at the same moment both see it unmigrated; the loser's
+    /// CREATE TABLE then fails on the winner's table. Checking again after a failure tells
+    /// that case (the schema is complete) from a real error.
+    static func migrate(_ pool: DatabasePool) throws {
+        let migrator = migrator
+        var attempt = 0
+        while true {
+            do {
+                try migrator.migrate(pool)
+                return
+            } catch {
+                attempt += 1
+                if try pool.read(migrator.hasCompletedMigrations) { return }
+                if attempt >= 3 { throw error }
+            }
+        }
+    }
+}

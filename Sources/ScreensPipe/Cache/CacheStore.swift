@@ -1,0 +1,254 @@
+internal import ScreensBus
+internal import Foundation
+internal import GRDB
+
+/// The SQLite database that holds cached pages (DESIGN §4).
+///
+/// One file, WAL mode, so readers never block the writer and two runs can share it; a busy
+/// timeout makes a second process wait for the write lock instead of failing. Every page
+/// write is one transaction, so a process killed at any moment leaves the last committed
+/// state: a page is either fully stored or not at all.
+public final class CacheStore: Sendable {
+    /// The database file.
+    public let path: String
+    private let pool: DatabasePool
+
+    /// How long a write waits for another process's write lock before it fails.
+    private static let busyTimeout: Double = 60
+
+    /// Opens (creating if needed) the cache database at `path`.
+    ///
+    /// Missing directories are created with mode 0700; with `ownsDirectory` (the default
+    /// location, or a `--cache-dir`) the directory is tightened to 0700 even if it existed.
+    /// The database file and its -wal/-shm companions get mode 0600, whatever the umask.
+    public init(path: String, ownsDirectory: Bool = false) throws(ScreensPipeError) {
+        self.path = path
+        try CacheLocation.prepareDirectory(CacheLocation.parent(of: path), owned: ownsDirectory)
+        try CacheLocation.prepareFile(path)
+        var configuration = Configuration()
+        configuration.label = "screens-pipe.cache"
+        configuration.busyMode = .timeout(Self.busyTimeout)
+        configuration.prepareDatabase { db in
+            // In WAL mode NORMAL loses no committed transaction when the process dies; only
+            // a power cut can lose the last ones, and the database stays consistent either way.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try CacheSchema.migrate(pool)
+        } catch {
+            throw ScreensPipeError(.cache, "cannot open the cache database \(path): \(error)")
+        }
+        CacheLocation.tightenCompanions(of: path)
+    }
+
+    /// Opens the database a pipeline's `cache:` section names, or the default one.
+    public convenience init(spec: CacheSpec?, environment: [String: String]) throws(ScreensPipeError) {
+        if let path = spec?.path {
+            try self.init(path: path)
+        } else {
+            try self.init(path: Self.defaultPath(environment: environment), ownsDirectory: true)
+        }
+    }
+
+    /// `$SCREENS_PIPE_CACHE_DIR/cache.sqlite`, else `$XDG_CACHE_HOME/screens-pipe/cache.sqlite`,
+    /// else `~/.cache/screens-pipe/cache.sqlite`.
+    public static func defaultPath(environment: [String: String]) -> String {
+        CacheLocation.defaultPath(environment: environment)
+    }
+
+    // MARK: - Pages
+
+    /// Stores `page` under `key`, replacing what was there, in one transaction.
+    ///
+    /// A page that shows where the list ends also removes the key's pages past that end
+    /// (the list got shorter since they were stored): page 0 with a row count removes the
+    /// pages starting at or after the count; without a count, a short page removes the
+    /// pages after it.
+    public func write(key: String, pipeline: String, page: FetchedPage) throws(ScreensPipeError) {
+        let text = JSONValue.array(page.rows).jsonString
+        let request = page.request
+        try perform("store page \(request.index)") {
+            try pool.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT OR REPLACE INTO page (key, page_index, pipeline, start_row, end_row, rows,
+                            rows_in_page, row_count, continuation, fetched_at, byte_size)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        key, request.index, pipeline, request.startRow, request.endRow, text,
+                        page.rows.count, page.rowCount, page.continuation,
+                        page.fetchedAt.timeIntervalSince1970, text.utf8.count,
+                    ])
+                if request.index == 0, let rowCount = page.rowCount {
+                    try db.execute(
+                        sql: "DELETE FROM page WHERE key = ? AND page_index > 0 AND start_row >= ?",
+                        arguments: [key, rowCount])
+                } else if page.rows.count < request.endRow - request.startRow,
+                    try Self.rowCount(db, key: key) == nil
+                {
+                    try db.execute(
+                        sql: "DELETE FROM page WHERE key = ? AND page_index > ?", arguments: [key, request.index])
+                }
+            }
+        }
+    }
+
+    /// The stored page `page` of `key`, or nil.
+    public func read(key: String, page: Int) throws(ScreensPipeError) -> CachedPage? {
+        try perform("read page \(page)") {
+            try pool.read { db in try Self.page(db, key: key, index: page) }
+        }
+    }
+
+    /// What the cache knows about `request`'s page of `key`: the page, the end of the list,
+    /// or nothing. See ``CacheLookup/endOfList(fetchedAt:)`` for how the end is known.
+    public func lookup(key: String, request: PageRequest) throws(ScreensPipeError) -> CacheLookup {
+        try perform("read page \(request.index)") {
+            try pool.read { db in
+                if let page = try Self.page(db, key: key, index: request.index) { return .page(page) }
+                guard request.index > 0 else { return .miss }
+                if let first = try Row.fetchOne(
+                    db, sql: "SELECT row_count, fetched_at FROM page WHERE key = ? AND page_index = 0",
+                    arguments: [key]), let rowCount: Int = first["row_count"]
+                {
+                    // With a count, short pages happen mid-list (permission filtering); only the
+                    // count says where the list ends.
+                    guard request.startRow >= rowCount else { return .miss }
+                    return .endOfList(fetchedAt: Date(timeIntervalSince1970: first["fetched_at"]))
+                }
+                if let shortPageTime = try Double.fetchOne(
+                    db,
+                    sql: """
+                        SELECT fetched_at FROM page
+                        WHERE key = ? AND page_index < ? AND rows_in_page < end_row - start_row
+                        ORDER BY page_index LIMIT 1
+                        """,
+                    arguments: [key, request.index])
+                {
+                    return .endOfList(fetchedAt: Date(timeIntervalSince1970: shortPageTime))
+                }
+                return .miss
+            }
+        }
+    }
+
+    // MARK: - Management
+
+    /// One summary per key, ordered by key.
+    public func entries() throws(ScreensPipeError) -> [CacheEntrySummary] {
+        try perform("list the entries") {
+            try pool.read { db in
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT key,
+                            (SELECT pipeline FROM page AS newest WHERE newest.key = page.key
+                                ORDER BY fetched_at DESC LIMIT 1) AS pipeline,
+                            (SELECT row_count FROM page AS first WHERE first.key = page.key
+                                AND first.page_index = 0) AS row_count,
+                            COUNT(*) AS pages, SUM(rows_in_page) AS rows, SUM(byte_size) AS bytes,
+                            MIN(fetched_at) AS oldest, MAX(fetched_at) AS newest
+                        FROM page GROUP BY key ORDER BY key
+                        """
+                ).map { row in
+                    CacheEntrySummary(
+                        key: row["key"], pipeline: row["pipeline"], pages: row["pages"], rows: row["rows"],
+                        rowCount: row["row_count"], bytes: row["bytes"],
+                        oldestFetch: Date(timeIntervalSince1970: row["oldest"]),
+                        newestFetch: Date(timeIntervalSince1970: row["newest"]))
+                }
+            }
+        }
+    }
+
+    /// Totals over the whole database.
+    public func stats() throws(ScreensPipeError) -> CacheStats {
+        let row = try perform("read the totals") {
+            try pool.read { db in
+                try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT COUNT(DISTINCT key) AS entries, COUNT(*) AS pages,
+                            COALESCE(SUM(rows_in_page), 0) AS rows, COALESCE(SUM(byte_size), 0) AS bytes,
+                            MIN(fetched_at) AS oldest, MAX(fetched_at) AS newest
+                        FROM page
+                        """)
+            }
+        }
+        let oldest: Double? = row?["oldest"]
+        let newest: Double? = row?["newest"]
+        return CacheStats(
+            path: path, fileSize: CacheLocation.fileSize(path) + CacheLocation.fileSize(path + "-wal"),
+            entries: row?["entries"] ?? 0, pages: row?["pages"] ?? 0, rows: row?["rows"] ?? 0,
+            bytes: row?["bytes"] ?? 0, oldestFetch: oldest.map(Date.init(timeIntervalSince1970:)),
+            newestFetch: newest.map(Date.init(timeIntervalSince1970:)))
+    }
+
+    /// Removes the pages stored by `pipeline` and/or under keys starting with `keyPrefix`
+    /// (both given: pages matching both); neither given removes every page.
+    /// Returns how many pages were removed.
+    @discardableResult
+    public func clear(pipeline: String? = nil, keyPrefix: String? = nil) throws(ScreensPipeError) -> Int {
+        try perform("clear pages") {
+            try pool.write { db in
+                try db.execute(
+                    sql: """
+                        DELETE FROM page
+                        WHERE (?1 IS NULL OR pipeline = ?1)
+                            AND (?2 IS NULL OR substr(key, 1, length(?2)) = ?2)
+                        """,
+                    arguments: [pipeline, keyPrefix])
+                return db.changesCount
+            }
+        }
+    }
+
+    /// The lines of `PRAGMA integrity_check`: `["ok"]` for a sound database.
+    public func integrityCheck() throws(ScreensPipeError) -> [String] {
+        try perform("check integrity") {
+            try pool.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+        }
+    }
+
+    // MARK: - Internals
+
+    private static func page(_ db: Database, key: String, index: Int) throws -> CachedPage? {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT * FROM page WHERE key = ? AND page_index = ?", arguments: [key, index])
+        else { return nil }
+        let text: String = row["rows"]
+        let rows: [JSONValue]
+        do {
+            guard case .array(let array) = try JSONValue(parsing: text) else {
+                throw ScreensPipeError(.cache, "page \(index) of key \(key) does not hold a JSON array")
+            }
+            rows = array
+        } catch let error as ScreensPipeError {
+            throw error
+        } catch {
+            throw ScreensPipeError(.cache, "page \(index) of key \(key) holds unreadable JSON: \(error)")
+        }
+        return CachedPage(
+            key: key, pipeline: row["pipeline"], index: index, startRow: row["start_row"], endRow: row["end_row"],
+            rows: rows, rowCount: row["row_count"], continuation: row["continuation"],
+            fetchedAt: Date(timeIntervalSince1970: row["fetched_at"]), byteSize: row["byte_size"])
+    }
+
+    private static func rowCount(_ db: Database, key: String) throws -> Int? {
+        try Int.fetchOne(db, sql: "SELECT row_count FROM page WHERE key = ? AND page_index = 0", arguments: [key])
+    }
+
+    /// Runs a database operation, turning any failure into a `.cache` error that names the file.
+    private func perform<T>(_ action: String, _ body: () throws -> T) throws(ScreensPipeError) -> T {
+        do {
+            return try body()
+        } catch let error as ScreensPipeError {
+            throw error
+        } catch {
+            throw ScreensPipeError(.cache, "cannot \(action) in the cache database \(path): \(error)")
+        }
+    }
+}

@@ -1,0 +1,122 @@
+public import ScreensBus
+public import struct Foundation.Date
+
+/// One page as the cache holds it.
+public struct CachedPage: Sendable, Hashable {
+    /// The cache key (``CacheKey/text``) without the page index.
+    public var key: String
+    /// The pipeline that stored the page.
+    public var pipeline: String
+    /// 0-based page index.
+    public var index: Int
+    /// The rows the page was asked for: `startRow..<endRow`.
+    public var startRow: Int
+    public var endRow: Int
+    /// The raw rows, in list order, exactly as the source returned them.
+    public var rows: [JSONValue]
+    /// The total row count the source reported with the page (page 0).
+    public var rowCount: Int?
+    /// For chained sources: what the source said comes next.
+    public var continuation: String?
+    /// When the rows were fetched from the server.
+    public var fetchedAt: Date
+    /// The size of the stored rows text, in bytes.
+    public var byteSize: Int
+
+    public init(
+        key: String, pipeline: String, index: Int, startRow: Int, endRow: Int, rows: [JSONValue],
+        rowCount: Int?, continuation: String?, fetchedAt: Date, byteSize: Int
+    ) {
+        self.key = key
+        self.pipeline = pipeline
+        self.index = index
+        self.startRow = startRow
+        self.endRow = endRow
+        self.rows = rows
+        self.rowCount = rowCount
+        self.continuation = continuation
+        self.fetchedAt = fetchedAt
+        self.byteSize = byteSize
+    }
+
+    /// Whether the page came back with fewer rows than asked for.
+    public var isShort: Bool { rows.count < endRow - startRow }
+
+    /// The page as an answer to `request`, marked as coming from the cache.
+    public func fetchedPage(for request: PageRequest) -> FetchedPage {
+        FetchedPage(
+            request: request, rows: rows, rowCount: rowCount, continuation: continuation,
+            origin: .cache, fetchedAt: fetchedAt)
+    }
+}
+
+/// What the cache knows about one page of a key.
+public enum CacheLookup: Sendable, Hashable {
+    /// The page is stored.
+    case page(CachedPage)
+    /// The page is not stored, but the stored pages show the list ends before it: page 0's
+    /// row count says so, or (without a count) an earlier stored page came back short.
+    /// `fetchedAt` is the fetch time of the page that tells.
+    case endOfList(fetchedAt: Date)
+    /// Nothing is known about the page.
+    case miss
+}
+
+/// One key of the cache, as `screens-pipe cache list` shows it.
+public struct CacheEntrySummary: Sendable, Hashable {
+    public var key: String
+    /// The pipeline that stored the newest page of the key.
+    public var pipeline: String
+    public var pages: Int
+    /// The rows stored over all pages.
+    public var rows: Int
+    /// The total row count page 0 reported, when it did.
+    public var rowCount: Int?
+    public var bytes: Int
+    public var oldestFetch: Date
+    public var newestFetch: Date
+
+    public init(
+        key: String, pipeline: String, pages: Int, rows: Int, rowCount: Int?, bytes: Int,
+        oldestFetch: Date, newestFetch: Date
+    ) {
+        self.key = key
+        self.pipeline = pipeline
+        self.pages = pages
+        self.rows = rows
+        self.rowCount = rowCount
+        self.bytes = bytes
+        self.oldestFetch = oldestFetch
+        self.newestFetch = newestFetch
+    }
+}
+
+/// The whole cache, as `screens-pipe cache stats` shows it.
+public struct CacheStats: Sendable, Hashable {
+    /// The database file.
+    public var path: String
+    /// The database file plus its write-ahead log, in bytes.
+    public var fileSize: Int
+    /// Distinct keys.
+    public var entries: Int
+    public var pages: Int
+    public var rows: Int
+    /// The stored rows text, in bytes.
+    public var bytes: Int
+    public var oldestFetch: Date?
+    public var newestFetch: Date?
+
+    public init(
+        path: String, fileSize: Int, entries: Int, pages: Int, rows: Int, bytes: Int, oldestFetch: Date?,
+        newestFetch: Date?
+    ) {
+        self.path = path
+        self.fileSize = fileSize
+        self.entries = entries
+        self.pages = pages
+        self.rows = rows
+        self.bytes = bytes
+        self.oldestFetch = oldestFetch
+        self.newestFetch = newestFetch
+    }
+}

@@ -1,0 +1,193 @@
+import ArgumentParser
+import Foundation
+import ScreensBus
+import ScreensPipe
+
+/// `screens-pipe cache list|stats|clear`: looks after the local page cache (DESIGN §4).
+struct CacheCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cache",
+        abstract: "List, summarize or clear the local page cache.",
+        discussion: """
+            The cache is one SQLite database: --path FILE, else --cache-dir DIR/cache.sqlite, else \
+            $SCREENS_PIPE_CACHE_DIR/cache.sqlite, else $XDG_CACHE_HOME/screens-pipe/cache.sqlite, \
+            else ~/.cache/screens-pipe/cache.sqlite.
+            """,
+        subcommands: [List.self, Stats.self, Clear.self])
+
+    /// Where the database is: shared by every subcommand.
+    struct Location: ParsableArguments {
+        @Option(name: .customLong("cache-dir"), help: ArgumentHelp("The cache directory.", valueName: "dir"))
+        var cacheDirectory: String?
+
+        @Option(help: ArgumentHelp("The cache database file (wins over --cache-dir).", valueName: "file"))
+        var path: String?
+
+        /// The database file, and whether its directory is the cache's own (tightened to 0700).
+        func resolve(configuredPath: String? = nil) -> (path: String, ownsDirectory: Bool) {
+            if let path { return (path, false) }
+            if let cacheDirectory {
+                let directory = cacheDirectory.hasSuffix("/") ? cacheDirectory : cacheDirectory + "/"
+                return (directory + "cache.sqlite", true)
+            }
+            if let configuredPath { return (configuredPath, false) }
+            return (CacheStore.defaultPath(environment: ProcessInfo.processInfo.environment), true)
+        }
+
+        /// The store, or nil when there is no database yet: looking must not create one.
+        func openExisting(configuredPath: String? = nil) throws(ScreensPipeError) -> CacheStore? {
+            let (path, ownsDirectory) = resolve(configuredPath: configuredPath)
+            guard FileManager.default.fileExists(atPath: path) else { return nil }
+            return try CacheStore(path: path, ownsDirectory: ownsDirectory)
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "One line per cache key: pipeline, pages, rows, bytes, newest fetch, key.")
+
+        @OptionGroup var location: Location
+
+        @Flag(help: "Write one JSON object per key instead of columns.")
+        var json = false
+
+        mutating func run() async throws {
+            try reportingErrors { () throws(ScreensPipeError) in
+                guard let store = try location.openExisting() else {
+                    printError("no cache database at \(location.resolve().path)")
+                    return
+                }
+                let entries = try store.entries()
+                if json {
+                    for entry in entries { print(Self.object(entry).jsonString) }
+                    return
+                }
+                var table = [["PIPELINE", "PAGES", "ROWS", "BYTES", "FETCHED", "KEY"]]
+                for entry in entries {
+                    table.append([
+                        entry.pipeline, String(entry.pages), String(entry.rows), String(entry.bytes),
+                        timestamp(entry.newestFetch), entry.key,
+                    ])
+                }
+                printColumns(table)
+            }
+        }
+
+        static func object(_ entry: CacheEntrySummary) -> JSONValue {
+            [
+                "key": .string(entry.key), "pipeline": .string(entry.pipeline), "pages": .int(Int64(entry.pages)),
+                "rows": .int(Int64(entry.rows)), "rowCount": entry.rowCount.map { .int(Int64($0)) } ?? .null,
+                "bytes": .int(Int64(entry.bytes)), "oldestFetch": .string(timestamp(entry.oldestFetch)),
+                "newestFetch": .string(timestamp(entry.newestFetch)),
+            ]
+        }
+    }
+
+    struct Stats: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The database path and size, and how many keys, pages and rows it holds.")
+
+        @OptionGroup var location: Location
+
+        @Flag(help: "Write one JSON object instead of lines.")
+        var json = false
+
+        mutating func run() async throws {
+            try reportingErrors { () throws(ScreensPipeError) in
+                let path = location.resolve().path
+                let stats =
+                    try location.openExisting()?.stats()
+                    ?? CacheStats(
+                        path: path, fileSize: 0, entries: 0, pages: 0, rows: 0, bytes: 0, oldestFetch: nil,
+                        newestFetch: nil)
+                if json {
+                    let object: JSONValue = [
+                        "path": .string(stats.path), "fileSize": .int(Int64(stats.fileSize)),
+                        "entries": .int(Int64(stats.entries)), "pages": .int(Int64(stats.pages)),
+                        "rows": .int(Int64(stats.rows)), "bytes": .int(Int64(stats.bytes)),
+                        "oldestFetch": stats.oldestFetch.map { .string(timestamp($0)) } ?? .null,
+                        "newestFetch": stats.newestFetch.map { .string(timestamp($0)) } ?? .null,
+                    ]
+                    print(object.jsonString)
+                    return
+                }
+                printColumns([
+                    ["path", stats.path],
+                    ["size", "\(stats.fileSize) bytes"],
+                    ["entries", String(stats.entries)],
+                    ["pages", String(stats.pages)],
+                    ["rows", String(stats.rows)],
+                    ["data", "\(stats.bytes) bytes"],
+                    ["oldest", stats.oldestFetch.map(timestamp) ?? "-"],
+                    ["newest", stats.newestFetch.map(timestamp) ?? "-"],
+                ])
+            }
+        }
+    }
+
+    struct Clear: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove cached pages: one pipeline's, or all of them.")
+
+        @OptionGroup var location: Location
+
+        @Option(help: ArgumentHelp("Remove the pages stored by the pipeline of this name.", valueName: "name"))
+        var name: String?
+
+        @Flag(help: "Remove every cached page.")
+        var all = false
+
+        func validate() throws {
+            if all == (name != nil) {
+                throw ValidationError("say what to clear: --name NAME or --all")
+            }
+        }
+
+        mutating func run() async throws {
+            try reportingErrors { () throws(ScreensPipeError) in
+                guard let store = try location.openExisting() else {
+                    printError("removed 0 pages (no cache database at \(location.resolve().path))")
+                    return
+                }
+                let removed = all ? try store.clear() : try store.clear(pipeline: name)
+                printError("removed \(removed) page\(removed == 1 ? "" : "s")")
+            }
+        }
+    }
+}
+
+// MARK: - Output
+
+/// Runs `body`, turning a ScreensPipeError into its one-line message on stderr and its exit code.
+private func reportingErrors(_ body: () throws(ScreensPipeError) -> Void) throws(ExitCode) {
+    do {
+        try body()
+    } catch {
+        printError("screens-pipe: \(error)")
+        throw ExitCode(error.exitCode)
+    }
+}
+
+private func printError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+/// UTC, to the second: the form people compare and tools parse.
+private func timestamp(_ date: Date) -> String {
+    date.formatted(.iso8601)
+}
+
+/// Left-aligned columns; the last one is not padded (keys are long).
+private func printColumns(_ rows: [[String]]) {
+    guard let columns = rows.map(\.count).max() else { return }
+    var widths = [Int](repeating: 0, count: columns)
+    for row in rows {
+        for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
+    }
+    for row in rows {
+        let cells = row.enumerated().map { index, cell in
+            index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+        }
+        print(cells.joined(separator: "  "))
+    }
+}

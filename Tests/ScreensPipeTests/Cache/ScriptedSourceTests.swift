@@ -1,0 +1,173 @@
+import Foundation
+import ScreensBus
+import ScreensPipe
+import Synchronization
+import Testing
+
+/// Stands in for the network under the cache: serves pages of an in-memory list, and can be
+/// switched to fail the way a real source does. The database under test is always real.
+final class ScriptedSource: PageFetcher {
+    enum Mode: Sendable { case up, down, unauthorized, notFound }
+
+    private struct State {
+        var mode: Mode = .up
+        var rows: [JSONValue]
+        var fetchedAt: Date = Date()
+        var fetches = 0
+    }
+
+    private let state: Mutex<State>
+    let reportsCount: Bool
+
+    init(rows: [JSONValue], reportsCount: Bool = true) {
+        state = Mutex(State(rows: rows))
+        self.reportsCount = reportsCount
+    }
+
+    var mode: Mode {
+        get { state.withLock { $0.mode } }
+        set { state.withLock { $0.mode = newValue } }
+    }
+
+    var rows: [JSONValue] {
+        get { state.withLock { $0.rows } }
+        set { state.withLock { $0.rows = newValue } }
+    }
+
+    /// The fetch time stamped on the pages served from now on.
+    var fetchedAt: Date {
+        get { state.withLock { $0.fetchedAt } }
+        set { state.withLock { $0.fetchedAt = newValue } }
+    }
+
+    /// How many fetches reached the "server" (failed ones included).
+    var fetches: Int { state.withLock { $0.fetches } }
+
+    var identity: String { "scripted" }
+    var summary: String { "scripted source" }
+
+    func fetch(
+        _ request: PageRequest, provisional: @Sendable (FetchedPage) async -> Void
+    ) async throws(ScreensPipeError) -> FetchedPage {
+        let (mode, rows, fetchedAt) = state.withLock { state in
+            state.fetches += 1
+            return (state.mode, state.rows, state.fetchedAt)
+        }
+        switch mode {
+        case .up:
+            let slice = rows.indices.clamped(to: request.startRow..<max(request.startRow, request.endRow))
+            return FetchedPage(
+                request: request, rows: Array(rows[slice]),
+                rowCount: request.includesRowCount && reportsCount ? rows.count : nil,
+                origin: .remote, fetchedAt: fetchedAt)
+        case .down:
+            throw ScreensPipeError(.connectivity, "connection refused", page: request.index)
+        case .unauthorized:
+            throw ScreensPipeError(.authentication, "HTTP 401 Unauthorized", page: request.index, status: 401)
+        case .notFound:
+            throw ScreensPipeError(.http, "HTTP 404 Not Found", page: request.index, status: 404)
+        }
+    }
+}
+
+/// Collects what a fetcher hands to `provisional`.
+final class ProvisionalPages: Sendable {
+    private let pages = Mutex<[FetchedPage]>([])
+    var all: [FetchedPage] { pages.withLock { $0 } }
+    var callback: @Sendable (FetchedPage) async -> Void {
+        { page in self.pages.withLock { $0.append(page) } }
+    }
+}
+
+/// A temporary directory removed when the value is dropped at the end of a test.
+final class TemporaryDirectory {
+    let path: String
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("screens-pipe-cache-tests-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func file(_ name: String) -> String { path + "/" + name }
+}
+
+enum CacheFixtures {
+    static let pagination = PaginationSpec(firstPageSize: 4, pageSize: 3)
+
+    /// `count` bookmark-like rows with ids past 2^53.
+    static func rows(_ count: Int, tag: String = "v1") -> [JSONValue] {
+        (0..<count).map { index in
+            ["entryId": .int(9_007_199_254_740_993 + Int64(index)), "name": .string("\(tag) bookmark \(index)")]
+        }
+    }
+
+    static func request(_ index: Int) -> PageRequest {
+        PageRequest(index: index, pagination: pagination)
+    }
+
+    /// Loads every page the way the pipeline does (DESIGN §2): up to page 0's row count,
+    /// else until the first short page.
+    static func loadAll(_ fetcher: some PageFetcher) async throws(ScreensPipeError) -> [FetchedPage] {
+        var pages: [FetchedPage] = []
+        var rowCount: Int?
+        var index = 0
+        while true {
+            let request = request(index)
+            if let rowCount, request.startRow >= rowCount { break }
+            let page = try await fetcher.fetch(request)
+            pages.append(page)
+            if index == 0 { rowCount = page.rowCount }
+            if rowCount == nil, page.rows.count < request.endRow - request.startRow { break }
+            index += 1
+        }
+        return pages
+    }
+
+    static func bookmarksSpec(
+        server: ServerAddress = .sandbox, auth: AuthSpec? = .basic(username: "test@liferay.com", password: "secret"),
+        params: JSONObject = ["groupId": 20143, "folderId": 0], locale: String? = nil, sort: String? = nil,
+        pagination: PaginationSpec = pagination, cache: CacheSpec? = CacheSpec(),
+        headers: [(name: String, value: String)] = []
+    ) -> PipelineSpec {
+        PipelineSpec(
+            name: "bookmarks",
+            source: SourceSpec(
+                protocolSpec: .liferayJSONWS(
+                    JSONWSSourceSpec(
+                        rows: ServiceCall(service: "/bookmarks.bookmarksentry/get-entries", params: params),
+                        count: ServiceCall(service: "/bookmarks.bookmarksentry/get-entries-count", params: params),
+                        sort: sort)),
+                server: server, auth: auth, pagination: pagination, headers: headers),
+            convert: ConvertSpec(model: .bookmark, locale: locale), cache: cache)
+    }
+}
+
+/// The stand-in must page like a server, or the policy tests prove nothing.
+@Suite struct ScriptedSourceTests {
+    @Test func servesFluentPagesWithCountOnPageZero() async throws {
+        let source = ScriptedSource(rows: CacheFixtures.rows(9))
+        let pages = try await CacheFixtures.loadAll(source)
+        #expect(pages.map(\.rows.count) == [4, 3, 2])
+        #expect(pages.map(\.rowCount) == [9, nil, nil])
+        #expect(pages.flatMap(\.rows) == CacheFixtures.rows(9))
+    }
+
+    @Test func failsTheWayItIsTold() async {
+        let source = ScriptedSource(rows: CacheFixtures.rows(2))
+        for (mode, code) in [
+            (ScriptedSource.Mode.down, ScreensPipeError.Code.connectivity), (.unauthorized, .authentication),
+            (.notFound, .http),
+        ] {
+            source.mode = mode
+            await #expect(throws: ScreensPipeError.self) { _ = try await source.fetch(CacheFixtures.request(0)) }
+            do {
+                _ = try await source.fetch(CacheFixtures.request(0))
+            } catch {
+                #expect(error.code == code)
+            }
+        }
+    }
+}
