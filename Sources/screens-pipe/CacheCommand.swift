@@ -131,6 +131,9 @@ struct CacheCommand: AsyncParsableCommand {
 
         @OptionGroup var location: Location
 
+        @Option(help: ArgumentHelp("Remove the pages of this pipeline file (its name and its key).", valueName: "file"))
+        var pipeline: String?
+
         @Option(help: ArgumentHelp("Remove the pages stored by the pipeline of this name.", valueName: "name"))
         var name: String?
 
@@ -138,18 +141,27 @@ struct CacheCommand: AsyncParsableCommand {
         var all = false
 
         func validate() throws {
-            if all == (name != nil) {
-                throw ValidationError("say what to clear: --name NAME or --all")
+            if [all, name != nil, pipeline != nil].filter({ $0 }).count != 1 {
+                throw ValidationError("say what to clear: --pipeline FILE, --name NAME or --all")
             }
         }
 
         mutating func run() async throws {
+            let spec = try pipeline.map { try SpecLoading.load(file: $0, overrides: []) }
             try reportingErrors { () throws(ScreensPipeError) in
-                guard let store = try location.openExisting() else {
-                    printError("removed 0 pages (no cache database at \(location.resolve().path))")
+                guard let store = try location.openExisting(configuredPath: spec?.cache?.path) else {
+                    printError("removed 0 pages (no cache database at \(location.resolve(configuredPath: spec?.cache?.path).path))")
                     return
                 }
-                let removed = all ? try store.clear() : try store.clear(pipeline: name)
+                let removed: Int
+                if let spec {
+                    // Pages stored under this pipeline's name, and under its key by another name.
+                    removed = try store.clear(pipeline: spec.name) + store.clear(keyPrefix: CacheKey(spec: spec).text)
+                } else if let name {
+                    removed = try store.clear(pipeline: name)
+                } else {
+                    removed = try store.clear()
+                }
                 printError("removed \(removed) page\(removed == 1 ? "" : "s")")
             }
         }
