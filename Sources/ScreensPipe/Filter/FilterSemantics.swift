@@ -55,7 +55,7 @@ enum FilterSemantics {
     static func contains(_ left: JSONValue, _ right: JSONValue) throws(TypeMismatch) -> Bool {
         switch (left, right) {
         case (.null, _): return false
-        case (.string(let text), .string(let part)): return part.isEmpty || text.utf8.firstRange(of: part.utf8) != nil
+        case (.string(let text), .string(let part)): return substring(part, of: text)
         case (.array(let elements), _): return elements.contains { equal($0, right) }
         default: throw TypeMismatch(left: left, right: right)
         }
@@ -92,5 +92,35 @@ enum FilterSemantics {
         case .startsWith: return try startsWith(left, right)
         case .endsWith: return try endsWith(left, right)
         }
+    }
+
+    /// Whether `part` occurs in `text`, byte for byte (scalar for scalar) in UTF-8.
+    ///
+    /// A plain loop over contiguous bytes: the generic `firstRange(of:)` on `utf8` views
+    /// was a quarter of this speed and made `contains` the slowest operator.
+    static func substring(_ part: String, of text: String) -> Bool {
+        let found = text.utf8.withContiguousStorageIfAvailable { haystack in
+            part.utf8.withContiguousStorageIfAvailable { needle in search(needle, in: haystack) }
+        }
+        if let found, let found { return found }
+        return Array(text.utf8).withUnsafeBufferPointer { haystack in
+            Array(part.utf8).withUnsafeBufferPointer { needle in search(needle, in: haystack) }
+        }
+    }
+
+    private static func search(_ needle: UnsafeBufferPointer<UInt8>, in haystack: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = needle.first else { return true }
+        guard needle.count <= haystack.count else { return false }
+        let lastStart = haystack.count - needle.count
+        var start = 0
+        while start <= lastStart {
+            if haystack[start] == first {
+                var matched = 1
+                while matched < needle.count, haystack[start + matched] == needle[matched] { matched += 1 }
+                if matched == needle.count { return true }
+            }
+            start += 1
+        }
+        return false
     }
 }

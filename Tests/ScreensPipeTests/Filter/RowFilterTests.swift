@@ -40,6 +40,11 @@ import Testing
         ("missing > \"a\"", false),
         ("url contains \"liferay\"", true),
         ("url contains \"LIFERAY\"", false),
+        ("url contains \"\"", true),
+        ("url contains \"/docs\"", true),
+        ("url contains \"/docsx\"", false),
+        ("ñandú contains \"ve\"", true),
+        ("[\"ñandú\"] contains \"ñ\"", false),
         ("tags contains \"java\"", true),
         ("tags contains 7", true),
         ("tags contains \"go\"", false),
@@ -99,6 +104,10 @@ import Testing
         #expect(try RowFilter(expression: #"composed == "\u00e9""#).matches(row))
         // e + combining acute is canonically equal but a different scalar sequence.
         #expect(try !RowFilter(expression: #"composed == "e\u0301""#).matches(row))
+        let bird: JSONValue = ["t": "ñandú 🐦 grande"]
+        #expect(try RowFilter(expression: #"t contains "dú 🐦""#).matches(bird))
+        #expect(try RowFilter(expression: #"t starts-with "ñ""#).matches(bird))
+        #expect(try !RowFilter(expression: #"t contains "u 🐦""#).matches(bird))
     }
 
     @Test func arraysNeverThrowOnEqualityAndMatchElementwise() throws {
