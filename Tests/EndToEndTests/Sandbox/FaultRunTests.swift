@@ -1,0 +1,99 @@
+import Foundation
+import Sandbox
+import ScreensBus
+import Testing
+
+/// A misbehaving portal: every fault ends either in exactly the fault-free rows, in order,
+/// or in exit 1 with a clear error. Never a lost or duplicated row with exit 0.
+@Suite("run: faults end to end")
+struct FaultRunTests {
+    static let bookmarks = "pipelines/bookmarks.yaml"
+    /// Small pages make many requests, so every fault fires several times.
+    static let smallPages = ["--set", "source.pagination.page-size=7", "--set", "source.pagination.first-page-size=10", "--set", "source.retry.backoff=10ms"]
+
+    private func expectExactRows(_ faults: FaultPlan, extra: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let reference = try await ReferenceOutputs.shared.lines(for: Self.bookmarks, Self.smallPages)
+        let harness = try await SandboxHarness.start(faults: faults)
+        defer { Task { await harness.stop() } }
+        let result = try await harness.run(Self.bookmarks, ["--policy", "remote-only"] + Self.smallPages + extra)
+        #expect(result.status == 0, "stderr: \(result.stderr)", sourceLocation: sourceLocation)
+        #expect(result.stdoutLines == reference, sourceLocation: sourceLocation)
+        #expect(harness.server.requestCount > 9, sourceLocation: sourceLocation)
+    }
+
+    @Test("503 with Retry-After every 3rd request: retried, exact rows")
+    func serviceUnavailable() async throws {
+        try await expectExactRows(FaultPlan(failEvery: 3, failStatus: 503, retryAfter: "0"))
+    }
+
+    @Test("429 every 4th request: retried, exact rows")
+    func tooManyRequests() async throws {
+        try await expectExactRows(FaultPlan(failEvery: 4, failStatus: 429, retryAfter: "0"))
+    }
+
+    @Test("connection reset every 3rd request: retried, exact rows")
+    func reset() async throws {
+        try await expectExactRows(FaultPlan(resetEvery: 3))
+    }
+
+    @Test("truncated body every 3rd request: retried, exact rows")
+    func truncated() async throws {
+        try await expectExactRows(FaultPlan(truncateEvery: 3))
+    }
+
+    @Test("malformed JSON every 4th request: retried, exact rows")
+    func malformed() async throws {
+        try await expectExactRows(FaultPlan(malformedEvery: 4))
+    }
+
+    @Test("a stalled body every 5th request: timed out, retried, exact rows")
+    func stalled() async throws {
+        try await expectExactRows(FaultPlan(stallEvery: 5, stallDuration: .seconds(30)), extra: ["--set", "source.timeout=1s"])
+    }
+
+    @Test("a 503 on every request: exit 1 naming the page, after the configured attempts")
+    func persistentFailure() async throws {
+        let harness = try await SandboxHarness.start(faults: FaultPlan(failEvery: 1, failStatus: 503))
+        defer { Task { await harness.stop() } }
+        let result = try await harness.run(Self.bookmarks, ["--policy", "remote-only", "--set", "source.retry.attempts=3", "--set", "source.retry.backoff=10ms"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("page 0"))
+        #expect(result.stderr.contains("503"))
+        #expect(harness.server.requestCount == 3)
+    }
+
+    @Test("a 500 portal exception is never retried")
+    func serverErrorNotRetried() async throws {
+        let harness = try await SandboxHarness.start(faults: FaultPlan(failEvery: 1, failStatus: 500))
+        defer { Task { await harness.stop() } }
+        let result = try await harness.run(Self.bookmarks, ["--policy", "remote-only"])
+        #expect(result.status == 1)
+        #expect(harness.server.requestCount == 1)
+    }
+
+    @Test("a server that is down: exit 1 with a connectivity error naming the request")
+    func down() async throws {
+        let harness = try await SandboxHarness.start(faults: FaultPlan(down: true))
+        defer { Task { await harness.stop() } }
+        let result = try await harness.run(
+            Self.bookmarks, ["--events", "--policy", "remote-only", "--set", "source.retry.attempts=2", "--set", "source.retry.backoff=10ms"])
+        #expect(result.status == 1)
+        let error = try result.jsonLines().first { $0["event"] == "error" }
+        #expect(error?["kind"] == "connectivity")
+        #expect(error?["page"] == .int(0))
+        #expect(error?["request"]?.stringValue?.hasPrefix("POST http://127.0.0.1:") == true)
+    }
+
+    @Test("Ctrl-C during a stalled transfer stops the run promptly")
+    func interrupt() async throws {
+        let harness = try await SandboxHarness.start(faults: FaultPlan(stallEvery: 1, stallDuration: .seconds(60)))
+        defer { Task { await harness.stop() } }
+        let started = ContinuousClock.now
+        let result = try await CommandRunner.shell(
+            #""$SP" run pipelines/bookmarks.yaml --policy remote-only & pid=$!; sleep 1; kill -INT $pid; wait $pid; echo "status=$?" >&2"#,
+            environment: ["LIFERAY_SERVER": harness.server.baseURL])
+        #expect(result.stderr.contains("status=130"), "stderr: \(result.stderr)")
+        // One second of sleep, then the interrupt must not wait for the 60 s stall or the 15 s timeout.
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Sandbox
+import ScreensBus
+
+/// Starts a sandbox portal for one test and runs the binary against it.
+struct SandboxHarness {
+    let server: SandboxServer
+
+    static func start(
+        faults: FaultPlan = .none, hideEvery: Int? = nil, generatedRows: Int = 0, loginRedirect: Bool = false, seed: UInt64 = 7
+    ) async throws -> SandboxHarness {
+        var configuration = SandboxConfiguration()
+        configuration.faults = faults
+        configuration.hideEvery = hideEvery
+        configuration.generatedRows = generatedRows
+        configuration.loginRedirect = loginRedirect
+        configuration.seed = seed
+        return SandboxHarness(server: try await SandboxServer.start(configuration))
+    }
+
+    /// Runs `screens-pipe run FILE` with `LIFERAY_SERVER` pointing at this sandbox.
+    func run(_ pipeline: String, _ arguments: [String] = [], environment: [String: String] = [:]) async throws -> CommandResult {
+        var environment = environment
+        environment["LIFERAY_SERVER"] = server.baseURL
+        return try await CommandRunner.run(["run", pipeline] + arguments, environment: environment)
+    }
+
+    func stop() async {
+        try? await server.stop()
+    }
+}
+
+extension CommandResult {
+    /// The JSON lines of stdout, parsed with the project's own exact parser.
+    func jsonLines() throws -> [JSONValue] {
+        try stdoutLines.map { try JSONValue(parsing: $0) }
+    }
+}
+
+/// Fault-free output of a pipeline, computed once per pipeline: the reference every fault
+/// test must reproduce exactly (same rows, same order, each once).
+actor ReferenceOutputs {
+    static let shared = ReferenceOutputs()
+    private var outputs: [String: [String]] = [:]
+
+    func lines(for pipeline: String, _ arguments: [String] = []) async throws -> [String] {
+        let key = ([pipeline] + arguments).joined(separator: " ")
+        if let cached = outputs[key] { return cached }
+        let harness = try await SandboxHarness.start()
+        let result = try await harness.run(pipeline, arguments + ["--policy", "remote-only"])
+        await harness.stop()
+        guard result.status == 0 else { throw ReferenceError(message: result.stderr) }
+        outputs[key] = result.stdoutLines
+        return result.stdoutLines
+    }
+
+    struct ReferenceError: Error { var message: String }
+}
