@@ -219,3 +219,38 @@ import Testing
         }
     }
 }
+
+@Suite struct FilterLocationTests {
+    @Test func plainExpressionStartsAtItsFirstCharacter() throws {
+        let spec = try loadPipeline(minimalSource + "\nfilter:\n  where: name == \"x\"\n")
+        #expect(spec.filter?.expressionLocation == ScreensPipe.SourceLocation(file: "test.yaml", line: 5, column: 10))
+        #expect(spec.filter?.expression == "name == \"x\"")
+    }
+
+    @Test func doubleQuotedExpressionStartsPastTheQuote() throws {
+        let spec = try loadPipeline(minimalSource + "\nfilter: { where: \"a > 1\" }\n")
+        #expect(spec.filter?.expressionLocation == ScreensPipe.SourceLocation(file: "test.yaml", line: 4, column: 19))
+    }
+
+    @Test func blockExpressionIsLocatedAtTheScalar() throws {
+        let spec = try loadPipeline(minimalSource + "\nfilter:\n  where: >\n    a > 1\n    and b\n")
+        #expect(spec.filter?.expression == "a > 1 and b\n")
+        #expect(spec.filter?.expressionLocation?.line == 5)
+    }
+
+    @Test func overriddenExpressionIsLocatedAtTheOverride() throws {
+        let spec = try loadPipeline(minimalSource, overrides: ["filter.where=a == 1"])
+        #expect(spec.filter?.expressionLocation == ScreensPipe.SourceLocation(file: "--set filter.where", line: 1, column: 14))
+    }
+}
+
+@Suite struct UnreadableFileTests {
+    @Test func aDirectoryIsNotAPipelineFile() {
+        do {
+            _ = try PipelineLoader(environment: [:]).load(file: "/tmp")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.description == "cannot read /tmp: Is a directory")
+        }
+    }
+}
