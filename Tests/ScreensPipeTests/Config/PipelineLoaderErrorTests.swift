@@ -189,12 +189,29 @@ import Testing
             """)
         #expect(
             errors == [
-                "test.yaml:6:12: missing required key 'password' in auth.basic",
+                "test.yaml:6:12: missing required key 'password' in source.auth.basic",
                 "test.yaml:8:5: 'Bad Header' is not a valid HTTP header name",
             ])
         #expect(
             configErrors("source: { type: liferay-headless, server: sandbox, path: /o/x, auth: { bearer: t, basic: {} } }") == [
                 "test.yaml:1:70: auth takes one of 'basic' or 'bearer', not both"
+            ])
+    }
+
+    @Test func fieldEntriesAreValidated() {
+        let errors = configErrors(
+            minimalSource + """
+
+            convert:
+              fields:
+                title: { form: name, type: text }
+                tags: [a]
+            """)
+        #expect(
+            errors == [
+                "test.yaml:6:14: unknown key 'form' in convert.fields.title; did you mean 'from'?",
+                "test.yaml:6:32: expected one of string, int, number, bool, date for 'type', found 'text'",
+                "test.yaml:7:11: expected a source path or a mapping for field 'tags', found a sequence",
             ])
     }
 
