@@ -56,17 +56,20 @@ enum KeySuggestion {
         let limit = max(1, min(3, word.count / 3))
         var best: (candidate: String, distance: Int)?
         for candidate in candidates {
-            let distance = levenshtein(word, candidate)
+            let distance = editDistance(word, candidate)
             if distance <= limit, distance < (best?.distance ?? .max) { best = (candidate, distance) }
         }
         return best?.candidate
     }
 
-    static func levenshtein(_ a: String, _ b: String) -> Int {
+    /// Edit distance counting an insertion, a deletion, a substitution or a swap of two
+    /// neighbours as one edit (optimal string alignment), case-insensitively.
+    static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a.lowercased().unicodeScalars)
         let b = Array(b.lowercased().unicodeScalars)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
+        var beforePrevious = [Int](repeating: 0, count: b.count + 1)
         var previous = Array(0...b.count)
         var current = [Int](repeating: 0, count: b.count + 1)
         for i in 1...a.count {
@@ -74,8 +77,11 @@ enum KeySuggestion {
             for j in 1...b.count {
                 let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
                 current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    current[j] = min(current[j], beforePrevious[j - 2] + 1)
+                }
             }
-            swap(&previous, &current)
+            (beforePrevious, previous, current) = (previous, current, beforePrevious)
         }
         return previous[b.count]
     }

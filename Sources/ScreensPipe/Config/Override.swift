@@ -43,7 +43,8 @@ struct Override: Sendable {
     /// Sets the value in `root`, creating mappings on the way.
     func apply(to root: inout YAMLNode) throws(ScreensPipeError) {
         guard case .mapping(var mapping) = root else {
-            throw ScreensPipeError(.configuration, "cannot set '\(path.joined(separator: "."))': the file is not a mapping", location: location)
+            throw ScreensPipeError(
+                .configuration, "cannot set '\(path.joined(separator: "."))': the file is not a mapping", location: location)
         }
         try set(in: &mapping, at: 0)
         root = .mapping(mapping)

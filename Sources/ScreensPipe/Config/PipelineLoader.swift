@@ -12,7 +12,7 @@ internal import Darwin
 /// the tree is decoded. Every error of the file is reported at once, sorted by position.
 public struct PipelineLoader: Sendable {
     /// The variables `${NAME}` references read.
-    public var environment: [String: String]
+    let environment: [String: String]
 
     /// A loader reading `${NAME}` from `environment` (the process environment by default).
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {

@@ -50,7 +50,10 @@ extension SourceSpec {
         }
         switch auth {
         case .basic(let username, _)?:
-            members.append(("auth", .mapping([("basic", .mapping([("username", .string(username)), ("password", .raw(SecretRedaction.placeholder))]))])))
+            let basic: [(String, YAMLTextWriter.Value)] = [
+                ("username", .string(username)), ("password", .raw(SecretRedaction.placeholder)),
+            ]
+            members.append(("auth", .mapping([("basic", .mapping(basic))])))
         case .bearer?:
             members.append(("auth", .mapping([("bearer", .raw(SecretRedaction.placeholder))])))
         case nil: break
@@ -117,10 +120,11 @@ extension ServiceCall {
     fileprivate var redactedValue: YAMLTextWriter.Value {
         var members: [(String, YAMLTextWriter.Value)] = [("service", .string(service))]
         if !params.isEmpty {
-            members.append((
-                "params",
-                .mapping(params.map { ($0.key, SecretRedaction.isSecretName($0.key) ? .raw(SecretRedaction.placeholder) : YAMLTextWriter.value($0.value)) })
-            ))
+            let shown = params.map { member -> (String, YAMLTextWriter.Value) in
+                let isSecret = SecretRedaction.isSecretName(member.key)
+                return (member.key, isSecret ? .raw(SecretRedaction.placeholder) : YAMLTextWriter.value(member.value))
+            }
+            members.append(("params", .mapping(shown)))
         }
         return .mapping(members)
     }
@@ -138,7 +142,10 @@ extension RESTPaginationStyle {
         case .offset(let offsetParam, let limitParam):
             [("style", .raw("offset")), ("offset-param", .string(offsetParam)), ("limit-param", .string(limitParam))]
         case .page(let pageParam, let sizeParam, let firstPage):
-            [("style", .raw("page")), ("page-param", .string(pageParam)), ("size-param", .string(sizeParam)), ("first-page", .raw("\(firstPage)"))]
+            [
+                ("style", .raw("page")), ("page-param", .string(pageParam)), ("size-param", .string(sizeParam)),
+                ("first-page", .raw("\(firstPage)")),
+            ]
         case .cursor(let cursorParam, let cursorPath, let sizeParam):
             [
                 ("style", .raw("cursor")), ("cursor-param", .string(cursorParam)), ("cursor-path", .string(cursorPath)),

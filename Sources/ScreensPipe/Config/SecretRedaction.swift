@@ -25,7 +25,8 @@ enum SecretRedaction {
         }
         guard let question = result.firstIndex(of: "?") else { return result }
         let fragmentStart = result[question...].firstIndex(of: "#") ?? result.endIndex
-        let query = result[result.index(after: question)..<fragmentStart].split(separator: "&", omittingEmptySubsequences: false).map { pair in
+        let pairs = result[result.index(after: question)..<fragmentStart].split(separator: "&", omittingEmptySubsequences: false)
+        let query = pairs.map { pair in
             guard let equals = pair.firstIndex(of: "="), isSecretName(String(pair[..<equals])) else { return String(pair) }
             return "\(pair[..<equals])=\(placeholder)"
         }

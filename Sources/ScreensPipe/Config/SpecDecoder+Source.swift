@@ -120,7 +120,7 @@ extension SpecDecoder {
             context.fail("auth needs 'basic' (username, password) or 'bearer' (a token)", at: section.location)
             return nil
         case (true, false):
-            guard let basic = Section(section.mapping["basic"]!, name: "auth.basic", context: context) else { return nil }
+            guard let basic = Section(section.mapping["basic"]!, name: "\(section.name).basic", context: context) else { return nil }
             basic.checkKeys(["username", "password"])
             let username = basic.required("username").flatMap { context.nonEmptyString($0, key: "username") }
             let password = basic.required("password").flatMap { context.string($0, key: "password") }
@@ -186,7 +186,9 @@ extension SpecDecoder {
         }
         guard let node = section.required("service"), let service = context.nonEmptyString(node, key: "service") else { return nil }
         guard service.hasPrefix("/") else {
-            context.fail("a JSON-WS service starts with '/' (such as /bookmarks.bookmarksentry/get-entries), found '\(service)'", at: node.location)
+            context.fail(
+                "a JSON-WS service starts with '/' (such as /bookmarks.bookmarksentry/get-entries), found '\(service)'",
+                at: node.location)
             return nil
         }
         return ServiceCall(service: service, params: params)
@@ -260,7 +262,8 @@ extension SpecDecoder {
             if let node = section.mapping["size-param"] {
                 sizeParam = node.isNull ? nil : context.nonEmptyString(node, key: "size-param")
             }
-            return .cursor(cursorParam: param("cursor-param", "cursor"), cursorPath: param("cursor-path", "next_cursor"), sizeParam: sizeParam)
+            return .cursor(
+                cursorParam: param("cursor-param", "cursor"), cursorPath: param("cursor-path", "next_cursor"), sizeParam: sizeParam)
         case .nextLink:
             return .nextLink(nextPath: param("next-path", "next"))
         case .linkHeader:

@@ -39,7 +39,8 @@ extension SpecDecoder {
             }
         }
         spec.fields = section.section("fields").map(decodeFields)
-        if let policy = section["on-invalid"].flatMap({ context.choice($0, key: "on-invalid", ["fail": InvalidRowPolicy.fail, "skip": .skip]) }) {
+        let policies: KeyValuePairs<String, InvalidRowPolicy> = ["fail": .fail, "skip": .skip]
+        if let policy = section["on-invalid"].flatMap({ context.choice($0, key: "on-invalid", policies) }) {
             spec.onInvalid = policy
         }
         return spec
@@ -56,7 +57,7 @@ extension SpecDecoder {
                 guard let from = context.nonEmptyString(pair.value, key: name) else { continue }
                 fields.append(FieldMapping(name: name, from: from, location: location))
             case .mapping:
-                guard let entry = Section(pair.value, name: "fields.\(name)", context: context) else { continue }
+                guard let entry = Section(pair.value, name: "\(section.name).\(name)", context: context) else { continue }
                 entry.checkKeys(["from", "type", "default", "required", "localized"])
                 fields.append(
                     FieldMapping(
@@ -105,9 +106,8 @@ extension SpecDecoder {
         let isFile = section["type"].map { context.choice($0, key: "type", ["stdout": false, "file": true]) } ?? (section["path"] != nil)
         switch isFile {
         case true?:
-            guard let path = section.required("path", for: "sink of type 'file'").flatMap({ context.nonEmptyString($0, key: "path") }) else {
-                return nil
-            }
+            let pathNode = section.required("path", for: "sink of type 'file'")
+            guard let path = pathNode.flatMap({ context.nonEmptyString($0, key: "path") }) else { return nil }
             return SinkSpec(destination: .file(path: path), format: format)
         case false?:
             if let path = section.mapping.pairs.first(where: { $0.key.text == "path" }) {

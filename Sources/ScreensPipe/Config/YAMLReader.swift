@@ -159,10 +159,12 @@ private struct TreeBuilder {
             try attach(anchored.node)
         case YAML_MAPPING_START_EVENT:
             try rejectTag(screens_yaml_mapping_tag(&event), at: location)
-            try push(.mapping(YAMLMapping(pairs: [], location: location), anchor: Self.string(screens_yaml_mapping_anchor(&event)), pendingKey: nil), at: location)
+            let anchor = Self.string(screens_yaml_mapping_anchor(&event))
+            try push(.mapping(YAMLMapping(pairs: [], location: location), anchor: anchor, pendingKey: nil), at: location)
         case YAML_SEQUENCE_START_EVENT:
             try rejectTag(screens_yaml_sequence_tag(&event), at: location)
-            try push(.sequence(YAMLSequence(items: [], location: location), anchor: Self.string(screens_yaml_sequence_anchor(&event))), at: location)
+            let anchor = Self.string(screens_yaml_sequence_anchor(&event))
+            try push(.sequence(YAMLSequence(items: [], location: location), anchor: anchor), at: location)
         case YAML_MAPPING_END_EVENT, YAML_SEQUENCE_END_EVENT:
             guard let frame = stack.popLast() else { return false }
             let node: YAMLNode

@@ -39,9 +39,11 @@ import Testing
     }
 
     @Test func editDistanceAndSuggestions() {
-        #expect(KeySuggestion.levenshtein("pagenation", "pagination") == 1)
-        #expect(KeySuggestion.levenshtein("", "abc") == 3)
-        #expect(KeySuggestion.levenshtein("kitten", "sitting") == 3)
+        #expect(KeySuggestion.editDistance("pagenation", "pagination") == 1)
+        #expect(KeySuggestion.editDistance("", "abc") == 3)
+        #expect(KeySuggestion.editDistance("kitten", "sitting") == 3)
+        #expect(KeySuggestion.editDistance("form", "from") == 1)
+        #expect(KeySuggestion.editDistance("Source", "source") == 0)
         #expect(KeySuggestion.closest(to: "sevrer", among: ["server", "source"]) == "server")
         #expect(KeySuggestion.closest(to: "zebra", among: ["name", "source", "sink"]) == nil)
     }

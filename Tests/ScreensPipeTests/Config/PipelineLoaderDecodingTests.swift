@@ -1,3 +1,4 @@
+import Foundation
 import ScreensBus
 import Testing
 @testable import ScreensPipe
@@ -94,6 +95,53 @@ import Testing
         #expect(filter.expressionLocation == ScreensPipe.SourceLocation(file: "test.yaml", line: 38, column: 11))
         #expect(filter.limit == 100)
         #expect(spec.sink == SinkSpec(destination: .file(path: "out.jsonl"), format: .events))
+    }
+
+    /// The example of DESIGN §8, comments and all.
+    @Test func designExampleLoads() throws {
+        let spec = try PipelineLoader(environment: ["LIFERAY_SERVER": "http://localhost:8080"]).load(
+            yaml: """
+                name: bookmarks                       # default: the file name without .yaml
+                source:
+                  type: liferay-jsonws                # liferay-jsonws | liferay-headless | rest
+                  server: ${LIFERAY_SERVER:-sandbox}  # base URL, or sandbox
+                  auth:                               # optional
+                    basic:                            # block style: ${...} is not allowed unquoted in { } flow style
+                      username: ${LIFERAY_USER:-test@liferay.com}
+                      password: ${LIFERAY_PASSWORD:-test}
+                    # or: bearer: ${TOKEN}
+                  rows:  { service: /bookmarks.bookmarksentry/get-entries,       params: { groupId: 20143, folderId: 0 } }
+                  count: { service: /bookmarks.bookmarksentry/get-entries-count, params: { groupId: 20143, folderId: 0 } }
+                  # liferay-headless instead: path: /o/headless-delivery/v1.0/sites/20143/structured-contents
+                  pagination: { first-page-size: 50, page-size: 25, prefetch: 4, max-pages: 10000 }
+                  timeout: 15s
+                  retry: { attempts: 4, backoff: 200ms, max-backoff: 10s }   # 429/5xx/connectivity; honours Retry-After
+                  max-response-size: 64MiB
+                convert:                              # optional
+                  model: bookmark                     # bookmark | web-content | asset | ddl-record
+                  locale: es_ES
+                  fields:                             # or a mapping for any entity
+                    id: entryId
+                    title: { from: name, localized: true }
+                    created: { from: createDate, type: date }
+                cache:                                # optional; no cache section = remote-only without storing
+                  policy: remote-first
+                  key: "{groupId}-{folderId}"         # optional; default derives from the request
+                  ttl: 1h                             # optional
+                  path: ./cache.sqlite                # optional
+                filter:                               # optional
+                  where: 'url contains "liferay" and not (name starts-with "tmp")'
+                  limit: 100
+                sink:                                 # default: stdout, items
+                  type: stdout                        # stdout | file
+                  format: items                       # items | events
+                """)
+        #expect(spec.name == "bookmarks")
+        #expect(spec.source.server == .url("http://localhost:8080"))
+        #expect(spec.source.auth == .basic(username: "test@liferay.com", password: "test"))
+        #expect(spec.convert?.fields?.count == 3)
+        #expect(spec.filter?.expressionLocation == ScreensPipe.SourceLocation(file: "<string>", line: 30, column: 11))
+        #expect(spec.sink == SinkSpec())
     }
 
     @Test func defaultsApplyWhenSectionsAreOmitted() throws {
@@ -265,6 +313,7 @@ import Testing
         let directory = "/tmp/screens-pipe-config-tests-\(UInt32.random(in: 0...UInt32.max))"
         let path = "\(directory)/assets.yaml"
         try writeFile(path, "source:\n  type: file\n  path: rows.json\n")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let spec = try PipelineLoader(environment: [:]).load(file: path)
         #expect(spec.name == "assets")
         #expect(spec.file == path)

@@ -1,5 +1,44 @@
+import Foundation
 import Testing
 @testable import ScreensPipe
+
+// Helpers shared by the config suites.
+
+/// Loads `yaml` as the file `test.yaml` with a fixed environment.
+func loadPipeline(_ yaml: String, environment: [String: String] = [:], overrides: [String] = []) throws(ConfigurationErrors) -> PipelineSpec {
+    try PipelineLoader(environment: environment).load(yaml: yaml, file: "test.yaml", overrides: overrides)
+}
+
+/// The error lines loading `yaml` produces; records an issue when it loads.
+func configErrors(
+    _ yaml: String, environment: [String: String] = [:], overrides: [String] = [],
+    sourceLocation: Testing.SourceLocation = #_sourceLocation
+) -> [String] {
+    do {
+        _ = try loadPipeline(yaml, environment: environment, overrides: overrides)
+        Issue.record("expected configuration errors", sourceLocation: sourceLocation)
+        return []
+    } catch {
+        for error in error.errors {
+            #expect(error.code == .configuration, sourceLocation: sourceLocation)
+        }
+        return error.errors.map(\.description)
+    }
+}
+
+/// A minimal valid source to put other sections beside.
+let minimalSource = """
+    source:
+      type: file
+      path: rows.json
+    """
+
+/// Writes `text` to `path`, creating its directory.
+func writeFile(_ path: String, _ text: String) throws {
+    let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+}
 
 @Suite struct PipelineLoaderErrorTests {
     @Test func unknownKeySuggestsTheClosestAllowedKey() {
@@ -189,12 +228,29 @@ import Testing
             """)
         #expect(
             errors == [
-                "test.yaml:6:12: missing required key 'password' in auth.basic",
+                "test.yaml:6:12: missing required key 'password' in source.auth.basic",
                 "test.yaml:8:5: 'Bad Header' is not a valid HTTP header name",
             ])
         #expect(
             configErrors("source: { type: liferay-headless, server: sandbox, path: /o/x, auth: { bearer: t, basic: {} } }") == [
                 "test.yaml:1:70: auth takes one of 'basic' or 'bearer', not both"
+            ])
+    }
+
+    @Test func fieldEntriesAreValidated() {
+        let errors = configErrors(
+            minimalSource + """
+
+            convert:
+              fields:
+                title: { form: name, type: text }
+                tags: [a]
+            """)
+        #expect(
+            errors == [
+                "test.yaml:6:14: unknown key 'form' in convert.fields.title; did you mean 'from'?",
+                "test.yaml:6:32: expected one of string, int, number, bool, date for 'type', found 'text'",
+                "test.yaml:7:11: expected a source path or a mapping for field 'tags', found a sequence",
             ])
     }
 
@@ -216,6 +272,41 @@ import Testing
             #expect(first.code == .configuration)
             #expect(first.location == ScreensPipe.SourceLocation(file: "test.yaml", line: 1, column: 9))
             #expect(first.exitCode == 2)
+        }
+    }
+}
+
+@Suite struct FilterLocationTests {
+    @Test func plainExpressionStartsAtItsFirstCharacter() throws {
+        let spec = try loadPipeline(minimalSource + "\nfilter:\n  where: name == \"x\"\n")
+        #expect(spec.filter?.expressionLocation == ScreensPipe.SourceLocation(file: "test.yaml", line: 5, column: 10))
+        #expect(spec.filter?.expression == "name == \"x\"")
+    }
+
+    @Test func doubleQuotedExpressionStartsPastTheQuote() throws {
+        let spec = try loadPipeline(minimalSource + "\nfilter: { where: \"a > 1\" }\n")
+        #expect(spec.filter?.expressionLocation == ScreensPipe.SourceLocation(file: "test.yaml", line: 4, column: 19))
+    }
+
+    @Test func blockExpressionIsLocatedAtTheScalar() throws {
+        let spec = try loadPipeline(minimalSource + "\nfilter:\n  where: >\n    a > 1\n    and b\n")
+        #expect(spec.filter?.expression == "a > 1 and b\n")
+        #expect(spec.filter?.expressionLocation?.line == 5)
+    }
+
+    @Test func overriddenExpressionIsLocatedAtTheOverride() throws {
+        let spec = try loadPipeline(minimalSource, overrides: ["filter.where=a == 1"])
+        #expect(spec.filter?.expressionLocation == ScreensPipe.SourceLocation(file: "--set filter.where", line: 1, column: 14))
+    }
+}
+
+@Suite struct UnreadableFileTests {
+    @Test func aDirectoryIsNotAPipelineFile() {
+        do {
+            _ = try PipelineLoader(environment: [:]).load(file: "/tmp")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.description == "cannot read /tmp: Is a directory")
         }
     }
 }
