@@ -10,7 +10,7 @@ extension SpecDecoder {
 
         var ownKeys: [String] {
             switch self {
-            case .liferayJSONWS: ["rows", "count", "sort"]
+            case .liferayJSONWS: ["rows", "count", "sort", "start-param", "end-param"]
             case .liferayHeadless: ["path", "query"]
             case .rest: ["url", "records", "total", "query", "paginate"]
             case .file: ["path", "records"]
@@ -171,7 +171,9 @@ extension SpecDecoder {
             .flatMap { Section($0, name: "source.rows", context: context) }.flatMap(decodeServiceCall)
         let count = section.section("count").flatMap(decodeServiceCall)
         let sort = section.nonEmptyString("sort")
-        return rows.map { JSONWSSourceSpec(rows: $0, count: count, sort: sort) }
+        let startParam = section.nonEmptyString("start-param") ?? "start"
+        let endParam = section.nonEmptyString("end-param") ?? "end"
+        return rows.map { JSONWSSourceSpec(rows: $0, count: count, sort: sort, startParam: startParam, endParam: endParam) }
     }
 
     private func decodeServiceCall(_ section: Section) -> ServiceCall? {
