@@ -1,0 +1,19 @@
+/// Why a document is not valid JSON, and where.
+///
+/// `offset` is a byte offset into the whole input (for JSON lines, into the whole stream, not
+/// the line), so a caller can point a user at the exact byte.
+public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The byte offset of the problem in the input.
+    public var offset: Int
+    /// What is wrong at `offset`, in a few words.
+    public var message: String
+
+    /// Creates an error for the byte at `offset`.
+    public init(offset: Int, message: String) {
+        self.offset = offset
+        self.message = message
+    }
+
+    /// "invalid JSON at byte N: message".
+    public var description: String { "invalid JSON at byte \(offset): \(message)" }
+}

@@ -1,0 +1,118 @@
+import Testing
+@testable import ScreensBus
+
+@Suite("JSON parser")
+struct JSONParserTests {
+    @Test func scalars() throws {
+        #expect(try JSONValue(parsing: "null") == .null)
+        #expect(try JSONValue(parsing: "true") == .bool(true))
+        #expect(try JSONValue(parsing: "false") == .bool(false))
+        #expect(try JSONValue(parsing: "0") == .int(0))
+        #expect(try JSONValue(parsing: "-17") == .int(-17))
+        #expect(try JSONValue(parsing: "\"hi\"") == .string("hi"))
+        #expect(try JSONValue(parsing: " \t\r\n[ 1 , 2 ]\n ") == .array([.int(1), .int(2)]))
+    }
+
+    @Test func int64Limits() throws {
+        #expect(try JSONValue(parsing: "9223372036854775807") == .int(Int64.max))
+        #expect(try JSONValue(parsing: "-9223372036854775808") == .int(Int64.min))
+    }
+
+    @Test func integersBeyondInt64KeepTheirText() throws {
+        #expect(try JSONValue(parsing: "9223372036854775808") == .number("9223372036854775808"))
+        #expect(try JSONValue(parsing: "-9223372036854775809") == .number("-9223372036854775809"))
+        #expect(try JSONValue(parsing: "18446744073709551617") == .number("18446744073709551617"))
+        #expect(try JSONValue(parsing: "123456789012345678901234567890") == .number("123456789012345678901234567890"))
+    }
+
+    @Test func doublesAreCorrectlyRounded() throws {
+        let cases: [(String, Double)] = [
+            ("0.1", 0.1), ("1e308", 1e308), ("-0.0", -0.0), ("1.5", 1.5), ("2.5e-3", 2.5e-3),
+            ("1E2", 100), ("1e+2", 100), ("-1.25e-2", -0.0125),
+            ("1.7976931348623157e308", 1.7976931348623157e308), ("5e-324", Double.leastNonzeroMagnitude),
+            ("2.2250738585072014e-308", 2.2250738585072014e-308),
+            ("0.30000000000000004", 0.30000000000000004),
+            ("9007199254740993.0", 9007199254740992), // halfway: ties to even
+            ("123456789012345678901234567890.5", 123456789012345678901234567890.5),
+            ("0.000000000000000000000000001", 1e-27),
+        ]
+        for (text, expected) in cases {
+            let parsed = try JSONValue(parsing: text)
+            guard case .double(let value) = parsed else {
+                Issue.record("\(text) parsed as \(parsed)")
+                continue
+            }
+            #expect(value.bitPattern == expected.bitPattern, "\(text)")
+        }
+    }
+
+    @Test func negativeZeroKeepsItsSign() throws {
+        guard case .double(let value) = try JSONValue(parsing: "-0.0") else {
+            Issue.record("not a double")
+            return
+        }
+        #expect(value == 0 && value.sign == .minus)
+    }
+
+    @Test func everyEscape() throws {
+        let parsed = try JSONValue(parsing: #""\"\\\/\b\f\n\r\t\u0041\u00e9\u4e2d""#)
+        #expect(parsed == .string("\"\\/\u{08}\u{0C}\n\r\tAé中"))
+    }
+
+    @Test func surrogatePairsEscapedAndRaw() throws {
+        #expect(try JSONValue(parsing: #""\ud83d\ude00""#) == .string("😀"))
+        #expect(try JSONValue(parsing: #""\uD83D\uDE00""#) == .string("😀"))
+        #expect(try JSONValue(parsing: "\"😀\"") == .string("😀"))
+        #expect(try JSONValue(parsing: "\"a😀b\\n😀\"") == .string("a😀b\n😀"))
+    }
+
+    @Test func bmpAndAstralUnicode() throws {
+        let text = "héllo wörld — 中文 日本語 한국어 𝄞 🇪🇸 \u{10FFFF}"
+        #expect(try JSONValue(parsing: "\"\(text)\"") == .string(text))
+    }
+
+    @Test func keyOrderIsPreserved() throws {
+        let parsed = try JSONValue(parsing: #"{"z":1,"a":2,"m":{"y":true,"b":null}}"#)
+        #expect(parsed.objectValue?.keys == ["z", "a", "m"])
+        #expect(parsed["m"]?.objectValue?.keys == ["y", "b"])
+    }
+
+    @Test func duplicateKeysLastWinsOnLookup() throws {
+        let parsed = try JSONValue(parsing: #"{"a":1,"b":2,"a":3}"#)
+        #expect(parsed["a"] == .int(3))
+        #expect(parsed["b"] == .int(2))
+    }
+
+    @Test func nestingUpToTheLimit() throws {
+        let depth = JSONParser.maxDepth
+        let text = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+        var value = try JSONValue(parsing: text)
+        var levels = 1
+        while case .array(let elements) = value, let inner = elements.first {
+            value = inner
+            levels += 1
+        }
+        #expect(levels == depth)
+
+        let objects = String(repeating: #"{"k":"#, count: depth) + "0" + String(repeating: "}", count: depth)
+        #expect(throws: Never.self) { try JSONValue(parsing: objects) }
+    }
+
+    @Test func nestingOnePastTheLimitIsAnError() {
+        let depth = JSONParser.maxDepth + 1
+        let text = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+        #expect(throws: JSONParseError(offset: depth - 1, message: "nesting deeper than 512 levels")) {
+            try JSONValue(parsing: text)
+        }
+    }
+
+    @Test func parsesFromBytesStringAndBuffer() throws {
+        let text = #"{"entryId":20143000000000001,"name":"Ñandú"}"#
+        let fromString = try JSONValue(parsing: text)
+        let fromBytes = try JSONValue(parsing: Array(text.utf8))
+        let fromBuffer = try Array(text.utf8).withUnsafeBytes { buffer in try JSONValue(parsing: buffer) }
+        #expect(fromString == fromBytes)
+        #expect(fromString == fromBuffer)
+        #expect(fromString["entryId"] == .int(20_143_000_000_000_001))
+    }
+}
