@@ -151,6 +151,13 @@ struct JSONWSTests {
                 {"/screens.screensassetentry/get-asset-entries":{"assetEntryQuery":{"groupIds":[20143,20144],"start":60,"end":80},"locale":"en_US"}}
                 """).expect(200).json().arrayValue ?? []
             #expect(page.count == 8)
+            // As a pipeline sends it: the flattened query, with the page's start/end added at the top level.
+            let topLevel = try client.invoke("""
+                {"/screens.screensassetentry/get-asset-entries":{"+entryQuery":"com.liferay.asset.kernel.service.persistence.AssetEntryQuery",
+                 "entryQuery.groupIds":20143,"locale":"en_US","start":40,"end":60}}
+                """).expect(200).json().arrayValue ?? []
+            #expect(topLevel.count == 8)
+            #expect(topLevel.allSatisfy { $0["groupId"] == .int(20143) })
             let missing = try client.invoke(#"{"/assetentry/get-entries-count":{}}"#).expect(500).json()
             #expect(missing["error"]?["type"] == "java.lang.IllegalArgumentException")
         }
