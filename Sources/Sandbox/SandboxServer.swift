@@ -1,1 +1,78 @@
-import ScreensBus
+internal import NIOCore
+internal import NIOHTTP1
+internal import NIOPosix
+
+/// The sandbox portal: a Liferay look-alike over real HTTP on loopback (DESIGN §3).
+///
+/// Serves JSON-WS (`POST /api/jsonws/invoke`), headless delivery structured contents and a
+/// generic REST family over sample data, and misbehaves on purpose as its ``FaultPlan`` says.
+public final class SandboxServer: Sendable {
+    private let channel: any Channel
+    private let state: ServerState
+    /// The configuration the server was started with.
+    public let configuration: SandboxConfiguration
+
+    /// The bound TCP port (the ephemeral one when the configuration asked for port 0).
+    public let port: Int
+
+    /// `http://HOST:PORT`, ready for a pipeline's `server:`.
+    public var baseURL: String {
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        return "http://\(host):\(port)"
+    }
+
+    /// HTTP requests received so far, on any path, including those answered with an injected fault.
+    public var requestCount: Int { state.requestCount }
+
+    private init(channel: any Channel, state: ServerState, configuration: SandboxConfiguration, port: Int) {
+        self.channel = channel
+        self.state = state
+        self.configuration = configuration
+        self.port = port
+    }
+
+    /// Loads the data and starts listening.
+    ///
+    /// - Throws: ``SandboxError`` when the data cannot be found or read, or the bind error.
+    public static func start(_ configuration: SandboxConfiguration) async throws -> SandboxServer {
+        let data = try DataDirectory.load(try DataDirectory.locate(configured: configuration.dataDirectory))
+        let portal = Portal(
+            data: data,
+            generated: configuration.generatedRows > 0 ? GeneratedBookmarks(count: configuration.generatedRows) : nil,
+            hideEvery: configuration.hideEvery)
+        let state = ServerState(
+            router: Router(portal: portal, loginRedirect: configuration.loginRedirect),
+            faults: FaultInjector(plan: configuration.faults, seed: configuration.seed))
+        let down = configuration.faults.down
+
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if down {
+                        try channel.pipeline.syncOperations.addHandler(ResetOnConnectHandler())
+                        return
+                    }
+                    state.track(channel)
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandler(SandboxHTTPHandler(server: state))
+                }
+            }
+            .bind(host: configuration.host, port: configuration.port)
+            .get()
+
+        guard let port = channel.localAddress?.port else {
+            try? await channel.close()
+            throw SandboxError("the sandbox could not read its bound port")
+        }
+        return SandboxServer(channel: channel, state: state, configuration: configuration, port: port)
+    }
+
+    /// Stops listening and closes every open connection, stalled ones included.
+    public func stop() async throws {
+        if channel.isActive { try await channel.close() }
+        await state.closeAll()
+    }
+}

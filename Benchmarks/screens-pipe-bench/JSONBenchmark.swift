@@ -1,0 +1,58 @@
+import Foundation
+import ScreensBus
+
+/// `json`: parse and write throughput of ScreensBus's JSON core on a bookmark page,
+/// against Foundation's JSONSerialization parsing the same bytes.
+enum JSONBenchmark {
+    struct Mismatch: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func run(_ arguments: [String]) throws {
+        let options = try BenchmarkOptions(arguments, valued: ["--rows", "--iterations"], flags: ["--no-baseline"])
+        let rows = try options.int("--rows", default: 100_000)
+        let iterations = try options.int("--iterations", default: 5)
+
+        let document = BookmarkDocument.make(rows: rows)
+        let bytes = document.jsonBytes
+        print("json: \(rows) bookmark rows, \(bytes.count) bytes, best of \(iterations)")
+
+        // Check before timing: the parse must give the document back and the writer its bytes.
+        let parsed = try JSONValue(parsing: bytes)
+        guard parsed == document else { throw Mismatch(description: "parsed document differs from the original") }
+        guard parsed.jsonBytes == bytes else { throw Mismatch(description: "written bytes differ from the input") }
+
+        var sink = 0
+        let parseSeconds = try fastestSeconds(iterations: iterations) {
+            let value = try JSONValue(parsing: bytes)
+            sink &+= value.arrayValue?.count ?? 0
+        }
+        var writer = JSONWriter(reservingCapacity: bytes.count)
+        let writeSeconds = fastestSeconds(iterations: iterations) {
+            writer.reset()
+            writer.write(parsed)
+            sink &+= writer.bytes.count
+        }
+        let freshWriteSeconds = fastestSeconds(iterations: iterations) {
+            sink &+= parsed.jsonBytes.count
+        }
+
+        let parseRate = megabytesPerSecond(bytes: bytes.count, seconds: parseSeconds)
+        let writeRate = megabytesPerSecond(bytes: bytes.count, seconds: writeSeconds)
+        let freshWriteRate = megabytesPerSecond(bytes: bytes.count, seconds: freshWriteSeconds)
+        if options.has("--no-baseline") {
+            print("json.parse  \(parseRate) MB/s")
+        } else {
+            let data = Data(bytes)
+            let baselineSeconds = try fastestSeconds(iterations: max(1, iterations / 2)) {
+                let object = try JSONSerialization.jsonObject(with: data)
+                sink &+= (object as? [Any])?.count ?? 0
+            }
+            let baselineRate = megabytesPerSecond(bytes: bytes.count, seconds: baselineSeconds)
+            let ratio = String((baselineSeconds / parseSeconds * 10).rounded() / 10)
+            print("json.parse  \(parseRate) MB/s  (JSONSerialization \(baselineRate) MB/s, \(ratio)x)")
+        }
+        print("json.write  \(writeRate) MB/s  (reused writer; jsonBytes \(freshWriteRate) MB/s)")
+        if sink == 42 { print("") } // keeps the measured work observable
+    }
+}

@@ -1,0 +1,81 @@
+import ScreensBus
+import Synchronization
+
+/// What happens to one data request.
+enum FaultAction: Sendable, Equatable {
+    case none
+    /// Answer `FaultPlan.failStatus` with a JSON error body (and Retry-After when configured).
+    case fail
+    /// Close the connection with a TCP reset, no response.
+    case reset
+    /// Announce the full length, send half the body, close.
+    case truncate
+    /// A 200 whose body is not JSON.
+    case malformed
+    /// Send half the body, pause for `FaultPlan.stallDuration`, then the rest.
+    case stall
+}
+
+/// Numbers data requests in arrival order and decides each one's fault from the plan and the seed.
+///
+/// The decision for request n depends only on n, the plan and the seed (the rate draw hashes
+/// them with SplitMix64), so replaying a run with the same seed injects the same faults.
+final class FaultInjector: Sendable {
+    let plan: FaultPlan
+    private let seed: UInt64
+    private let counter = Atomic<Int>(0)
+
+    init(plan: FaultPlan, seed: UInt64) {
+        self.plan = plan
+        self.seed = seed
+    }
+
+    /// Numbers the next data request and decides its fault.
+    func nextRequest() -> (number: Int, action: FaultAction) {
+        let number = counter.add(1, ordering: .relaxed).newValue
+        return (number, action(forRequest: number))
+    }
+
+    func action(forRequest number: Int) -> FaultAction {
+        func hits(_ every: Int?) -> Bool {
+            guard let every, every > 0 else { return false }
+            return number % every == 0
+        }
+        if hits(plan.resetEvery) { return .reset }
+        if hits(plan.failEvery) || (plan.failRate > 0 && draw(number) < plan.failRate) { return .fail }
+        if hits(plan.truncateEvery) { return .truncate }
+        if hits(plan.malformedEvery) { return .malformed }
+        if hits(plan.stallEvery) { return .stall }
+        return .none
+    }
+
+    /// A uniform number in [0, 1) for request `number`.
+    private func draw(_ number: Int) -> Double {
+        var state = seed &+ UInt64(truncatingIfNeeded: number) &* 0x9E37_79B9_7F4A_7C15
+        state = (state ^ (state >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        state = (state ^ (state >> 27)) &* 0x94D0_49BB_1331_11EB
+        state ^= state >> 31
+        return Double(state >> 11) / Double(UInt64(1) << 53)
+    }
+
+    /// The injected failure's response.
+    func failureResponse(requestNumber: Int) -> SandboxResponse {
+        let reason = plan.failStatus == 429 ? "Too Many Requests" : "Service Unavailable"
+        let body: JSONValue = [
+            "exception": .string(reason),
+            "error": [
+                "message": .string("\(reason) (sandbox fault injected into data request \(requestNumber))"),
+                "type": "com.liferay.portal.kernel.exception.SystemException",
+            ],
+        ]
+        return .json(plan.failStatus, body, headers: plan.retryAfter.map { [("Retry-After", $0)] } ?? [])
+    }
+
+    /// A body that is not JSON: the real one minus its last byte, plus an unterminated string.
+    static func malformed(_ response: SandboxResponse) -> SandboxResponse {
+        var broken = response
+        broken.status = 200
+        broken.body = Array(response.body.dropLast()) + Array("\"unterminated".utf8)
+        return broken
+    }
+}

@@ -1,0 +1,88 @@
+import ScreensBus
+
+/// Maps requests to the portal's endpoints and applies authentication.
+struct Router: Sendable {
+    let portal: Portal
+    let loginRedirect: Bool
+
+    static let invokePath = "/api/jsonws/invoke"
+    static let loginPath = "/c/portal/login"
+
+    /// Whether `path` serves data, and so is subject to fault injection.
+    static func isDataEndpoint(_ path: String) -> Bool {
+        path == invokePath || path.hasPrefix(StructuredContents.pathPrefix) || path.hasPrefix(RESTEndpoints.pathPrefix)
+    }
+
+    func respond(to request: SandboxRequest) -> SandboxResponse {
+        let baseURL = request.baseURL
+        let authentication = portal.data.accounts.authenticate(authorization: request.headers["authorization"])
+        switch request.path {
+        case Self.invokePath:
+            guard request.method == "POST" else { return methodNotAllowed("POST") }
+            guard case .user(let account) = authentication else {
+                return unauthenticated(request, baseURL: baseURL, body: PortalError.authenticationRequired.jsonwsBody)
+            }
+            let (status, body) = JSONWSInvoker(portal: portal).invoke(body: request.body, account: account)
+            return .json(status, body)
+
+        case _ where StructuredContents.siteId(ofPath: request.path) != nil:
+            guard request.method == "GET" else { return methodNotAllowed("GET") }
+            guard case .user(let account) = authentication else {
+                return unauthenticated(
+                    request, baseURL: baseURL, body: ["status": "UNAUTHORIZED", "title": "Authenticated access required"])
+            }
+            do {
+                let (body, locale) = try StructuredContents(portal: portal).page(
+                    siteId: StructuredContents.siteId(ofPath: request.path)!, query: request.query,
+                    acceptLanguage: request.headers["accept-language"], account: account)
+                return .json(200, body, headers: [("Content-Language", locale.replacingUnderscores())])
+            } catch let error as HeadlessError {
+                return .json(error.status, error.body)
+            } catch {
+                return .json(500, ["status": "INTERNAL_SERVER_ERROR", "title": .string("\(error)")])
+            }
+
+        case _ where request.path.hasPrefix(RESTEndpoints.pathPrefix):
+            guard request.method == "GET" else { return methodNotAllowed("GET") }
+            if case .invalid = authentication {
+                return unauthenticated(request, baseURL: baseURL, body: ["error": "Authenticated access required"])
+            }
+            return RESTEndpoints(portal: portal).respond(to: request, baseURL: baseURL)
+
+        case Self.loginPath:
+            return .text(
+                200,
+                "<!DOCTYPE html><html><head><title>Sign In - Liferay</title></head><body><form action=\"/c/portal/login\" method=\"post\"><input name=\"login\"><input name=\"password\" type=\"password\"></form></body></html>",
+                contentType: "text/html; charset=UTF-8")
+
+        case "/":
+            return .text(200, "Liferay sandbox portal (screens-pipe). Endpoints: POST \(Self.invokePath), GET \(StructuredContents.pathPrefix){siteId}\(StructuredContents.pathSuffix), GET \(RESTEndpoints.pathPrefix){bookmarks|generated}/{offset|pages|cursor|next-link|link-header}\n")
+
+        default:
+            return .text(404, "Not Found: \(request.path)\n")
+        }
+    }
+
+    /// A 401 with the endpoint's error body, or with `loginRedirect` a 302 to the sign-in page.
+    private func unauthenticated(_ request: SandboxRequest, baseURL: String, body: JSONValue) -> SandboxResponse {
+        if loginRedirect {
+            return SandboxResponse(
+                status: 302,
+                headers: [("Location", "\(baseURL)\(Self.loginPath)?redirect=\(request.path)"), ("Content-Type", "text/html; charset=UTF-8")],
+                body: [])
+        }
+        return .json(401, body, headers: [("WWW-Authenticate", "Basic realm=\"PortalRealm\"")])
+    }
+
+    private func methodNotAllowed(_ allowed: String) -> SandboxResponse {
+        var response = SandboxResponse.text(405, "Method Not Allowed\n")
+        response.headers.append(("Allow", allowed))
+        return response
+    }
+}
+
+extension String {
+    fileprivate func replacingUnderscores() -> String {
+        String(map { $0 == "_" ? "-" : $0 })
+    }
+}

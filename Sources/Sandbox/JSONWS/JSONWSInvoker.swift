@@ -1,0 +1,48 @@
+import ScreensBus
+
+/// `POST /api/jsonws/invoke`: one command object, or a batch array of one-key command objects.
+struct JSONWSInvoker: Sendable {
+    let portal: Portal
+
+    /// The status and body for a request body sent by `account`.
+    ///
+    /// A batch answers an array with one result per command; one failing command fails the
+    /// whole batch with that command's error, as Liferay does.
+    func invoke(body: [UInt8], account: Account) -> (status: Int, body: JSONValue) {
+        do {
+            let request: JSONValue
+            do {
+                request = try JSONValue(parsing: body)
+            } catch {
+                throw PortalError.invalidRequest("The request body is not JSON: \(error)")
+            }
+            switch request {
+            case .array(let commands):
+                return (200, .array(try commands.map { try run($0, account: account) }))
+            case .object:
+                return (200, try run(request, account: account))
+            default:
+                throw PortalError.invalidRequest("The request body must be a command object or an array of them")
+            }
+        } catch let error as PortalError {
+            return (error.status, error.jsonwsBody)
+        } catch {
+            let failure = PortalError(status: 500, type: "java.lang.RuntimeException", message: "\(error)")
+            return (failure.status, failure.jsonwsBody)
+        }
+    }
+
+    private func run(_ command: JSONValue, account: Account) throws -> JSONValue {
+        guard case .object(let object) = command, object.count == 1, let member = object.first else {
+            throw PortalError.invalidRequest("A command must be an object with exactly one key, the service path")
+        }
+        guard let action = JSONWSServices.actions[member.key] else { throw PortalError.noSuchAction(member.key) }
+        let raw: JSONObject
+        switch member.value {
+        case .object(let params): raw = params
+        case .null: raw = [:]
+        default: throw PortalError.invalidRequest("The parameters of \(member.key) must be an object")
+        }
+        return try action(portal, ServiceParameters(raw), account)
+    }
+}

@@ -1,0 +1,38 @@
+import ScreensBus
+
+/// A deterministic bookmarks folder of any size, computed row by row from the index.
+///
+/// Benchmarks page through a million rows; keeping them in memory or on disk would measure
+/// the sandbox instead of the client. Ids start at 2^53 + 1 so every generated row also
+/// checks that 64-bit ids survive the trip exactly.
+struct GeneratedBookmarks: Sendable {
+    /// The group and folder the generated rows live in (JSON-WS and REST `generated`).
+    static let groupId: Int64 = 20143
+    static let folderId: Int64 = 1_000_000
+    static let firstEntryId: Int64 = 9_007_199_254_740_993
+    private static let baseDate: Int64 = 1_704_067_200_000
+
+    let count: Int
+
+    func row(at index: Int) -> JSONValue {
+        let number = index + 1
+        let date = Self.baseDate + Int64(index) * 60_000
+        var row = JSONObject(minimumCapacity: 15)
+        row.appendUnchecked(key: "entryId", value: .int(Self.firstEntryId + Int64(index)))
+        row.appendUnchecked(key: "groupId", value: .int(Self.groupId))
+        row.appendUnchecked(key: "companyId", value: .int(20099))
+        row.appendUnchecked(key: "userId", value: .int(20139))
+        row.appendUnchecked(key: "userName", value: "Test Test")
+        row.appendUnchecked(key: "createDate", value: .int(date))
+        row.appendUnchecked(key: "modifiedDate", value: .int(date))
+        row.appendUnchecked(key: "folderId", value: .int(Self.folderId))
+        row.appendUnchecked(key: "treePath", value: "/1000000/")
+        row.appendUnchecked(key: "name", value: .string("Generated bookmark \(number)"))
+        row.appendUnchecked(key: "url", value: .string("https://example.com/generated/\(number)"))
+        row.appendUnchecked(key: "description", value: .string("Row \(number) of \(count)"))
+        row.appendUnchecked(key: "visits", value: .int(Int64(index % 97)))
+        row.appendUnchecked(key: "priority", value: .int(Int64(index % 3)))
+        row.appendUnchecked(key: "status", value: .int(0))
+        return .object(row)
+    }
+}

@@ -1,0 +1,221 @@
+import Foundation
+@testable import Sandbox
+import ScreensBus
+import Testing
+
+@Suite("JSON-WS invoke")
+struct JSONWSTests {
+    static let entries = "/bookmarks.bookmarksentry/get-entries"
+
+    @Test("a batch answers an array: page 0 of 50 and the count of 73")
+    func batchPageAndCount() async throws {
+        try await withSandbox { client, _ in
+            let body = try client.invoke("""
+                [{"\(Self.entries)":{"groupId":20143,"folderId":0,"start":0,"end":50}},
+                 {"\(Self.entries)-count":{"groupId":20143,"folderId":0}}]
+                """).expect(200).json()
+            let results = try #require(body.arrayValue)
+            #expect(results.count == 2)
+            #expect(results[0].arrayValue?.count == 50)
+            #expect(results[1] == .int(73))
+        }
+    }
+
+    @Test("a single command object answers a single result, not an array")
+    func singleCommand() async throws {
+        try await withSandbox { client, _ in
+            let count = try client.invoke(#"{"\#(Self.entries)-count":{"groupId":20143,"folderId":0}}"#).expect(200).json()
+            #expect(count == .int(73))
+        }
+    }
+
+    @Test("start/end slice end-exclusive; pages 0..50 and 50..75 cross the boundary and cover the list once")
+    func slicingAcrossTheFirstPageBoundary() async throws {
+        try await withSandbox { client, _ in
+            func page(_ start: Int, _ end: Int) throws -> [Int64] {
+                try client.invoke(#"{"\#(Self.entries)":{"groupId":20143,"folderId":0,"start":\#(start),"end":\#(end)}}"#)
+                    .expect(200).json().entryIds
+            }
+            let all = try page(-1, -1)
+            #expect(all.count == 73)
+            #expect(Set(all).count == 73)
+            let first = try page(0, 50)
+            let second = try page(50, 75)
+            #expect(first.count == 50)
+            #expect(second.count == 23)
+            #expect(first + second == all)
+            #expect(try page(73, 98).isEmpty)
+            #expect(try page(10, 5).isEmpty)
+            #expect(try page(49, 51) == Array(all[49..<51]))
+        }
+    }
+
+    @Test("64-bit ids beyond 2^53 come out exactly, in the body bytes")
+    func exactIds() async throws {
+        try await withSandbox { client, _ in
+            let response = try client.invoke(#"{"\#(Self.entries)":{"groupId":20143,"folderId":0,"start":-1,"end":-1}}"#).expect(200)
+            #expect(response.text.contains("\"entryId\":9007199254740993,"))
+            #expect(response.text.contains("\"entryId\":9223372036854775807,"))
+            let ids = try response.json().entryIds
+            #expect(ids[10] == 9_007_199_254_740_993)
+            #expect(ids[49] == 9_007_199_254_740_995)
+            #expect(ids[50] == Int64.max)
+        }
+    }
+
+    @Test("hostile strings arrive intact: emoji, CJK, RTL, quotes, backslashes, control characters")
+    func hostileStrings() async throws {
+        try await withSandbox { client, _ in
+            let response = try client.invoke(#"{"\#(Self.entries)":{"groupId":20143,"folderId":0,"start":-1,"end":-1}}"#).expect(200)
+            #expect(response.text.contains(#"Control \u0001 and \u001f chars\ttab"#))
+            let names = Set(try response.json().arrayValue!.compactMap { $0["name"]?.stringValue })
+            #expect(names.contains("🚀 Launch notes 👩‍👩‍👧 ✨"))
+            #expect(names.contains("東京の書籍 — 中文 한국어"))
+            #expect(names.contains("مرحبا بالعالم — שלום עולם"))
+            #expect(names.contains(#"He said "hello" and 'bye'"#))
+            #expect(names.contains(#"C:\Program Files\Liferay\bin"#))
+            #expect(names.contains("Control \u{01} and \u{1F} chars\ttab"))
+        }
+    }
+
+    @Test("bookmarks of a subfolder and the generated folder is absent without the generator")
+    func folders() async throws {
+        try await withSandbox { client, _ in
+            let count = try client.invoke(#"{"\#(Self.entries)-count":{"groupId":20143,"folderId":20200}}"#).expect(200).json()
+            #expect(count == .int(40))
+            let empty = try client.invoke(#"{"\#(Self.entries)":{"groupId":20143,"folderId":20201,"start":0,"end":50}}"#).expect(200).json()
+            #expect(empty == .array([]))
+            let generated = try client.invoke(#"{"\#(Self.entries)-count":{"groupId":20143,"folderId":1000000}}"#).expect(404).json()
+            #expect(generated["error"]?["type"] == "com.liferay.bookmarks.exception.NoSuchFolderException")
+        }
+    }
+
+    @Test("journal articles: count, folder, obc title and create-date sorting, obc null keeps the stored order")
+    func journalArticles() async throws {
+        try await withSandbox { client, _ in
+            let service = "/journal.journalarticle/get-articles"
+            #expect(try client.invoke(#"{"\#(service)-count":{"groupId":20143,"folderId":0}}"#).expect(200).json() == .int(60))
+            #expect(try client.invoke(#"{"\#(service)-count":{"groupId":20143,"folderId":20300}}"#).expect(200).json() == .int(13))
+
+            func articles(_ sort: String) throws -> [JSONValue] {
+                try client.invoke(#"{"\#(service)":{"groupId":20143,"folderId":0,"start":-1,"end":-1,\#(sort)}}"#)
+                    .expect(200).json().arrayValue ?? []
+            }
+            let stored = try articles(#""obc":null"#)
+            #expect(stored.count == 60)
+            #expect(stored.first?["articleId"] == "40001")
+
+            let byTitle = try articles(#""+obc":"com.liferay.journal.util.comparator.ArticleTitleComparator""#)
+            let expected = stored.sorted {
+                (Self.englishTitle($0).lowercased(), $0["articleId"]?.stringValue ?? "")
+                    < (Self.englishTitle($1).lowercased(), $1["articleId"]?.stringValue ?? "")
+            }
+            #expect(byTitle.map { $0["articleId"] } == expected.map { $0["articleId"] })
+            #expect(byTitle.map { $0["articleId"] } != stored.map { $0["articleId"] })
+
+            let byDate = try articles(#""+obc":"com.liferay.journal.util.comparator.ArticleCreateDateComparator""#)
+            let dates = byDate.compactMap { $0["createDate"]?.int64Value }
+            #expect(dates == dates.sorted())
+            #expect(dates != stored.compactMap { $0["createDate"]?.int64Value })
+
+            let descending = try articles(#""+obc":"com.liferay.journal.util.comparator.ArticleCreateDateComparator","obc.ascending":false"#)
+            #expect(descending.compactMap { $0["createDate"]?.int64Value } == dates.reversed())
+
+            let unknown = try client.invoke(#"{"\#(service)":{"groupId":20143,"folderId":0,"+obc":"com.liferay.Nope"}}"#).expect(500).json()
+            #expect(unknown["error"]?["type"] == "java.lang.ClassNotFoundException")
+        }
+    }
+
+    static func englishTitle(_ article: JSONValue) -> String {
+        LocalizedXML.parseLocalized(article["title"]?.stringValue ?? "").text(for: "en_US")
+    }
+
+    @Test("assets: flattened +entryQuery with classNameIds and groupIds; the count service agrees")
+    func flattenedEntryQuery() async throws {
+        try await withSandbox { client, _ in
+            let rows = try client.invoke("""
+                {"/screens.screensassetentry/get-asset-entries":{"+entryQuery":"com.liferay.asset.kernel.service.persistence.AssetEntryQuery",
+                 "entryQuery.classNameIds":20109,"entryQuery.groupIds":20143,"entryQuery.start":0,"entryQuery.end":100,"locale":"es_ES"}}
+                """).expect(200).json().arrayValue ?? []
+            #expect(rows.count == 12)
+            #expect(rows.allSatisfy { $0["classNameId"] == .int(20109) && $0["groupId"] == .int(20143) })
+            #expect(rows.allSatisfy { $0["className"] == "com.liferay.journal.model.JournalArticle" })
+
+            let count = try client.invoke("""
+                {"/assetentry/get-entries-count":{"+entryQuery":"com.liferay.asset.kernel.service.persistence.AssetEntryQuery",
+                 "entryQuery.classNameIds":20109,"entryQuery.groupIds":20143}}
+                """).expect(200).json()
+            #expect(count == .int(12))
+
+            let page = try client.invoke("""
+                {"/screens.screensassetentry/get-asset-entries":{"assetEntryQuery":{"groupIds":[20143,20144],"start":60,"end":80},"locale":"en_US"}}
+                """).expect(200).json().arrayValue ?? []
+            #expect(page.count == 8)
+            // As a pipeline sends it: the flattened query, with the page's start/end added at the top level.
+            let topLevel = try client.invoke("""
+                {"/screens.screensassetentry/get-asset-entries":{"+entryQuery":"com.liferay.asset.kernel.service.persistence.AssetEntryQuery",
+                 "entryQuery.groupIds":20143,"locale":"en_US","start":40,"end":60}}
+                """).expect(200).json().arrayValue ?? []
+            #expect(topLevel.count == 8)
+            #expect(topLevel.allSatisfy { $0["groupId"] == .int(20143) })
+            let missing = try client.invoke(#"{"/assetentry/get-entries-count":{}}"#).expect(500).json()
+            #expect(missing["error"]?["type"] == "java.lang.IllegalArgumentException")
+        }
+    }
+
+    @Test("DDL records and their count, with modelAttributes and modelValues")
+    func ddlRecords() async throws {
+        try await withSandbox { client, _ in
+            let body = try client.invoke("""
+                [{"/screens.screensddlrecord/get-ddl-records":{"ddlRecordSetId":20501,"locale":"en_US","start":20,"end":40}},
+                 {"/screens.screensddlrecord/get-ddl-records-count":{"ddlRecordSetId":20501}}]
+                """).expect(200).json()
+            #expect(body[0]?.arrayValue?.count == 5)
+            #expect(body[1] == .int(25))
+            #expect(body[0]?[0]?["modelAttributes"]?["recordSetId"] == .int(20501))
+            #expect(body[0]?[0]?["modelValues"]?["name"]?.stringValue?.isEmpty == false)
+            let unknown = try client.invoke(#"{"/screens.screensddlrecord/get-ddl-records-count":{"ddlRecordSetId":1}}"#).expect(404).json()
+            #expect(unknown["error"]?["type"] == "com.liferay.dynamic.data.lists.exception.NoSuchRecordSetException")
+        }
+    }
+
+    @Test("errors: unknown service, group, folders, bad parameter type, missing parameter")
+    func errors() async throws {
+        try await withSandbox { client, _ in
+            let unknown = try client.invoke(#"{"/nope.nope/get-nothing":{}}"#).expect(404).json()
+            #expect(unknown["exception"]?.stringValue?.hasPrefix("No JSON web service action with path /nope.nope/get-nothing") == true)
+            #expect(unknown["error"]?["type"] == "java.lang.RuntimeException")
+            #expect(unknown["error"]?["message"] == unknown["exception"])
+
+            let group = try client.invoke(#"{"\#(Self.entries)":{"groupId":99999,"folderId":0}}"#).expect(404).json()
+            #expect(group["error"]?["type"] == "com.liferay.portal.kernel.exception.NoSuchGroupException")
+            #expect(group["error"]?["message"] == "No Group exists with the primary key 99999")
+
+            let folder = try client.invoke(#"{"\#(Self.entries)":{"groupId":20143,"folderId":4242}}"#).expect(404).json()
+            #expect(folder["error"]?["type"] == "com.liferay.bookmarks.exception.NoSuchFolderException")
+            let foreignFolder = try client.invoke(#"{"\#(Self.entries)":{"groupId":20143,"folderId":20210}}"#).expect(404).json()
+            #expect(foreignFolder["error"]?["type"] == "com.liferay.bookmarks.exception.NoSuchFolderException")
+            let journalFolder = try client.invoke(#"{"/journal.journalarticle/get-articles":{"groupId":20143,"folderId":4242,"start":0,"end":5}}"#).expect(404).json()
+            #expect(journalFolder["error"]?["type"] == "com.liferay.journal.exception.NoSuchFolderException")
+
+            let badType = try client.invoke(#"{"\#(Self.entries)":{"groupId":"guest","folderId":0}}"#).expect(500).json()
+            #expect(badType["error"]?["type"] == "jodd.typeconverter.TypeConversionException")
+            #expect(try client.invoke(#"{"\#(Self.entries)":{"groupId":"20143","folderId":0,"start":0,"end":2}}"#).expect(200).json().entryIds.count == 2)
+            let missing = try client.invoke(#"{"\#(Self.entries)":{"folderId":0}}"#).expect(500).json()
+            #expect(missing["error"]?["message"] == "Missing value for parameter groupId")
+            _ = try client.invoke("[{not json").expect(500)
+        }
+    }
+
+    @Test("one failing command fails the whole batch with its error")
+    func failingBatch() async throws {
+        try await withSandbox { client, _ in
+            let body = try client.invoke("""
+                [{"\(Self.entries)":{"groupId":20143,"folderId":0,"start":0,"end":50}},
+                 {"\(Self.entries)-count":{"groupId":77777,"folderId":0}}]
+                """).expect(404).json()
+            #expect(body.arrayValue == nil)
+            #expect(body["error"]?["type"] == "com.liferay.portal.kernel.exception.NoSuchGroupException")
+        }
+    }
+}
