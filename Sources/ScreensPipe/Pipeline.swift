@@ -53,22 +53,28 @@ public final class Pipeline: Sendable {
         let sinkSubscription = bus.subscribe()
         let tally = RunTally()
 
-        await withTaskGroup(of: Void.self) { group in
+        await withTaskGroup(of: Bool.self) { group in
+            // Each child says whether the run must stop early.
             group.addTask {
                 do throws(OutputFile.WriteFailure) {
                     try await stages.sink.consume(sinkSubscription)
+                    return false
                 } catch {
                     tally.sinkStopped(by: error)
                     sinkSubscription.cancel()
-                    // The reader is gone or the disk failed: nothing more can be delivered.
-                    group.cancelAll()
+                    return true
                 }
             }
             group.addTask {
                 await self.load(stages, tally: tally)
                 self.bus.finish()
+                return false
             }
-            await group.waitForAll()
+            for await stopEarly in group where stopEarly {
+                // The reader is gone or the disk failed: nothing more can be delivered.
+                group.cancelAll()
+                self.bus.finish()
+            }
         }
         await stages.fetcher.shutdown()
         await stages.server?.stop()

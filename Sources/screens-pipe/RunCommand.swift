@@ -133,7 +133,7 @@ enum ProgressMode: String, ExpressibleByArgument, CaseIterable {
 }
 
 /// Cancels the run on SIGINT or SIGTERM, so transfers stop and the output is closed cleanly.
-final class InterruptWatcher: Sendable {
+final class InterruptWatcher {
     private let sources: [DispatchSourceSignal]
     private let flag = SendableFlag()
 

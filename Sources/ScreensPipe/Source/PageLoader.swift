@@ -174,11 +174,16 @@ struct IndexedLoadState {
     }
 
     /// Pages to request now: keep `prefetch` in flight, never past the known end or max-pages.
+    ///
+    /// Page 0 goes alone: it carries the row count, and with the count known no request is
+    /// ever sent for a page past the end (a short list, or a failing server, costs one request
+    /// instead of `prefetch`).
     mutating func pagesToLaunch() -> [Int] {
         var indexes: [Int] = []
         let window = max(1, pagination.prefetch)
         while inFlight < window, nextToLaunch < nextToDeliver + window, nextToLaunch < pagination.maxPages {
             if let endIndex, nextToLaunch >= endIndex { break }
+            if nextToLaunch > 0, nextToDeliver == 0 { break }
             indexes.append(nextToLaunch)
             nextToLaunch += 1
             inFlight += 1

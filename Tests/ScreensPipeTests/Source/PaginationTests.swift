@@ -21,7 +21,7 @@ struct PaginationTests {
             for index in pending.reversed() {
                 launched += 1
                 let request = PageRequest(index: index, pagination: pagination)
-                let slice = (request.startRow..<min(request.endRow, rows)).filter { !hidden.contains($0) }
+                let slice = (request.startRow..<max(request.startRow, min(request.endRow, rows))).filter { !hidden.contains($0) }
                 let page = FetchedPage(
                     request: request, rows: slice.map { .int(Int64($0)) },
                     rowCount: reportsCount && index == 0 ? rows : nil, origin: .remote)
@@ -95,22 +95,31 @@ struct PaginationTests {
         #expect(result.error?.message.contains("max-pages") == true)
     }
 
-    @Test("prefetch keeps at most N pages in flight")
+    @Test("page 0 goes alone, then prefetch keeps at most N pages in flight")
     func prefetchWindow() {
         var state = IndexedLoadState(pagination: PaginationSpec(firstPageSize: 10, pageSize: 10, prefetch: 3))
-        #expect(state.pagesToLaunch() == [0, 1, 2])
+        #expect(state.pagesToLaunch() == [0])
         #expect(state.pagesToLaunch() == [])
-        let page1 = FetchedPage(request: PageRequest(index: 1, pagination: state.pagination), rows: [1], origin: .remote)
-        state.receive(index: 1, result: .success(page1))
-        // Page 0 is still missing: nothing can be delivered, and the window stays at 3 ahead of it.
+        let page0 = FetchedPage(request: PageRequest(index: 0, pagination: state.pagination), rows: Array(repeating: 1, count: 10), rowCount: 100, origin: .remote)
+        state.receive(index: 0, result: .success(page0))
+        guard case .deliver = state.nextStep() else { Issue.record("page 0 should be delivered"); return }
+        #expect(state.pagesToLaunch() == [1, 2, 3])
+        let page2 = FetchedPage(request: PageRequest(index: 2, pagination: state.pagination), rows: [2], origin: .remote)
+        state.receive(index: 2, result: .success(page2))
+        // Page 1 is still missing: nothing can be delivered, and the window stays at 3 ahead of it.
         #expect(state.nextStep() == nil)
         #expect(state.pagesToLaunch() == [])
+    }
+
+    @Test("with a count, no page past the end is ever requested")
+    func noWastedRequests() {
+        let result = walk(rows: 73, pagination: PaginationSpec(firstPageSize: 50, pageSize: 25, prefetch: 8), reportsCount: true)
+        #expect(result.launched == 2)
     }
 
     @Test("a page that repeats the previous one is an error")
     func repeatedPage() {
         var state = IndexedLoadState(pagination: PaginationSpec(firstPageSize: 2, pageSize: 2, prefetch: 2))
-        _ = state.pagesToLaunch()
         for index in 0..<2 {
             // A server that ignores start/end returns the same rows for every page.
             let page = FetchedPage(request: PageRequest(index: index, pagination: state.pagination), rows: [1, 2], origin: .remote)
@@ -123,7 +132,7 @@ struct PaginationTests {
     }
 }
 
-extension IndexedLoadState.Step: @retroactive Equatable {
+extension IndexedLoadState.Step: Equatable {
     public static func == (lhs: Self, rhs: Self) -> Bool {
         switch (lhs, rhs) {
         case (.finished, .finished): true
