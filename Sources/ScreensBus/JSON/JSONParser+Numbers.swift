@@ -19,14 +19,20 @@ extension JSONParser {
             cursor += 1
             if cursor < end, isDigit(bytes[cursor]) { throw error(at: cursor, "leading zeros are not allowed") }
         } else {
+            // Up to 19 digits cannot overflow UInt64; a 20th may, and more always do.
+            let digitsStart = cursor
+            while cursor < end, cursor &- digitsStart < 19, isDigit(bytes[cursor]) {
+                significand = significand &* 10 &+ UInt64(bytes[cursor] &- JSONByte.zero)
+                cursor += 1
+            }
             while cursor < end, isDigit(bytes[cursor]) {
                 let digit = UInt64(bytes[cursor] &- JSONByte.zero)
                 let (times10, overflow1) = significand.multipliedReportingOverflow(by: 10)
                 let (sum, overflow2) = times10.addingReportingOverflow(digit)
                 if overflow1 || overflow2 { overflowed = true } else { significand = sum }
-                significantDigits += 1
                 cursor += 1
             }
+            significantDigits = cursor - digitsStart
         }
 
         // Fraction and exponent.

@@ -42,6 +42,8 @@ extension JSONValue {
         guard let base = buffer.baseAddress else { return [] }
         let bytes = base.assumingMemoryBound(to: UInt8.self)
         var values: [JSONValue] = []
+        // One parser for all lines, so rows of one shape share its key cache and capacity hints.
+        var parser = JSONParser(bytes: bytes, start: 0, end: 0)
         var lineStart = 0
         while lineStart < buffer.count {
             var lineEnd = lineStart
@@ -54,7 +56,7 @@ extension JSONValue {
                 lineEnd += 1
             }
             if !blank {
-                var parser = JSONParser(bytes: bytes, start: lineStart, end: lineEnd)
+                parser.restart(start: lineStart, end: lineEnd)
                 values.append(try parser.parseDocument())
             }
             lineStart = lineEnd + 1
