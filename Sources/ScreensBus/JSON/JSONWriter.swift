@@ -111,19 +111,43 @@ public struct JSONWriter: Sendable {
 
     /// Copies runs of bytes that need no escaping in one go and escapes the rest.
     private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        guard let base = utf8.baseAddress else { return }
         var runStart = 0
-        for position in utf8.indices {
-            let byte = utf8[position]
-            guard byte < 0x20 || byte == JSONByte.quote || byte == JSONByte.backslash else { continue }
+        while true {
+            let position = Self.firstByteNeedingEscape(in: base, from: runStart, count: utf8.count)
             if runStart < position {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
+                bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: position - runStart))
             }
-            appendEscape(for: byte)
+            guard position < utf8.count else { return }
+            appendEscape(for: base[position])
             runStart = position + 1
         }
-        if runStart < utf8.count {
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+    }
+
+    /// The index of the first `"`, `\` or control character at or after `start`, or `count`.
+    ///
+    /// Eight bytes at a time, as the parser scans strings: the lowest flagged byte is a real hit.
+    @inline(__always)
+    private static func firstByteNeedingEscape(in base: UnsafePointer<UInt8>, from start: Int, count: Int) -> Int {
+        var position = start
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        while position + 8 <= count {
+            let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
+            let quotes = word ^ (ones &* UInt64(JSONByte.quote))
+            let backslashes = word ^ (ones &* UInt64(JSONByte.backslash))
+            let special = ((quotes &- ones) & ~quotes)
+                | ((backslashes &- ones) & ~backslashes)
+                | ((word &- ones &* 0x20) & ~word)
+            let hits = special & 0x8080_8080_8080_8080
+            if hits != 0 { return position + hits.trailingZeroBitCount / 8 }
+            position += 8
         }
+        while position < count {
+            let byte = base[position]
+            if byte < 0x20 || byte == JSONByte.quote || byte == JSONByte.backslash { return position }
+            position += 1
+        }
+        return count
     }
 
     private mutating func appendEscape(for byte: UInt8) {

@@ -116,3 +116,31 @@ struct JSONParserTests {
         #expect(fromString["entryId"] == .int(20_143_000_000_000_001))
     }
 }
+
+@Suite("JSON integers of every length")
+struct JSONIntegerLengthTests {
+    /// Covers the eight-digits-at-a-time path at every length and at the 19/20-digit boundary.
+    @Test(arguments: 1...21)
+    func integersOfEveryLength(digits: Int) throws {
+        let text = String("98765432109876543210123".prefix(digits))
+        for candidate in [text, "-" + text, "[" + text + ",1]", text + " "] {
+            let parsed = try JSONValue(parsing: candidate)
+            let value = parsed.arrayValue?.first ?? parsed
+            let literal = candidate.hasPrefix("-") ? "-" + text : text
+            if let exact = Int64(literal) {
+                #expect(value == .int(exact), "\(candidate)")
+            } else {
+                #expect(value == .number(literal), "\(candidate)")
+            }
+        }
+    }
+
+    @Test func longDigitRunsFollowedByFractionOrExponent() throws {
+        #expect(try JSONValue(parsing: "123456789.5") == .double(123_456_789.5))
+        #expect(try JSONValue(parsing: "12345678e2") == .double(1_234_567_800))
+        #expect(try JSONValue(parsing: "1234567890123456.25") == .double(1_234_567_890_123_456.25))
+        #expect(throws: JSONParseError(offset: 8, message: "unexpected characters after the value")) {
+            try JSONValue(parsing: "12345678x")
+        }
+    }
+}
