@@ -144,3 +144,26 @@ struct JSONIntegerLengthTests {
         }
     }
 }
+
+@Suite("JSON parser special bytes at every position")
+struct JSONParserPositionTests {
+    /// The parser scans strings eight bytes at a time: put an escape, a non-ASCII character and
+    /// a raw control character at every position of strings around that width.
+    @Test func specialBytesAtEveryPosition() throws {
+        for length in 1...20 {
+            for position in 0..<length {
+                let before = String(repeating: "a", count: position)
+                let after = String(repeating: "b", count: length - position - 1)
+                #expect(try JSONValue(parsing: "\"\(before)\\n\(after)\"") == .string(before + "\n" + after))
+                #expect(try JSONValue(parsing: "\"\(before)é\(after)\"") == .string(before + "é" + after))
+                #expect(try JSONValue(parsing: "\"\(before)\\\"\(after)\"") == .string(before + "\"" + after))
+                #expect(throws: JSONParseError(offset: 1 + position, message: "control character in a string must be escaped")) {
+                    try JSONValue(parsing: "\"\(before)\u{1}\(after)\"")
+                }
+                // As an object key too, which goes through the key cache.
+                let object = try JSONValue(parsing: "[{\"\(before)x\(after)\":1},{\"\(before)y\(after)\":2}]")
+                #expect(object[1]?.objectValue?.keys == [before + "y" + after])
+            }
+        }
+    }
+}
