@@ -125,16 +125,21 @@ struct JSONEncodingBuffer: ~Copyable {
     }
 
     mutating func writeString(_ string: String) {
-        var string = string
-        string.withUTF8 { utf8 in
-            // Worst case: every byte becomes \u00XX, plus the quotes; reserve once.
-            reserve(utf8.count &* 6 &+ 2)
-            base[count] = JSONByte.quote
-            count &+= 1
-            if let source = utf8.baseAddress { appendEscaped(source, length: utf8.count) }
-            base[count] = JSONByte.quote
-            count &+= 1
+        let written: Void? = string.utf8.withContiguousStorageIfAvailable { writeQuoted($0) }
+        if written == nil {
+            var copy = string
+            copy.withUTF8 { writeQuoted($0) }
         }
+    }
+
+    private mutating func writeQuoted(_ utf8: UnsafeBufferPointer<UInt8>) {
+        // Worst case: every byte becomes \u00XX, plus the quotes; reserve once.
+        reserve(utf8.count &* 6 &+ 2)
+        base[count] = JSONByte.quote
+        count &+= 1
+        if let source = utf8.baseAddress { appendEscaped(source, length: utf8.count) }
+        base[count] = JSONByte.quote
+        count &+= 1
     }
 
     /// Copies runs that need no escaping in one go and escapes the rest; room is reserved.

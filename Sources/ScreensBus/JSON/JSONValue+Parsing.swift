@@ -37,7 +37,8 @@ extension JSONValue {
         return try result.get()
     }
 
-    /// Parses JSON lines from a buffer; see ``parseLines(_:)-(UInt8)``.
+    /// Parses JSON lines from a buffer: one document per `\n`-terminated line, blank lines
+    /// skipped; error offsets count from the start of `buffer`.
     public static func parseLines(_ buffer: UnsafeRawBufferPointer) throws(JSONParseError) -> [JSONValue] {
         guard let base = buffer.baseAddress else { return [] }
         let bytes = base.assumingMemoryBound(to: UInt8.self)

@@ -87,6 +87,7 @@ struct JSONParserTests {
         let depth = JSONParser.maxDepth
         let text = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
         var value = try JSONValue(parsing: text)
+        #expect(value.jsonString == text)
         var levels = 1
         while case .array(let elements) = value, let inner = elements.first {
             value = inner
