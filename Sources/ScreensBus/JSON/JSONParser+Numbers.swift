@@ -101,7 +101,9 @@ extension JSONParser {
             }
             return .double(negative ? -value : value)
         }
-        return .double(slowDouble(from: start, to: cursor))
+        let value = slowDouble(from: start, to: cursor)
+        // Beyond Double's range: keep the exact text rather than turn it into infinity.
+        return value.isFinite ? .double(value) : .number(text(from: start, to: cursor))
     }
 
     /// Whether all eight bytes of `word` are ASCII digits: each byte's high nibble is 3 both

@@ -46,6 +46,13 @@ struct JSONParserTests {
         }
     }
 
+    @Test func numbersBeyondDoubleRangeKeepTheirText() throws {
+        #expect(try JSONValue(parsing: "1e400") == .number("1e400"))
+        #expect(try JSONValue(parsing: "-2.5E+99999999999") == .number("-2.5E+99999999999"))
+        #expect(try JSONValue(parsing: "[1e400]").jsonString == "[1e400]")
+        #expect(try JSONValue(parsing: "1e-400") == .double(0))
+    }
+
     @Test func negativeZeroKeepsItsSign() throws {
         guard case .double(let value) = try JSONValue(parsing: "-0.0") else {
             Issue.record("not a double")
