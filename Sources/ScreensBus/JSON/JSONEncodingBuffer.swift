@@ -57,7 +57,9 @@ struct JSONEncodingBuffer: ~Copyable {
     /// Appends a string's UTF-8 as it is (for `.number` text and formatted doubles).
     mutating func appendUTF8(of text: String) {
         var text = text
-        text.withUTF8 { append($0.baseAddress!, count: $0.count) }
+        text.withUTF8 { utf8 in
+            if let source = utf8.baseAddress { append(source, count: utf8.count) }
+        }
     }
 
     mutating func write(_ value: JSONValue) {
