@@ -22,11 +22,10 @@ enum BookmarkDocument {
                 "treePath": .string("/\(row % 20)/"),
                 "name": .string("\(names[row % names.count]) #\(row)"),
                 "url": .string("https://www.liferay.com/web/guest/bookmarks/\(row)?redirect=%2Fhome&p_l_id=\(row * 3)"),
-                "description": .string("Bookmark number \(row) with \"quotes\", a tab\tand a newline\nin the text, plus some plain words to make it longer."),
+                "description": .string("Bookmark number \(row) with \"quotes\", a tab\tand a newline\nin the text."),
                 "visits": .int(Int64(row % 1000)),
                 "priority": 0,
                 "status": 0,
-                "statusDate": .int(1_700_000_900_000 + Int64(row)),
                 "score": .double(Double(row % 97) / 8.0 + 0.1),
                 "expando": [
                     "tags": ["liferay", "bookmark", .string("tag-\(row % 13)")],

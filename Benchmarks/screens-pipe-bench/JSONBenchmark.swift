@@ -9,7 +9,7 @@ enum JSONBenchmark {
     }
 
     static func run(_ arguments: [String]) throws {
-        let options = try BenchmarkOptions(arguments, valued: ["--rows", "--iterations"], flags: ["--no-baseline"])
+        let options = try BenchmarkOptions(arguments, valued: ["--rows", "--iterations"], flags: ["--no-baseline", "--parse-only"])
         let rows = try options.int("--rows", default: 100_000)
         let iterations = try options.int("--iterations", default: 5)
 
@@ -26,6 +26,11 @@ enum JSONBenchmark {
         let parseSeconds = try fastestSeconds(iterations: iterations) {
             let value = try JSONValue(parsing: bytes)
             sink &+= value.arrayValue?.count ?? 0
+        }
+        if options.has("--parse-only") {
+            // For profilers: nothing but parsing after the checks above.
+            print("json.parse  \(megabytesPerSecond(bytes: bytes.count, seconds: parseSeconds)) MB/s")
+            return
         }
         var writer = JSONWriter(reservingCapacity: bytes.count)
         let writeSeconds = fastestSeconds(iterations: iterations) {

@@ -19,14 +19,27 @@ extension JSONParser {
             cursor += 1
             if cursor < end, isDigit(bytes[cursor]) { throw error(at: cursor, "leading zeros are not allowed") }
         } else {
+            // Up to 19 digits cannot overflow UInt64; a 20th may, and more always do.
+            let digitsStart = cursor
+            // Ids and epoch dates are long: take eight digits per step while they surely fit.
+            while cursor + 8 <= end, cursor &- digitsStart <= 11 {
+                let word = UnsafeRawPointer(bytes + cursor).loadUnaligned(as: UInt64.self)
+                guard Self.isEightDigits(word) else { break }
+                significand = significand &* 100_000_000 &+ Self.valueOfEightDigits(word)
+                cursor += 8
+            }
+            while cursor < end, cursor &- digitsStart < 19, isDigit(bytes[cursor]) {
+                significand = significand &* 10 &+ UInt64(bytes[cursor] &- JSONByte.zero)
+                cursor += 1
+            }
             while cursor < end, isDigit(bytes[cursor]) {
                 let digit = UInt64(bytes[cursor] &- JSONByte.zero)
                 let (times10, overflow1) = significand.multipliedReportingOverflow(by: 10)
                 let (sum, overflow2) = times10.addingReportingOverflow(digit)
                 if overflow1 || overflow2 { overflowed = true } else { significand = sum }
-                significantDigits += 1
                 cursor += 1
             }
+            significantDigits = cursor - digitsStart
         }
 
         // Fraction and exponent.
@@ -88,7 +101,26 @@ extension JSONParser {
             }
             return .double(negative ? -value : value)
         }
-        return .double(slowDouble(from: start, to: cursor))
+        let value = slowDouble(from: start, to: cursor)
+        // Beyond Double's range: keep the exact text rather than turn it into infinity.
+        return value.isFinite ? .double(value) : .number(text(from: start, to: cursor))
+    }
+
+    /// Whether all eight bytes of `word` are ASCII digits: each byte's high nibble is 3 both
+    /// before and after adding 6 (which pushes 0x3A...0x3F out of the range).
+    @inline(__always)
+    private static func isEightDigits(_ word: UInt64) -> Bool {
+        word & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030
+            && (word &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030
+    }
+
+    /// The value of eight ASCII digits, the first in the lowest byte, combined pairwise.
+    @inline(__always)
+    private static func valueOfEightDigits(_ word: UInt64) -> UInt64 {
+        var value = word & 0x0F0F_0F0F_0F0F_0F0F
+        value = (value &* 2561) >> 8 & 0x00FF_00FF_00FF_00FF
+        value = (value &* 6_553_601) >> 16 & 0x0000_FFFF_0000_FFFF
+        return (value &* 42_949_672_960_001) >> 32
     }
 
     @inline(__always)

@@ -2,17 +2,12 @@ extension JSONParser {
     /// Parses the string starting at the opening quote at `index`.
     ///
     /// The fast path finds the closing quote while validating UTF-8 and builds the `String`
-    /// once from the bytes in place; only strings with escapes take the copying slow path.
+    /// once from the bytes in place; only strings with escapes take the decoding slow path.
     mutating func parseString() throws(JSONParseError) -> String {
         let start = index + 1
         var cursor = start
         while true {
-            // Plain ASCII is the common case: skip it in a tight loop.
-            while cursor < end {
-                let byte = bytes[cursor]
-                if byte == JSONByte.quote || byte == JSONByte.backslash || byte < 0x20 || byte >= 0x80 { break }
-                cursor += 1
-            }
+            cursor = skipPlainASCII(from: cursor)
             guard cursor < end else { throw error(at: cursor, "unexpected end of input inside a string") }
             let byte = bytes[cursor]
             if byte == JSONByte.quote {
@@ -28,60 +23,175 @@ extension JSONParser {
         }
     }
 
-    /// Decodes a string containing escapes into a scratch buffer; `firstEscape` is the first backslash.
+    /// Parses an object key at `index`, the `member`-th of its object.
+    ///
+    /// Rows of a page repeat the same keys in the same order, so the key last seen at this
+    /// depth and position is compared byte for byte in the input and its `String` reused:
+    /// no decoding, no allocation for long keys. Keys with escapes or non-ASCII bytes take
+    /// the ordinary path.
+    mutating func parseKey(member: Int) throws(JSONParseError) -> String {
+        guard depth <= 8, member < 32 else { return try parseString() }
+        let start = index + 1
+        let stop = skipPlainASCII(from: start)
+        guard stop < end, bytes[stop] == JSONByte.quote else { return try parseString() }
+        let length = stop - start
+        let slot = (depth &- 1) &+ member &* 8
+        if slot < keyCache.count {
+            let cached = keyCache[slot]
+            if cached.length == length, bytesEqual(cached.offset, start, count: length) {
+                index = stop + 1
+                return cached.key
+            }
+        } else {
+            keyCache.append(contentsOf: repeatElement(CachedKey(offset: 0, length: -1, key: ""), count: slot + 1 - keyCache.count))
+        }
+        let key = String(decoding: UnsafeBufferPointer(start: bytes + start, count: length), as: UTF8.self)
+        keyCache[slot] = CachedKey(offset: start, length: length, key: key)
+        index = stop + 1
+        return key
+    }
+
+    /// Whether `count` input bytes at `first` and at `second` (`first < second`) are equal.
+    @inline(__always)
+    private func bytesEqual(_ first: Int, _ second: Int, count: Int) -> Bool {
+        if count < 8, second + 8 <= end {
+            // Both ranges are followed by at least 8 - count readable input bytes: compare
+            // whole words and ignore the bytes past `count`.
+            let a = UnsafeRawPointer(bytes + first).loadUnaligned(as: UInt64.self)
+            let b = UnsafeRawPointer(bytes + second).loadUnaligned(as: UInt64.self)
+            let mask: UInt64 = count == 0 ? 0 : ~0 >> UInt64(64 - count * 8)
+            return (a ^ b) & mask == 0
+        }
+        var offset = 0
+        while offset + 8 <= count {
+            let a = UnsafeRawPointer(bytes + first + offset).loadUnaligned(as: UInt64.self)
+            let b = UnsafeRawPointer(bytes + second + offset).loadUnaligned(as: UInt64.self)
+            if a != b { return false }
+            offset += 8
+        }
+        while offset < count {
+            if bytes[first + offset] != bytes[second + offset] { return false }
+            offset += 1
+        }
+        return true
+    }
+
+    /// The index of the first byte at or after `start` that is a quote, a backslash, a control
+    /// character or non-ASCII (or `end`): everything before it can be copied as it is.
+    ///
+    /// Eight bytes at a time: each test below sets a byte's high bit when that byte may be
+    /// special, never missing one; borrows only create false hits above a real one, so the
+    /// lowest flagged byte is the first special one.
+    @inline(__always)
+    func skipPlainASCII(from start: Int) -> Int {
+        var cursor = start
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        while cursor + 8 <= end {
+            let word = UnsafeRawPointer(bytes + cursor).loadUnaligned(as: UInt64.self)
+            let quotes = word ^ (ones &* UInt64(JSONByte.quote))
+            let backslashes = word ^ (ones &* UInt64(JSONByte.backslash))
+            let special = ((quotes &- ones) & ~quotes)
+                | ((backslashes &- ones) & ~backslashes)
+                | ((word &- ones &* 0x20) & ~word)
+                | word
+            let hits = special & highBits
+            if hits != 0 {
+                // The lowest flagged byte is always a real hit (borrows only spread upwards).
+                return cursor + hits.trailingZeroBitCount / 8
+            }
+            cursor += 8
+        }
+        while cursor < end {
+            let byte = bytes[cursor]
+            if byte == JSONByte.quote || byte == JSONByte.backslash || byte < 0x20 || byte >= 0x80 { break }
+            cursor += 1
+        }
+        return cursor
+    }
+
+    /// Decodes a string containing escapes into `scratch`; `firstEscape` is the first backslash.
     private mutating func parseEscapedString(start: Int, firstEscape: Int) throws(JSONParseError) -> String {
-        var decoded: [UInt8] = []
-        decoded.reserveCapacity(firstEscape - start + 16)
-        decoded.append(contentsOf: UnsafeBufferPointer(start: bytes + start, count: firstEscape - start))
+        var length = 0
+        appendToScratch(from: start, count: firstEscape - start, length: &length)
         var cursor = firstEscape
         while true {
             guard cursor < end else { throw error(at: cursor, "unexpected end of input inside a string") }
             let byte = bytes[cursor]
-            switch byte {
-            case JSONByte.quote:
+            if byte == JSONByte.quote {
                 index = cursor + 1
-                return String(decoding: decoded, as: UTF8.self)
-            case JSONByte.backslash:
-                cursor = try decodeEscape(at: cursor, into: &decoded)
-            case 0..<0x20:
+                return String(decoding: UnsafeBufferPointer(rebasing: scratch[..<length]), as: UTF8.self)
+            } else if byte == JSONByte.backslash {
+                cursor = try decodeEscape(at: cursor, length: &length)
+            } else if byte < 0x20 {
                 throw error(at: cursor, "control character in a string must be escaped")
-            case 0x80...:
+            } else if byte >= 0x80 {
                 let next = try validateUTF8Sequence(at: cursor)
-                decoded.append(contentsOf: UnsafeBufferPointer(start: bytes + cursor, count: next - cursor))
+                appendToScratch(from: cursor, count: next - cursor, length: &length)
                 cursor = next
-            default:
-                decoded.append(byte)
-                cursor += 1
+            } else {
+                let runEnd = skipPlainASCII(from: cursor)
+                appendToScratch(from: cursor, count: runEnd - cursor, length: &length)
+                cursor = runEnd
             }
         }
     }
 
+    /// Makes room for `needed` bytes in `scratch`, keeping the first `length`.
+    @inline(__always)
+    private mutating func reserveScratch(_ needed: Int, length: Int) {
+        guard needed > scratch.count else { return }
+        let grown = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(needed, scratch.count * 2, 256))
+        if length > 0 {
+            _ = grown.initialize(fromContentsOf: scratch[..<length])
+        }
+        scratch.deallocate()
+        scratch = grown
+    }
+
+    private mutating func appendToScratch(from position: Int, count: Int, length: inout Int) {
+        guard count > 0 else { return }
+        reserveScratch(length + count, length: length)
+        (scratch.baseAddress! + length).update(from: bytes + position, count: count)
+        length += count
+    }
+
+    @inline(__always)
+    private mutating func appendToScratch(_ byte: UInt8, length: inout Int) {
+        scratch[length] = byte
+        length += 1
+    }
+
     /// Decodes the escape whose backslash is at `backslash`; returns the index after it.
-    private func decodeEscape(at backslash: Int, into decoded: inout [UInt8]) throws(JSONParseError) -> Int {
+    private mutating func decodeEscape(at backslash: Int, length: inout Int) throws(JSONParseError) -> Int {
         let letter = backslash + 1
         guard letter < end else { throw error(at: letter, "unexpected end of input inside a string") }
+        reserveScratch(length + 4, length: length)
+        let decoded: UInt8
         switch bytes[letter] {
-        case JSONByte.quote: decoded.append(JSONByte.quote)
-        case JSONByte.backslash: decoded.append(JSONByte.backslash)
-        case JSONByte.slash: decoded.append(JSONByte.slash)
-        case UInt8(ascii: "b"): decoded.append(0x08)
-        case UInt8(ascii: "f"): decoded.append(0x0C)
-        case UInt8(ascii: "n"): decoded.append(0x0A)
-        case UInt8(ascii: "r"): decoded.append(0x0D)
-        case UInt8(ascii: "t"): decoded.append(0x09)
+        case JSONByte.quote: decoded = JSONByte.quote
+        case JSONByte.backslash: decoded = JSONByte.backslash
+        case JSONByte.slash: decoded = JSONByte.slash
+        case UInt8(ascii: "b"): decoded = 0x08
+        case UInt8(ascii: "f"): decoded = 0x0C
+        case UInt8(ascii: "n"): decoded = 0x0A
+        case UInt8(ascii: "r"): decoded = 0x0D
+        case UInt8(ascii: "t"): decoded = 0x09
         case UInt8(ascii: "u"):
-            return try decodeUnicodeEscape(at: backslash, into: &decoded)
+            return try decodeUnicodeEscape(at: backslash, length: &length)
         default:
             throw error(at: letter, "invalid escape sequence")
         }
+        appendToScratch(decoded, length: &length)
         return letter + 1
     }
 
-    /// Decodes `\uXXXX`, joining a surrogate pair written as two escapes; lone surrogates are errors.
-    private func decodeUnicodeEscape(at backslash: Int, into decoded: inout [UInt8]) throws(JSONParseError) -> Int {
+    /// Decodes `\uXXXX`, joining a surrogate pair written as two escapes; lone surrogates are
+    /// errors. The caller has reserved room for the 4 bytes a scalar may need.
+    private mutating func decodeUnicodeEscape(at backslash: Int, length: inout Int) throws(JSONParseError) -> Int {
         let unit = try hexQuad(at: backslash + 2)
         var next = backslash + 6
-        var scalarValue = UInt32(unit)
+        var scalar = UInt32(unit)
         switch unit {
         case 0xD800...0xDBFF:
             guard next + 1 < end, bytes[next] == JSONByte.backslash, bytes[next + 1] == UInt8(ascii: "u") else {
@@ -91,14 +201,29 @@ extension JSONParser {
             guard (0xDC00...0xDFFF).contains(low) else {
                 throw error(at: backslash, "unpaired high surrogate in \\u escape")
             }
-            scalarValue = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
+            scalar = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
             next += 6
         case 0xDC00...0xDFFF:
             throw error(at: backslash, "unpaired low surrogate in \\u escape")
         default:
             break
         }
-        appendUTF8(scalarValue, to: &decoded)
+        switch scalar {
+        case 0..<0x80:
+            appendToScratch(UInt8(scalar), length: &length)
+        case 0x80..<0x800:
+            appendToScratch(UInt8(0xC0 | scalar >> 6), length: &length)
+            appendToScratch(UInt8(0x80 | scalar & 0x3F), length: &length)
+        case 0x800..<0x10000:
+            appendToScratch(UInt8(0xE0 | scalar >> 12), length: &length)
+            appendToScratch(UInt8(0x80 | scalar >> 6 & 0x3F), length: &length)
+            appendToScratch(UInt8(0x80 | scalar & 0x3F), length: &length)
+        default:
+            appendToScratch(UInt8(0xF0 | scalar >> 18), length: &length)
+            appendToScratch(UInt8(0x80 | scalar >> 12 & 0x3F), length: &length)
+            appendToScratch(UInt8(0x80 | scalar >> 6 & 0x3F), length: &length)
+            appendToScratch(UInt8(0x80 | scalar & 0x3F), length: &length)
+        }
         return next
     }
 
@@ -117,25 +242,6 @@ extension JSONParser {
             value = value << 4 | UInt16(digit)
         }
         return value
-    }
-
-    private func appendUTF8(_ scalar: UInt32, to decoded: inout [UInt8]) {
-        switch scalar {
-        case 0..<0x80:
-            decoded.append(UInt8(scalar))
-        case 0x80..<0x800:
-            decoded.append(UInt8(0xC0 | scalar >> 6))
-            decoded.append(UInt8(0x80 | scalar & 0x3F))
-        case 0x800..<0x10000:
-            decoded.append(UInt8(0xE0 | scalar >> 12))
-            decoded.append(UInt8(0x80 | scalar >> 6 & 0x3F))
-            decoded.append(UInt8(0x80 | scalar & 0x3F))
-        default:
-            decoded.append(UInt8(0xF0 | scalar >> 18))
-            decoded.append(UInt8(0x80 | scalar >> 12 & 0x3F))
-            decoded.append(UInt8(0x80 | scalar >> 6 & 0x3F))
-            decoded.append(UInt8(0x80 | scalar & 0x3F))
-        }
     }
 
     /// Checks the multi-byte UTF-8 sequence whose lead byte is at `lead` (RFC 3629: no overlong

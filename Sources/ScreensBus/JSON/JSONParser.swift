@@ -3,21 +3,46 @@
 /// It works on a raw pointer and an index range so that errors carry offsets into the whole
 /// input, which lets JSON lines parse each line in place without copying. Containers recurse
 /// (bounded by ``maxDepth``), scalars do not.
-struct JSONParser {
+struct JSONParser: ~Copyable {
     /// Deepest nesting of arrays and objects accepted; one more is an error, not a stack overflow.
     static let maxDepth = 512
 
     let bytes: UnsafePointer<UInt8>
     /// One past the last byte this parser may read.
-    let end: Int
+    private(set) var end: Int
     /// The next byte to read.
     var index: Int
     var depth = 0
+    /// The member count of the last object and element count of the last array finished at
+    /// each depth: rows of a page share one shape, so the next one reserves exactly that.
+    private var capacityHints: [Int] = []
+    /// The last key seen at each (depth, member position), to reuse its `String`; see `parseKey`.
+    var keyCache: [CachedKey] = []
+    /// Where strings with escapes are decoded; grown as needed and reused for every string.
+    var scratch = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
+
+    /// A key and where its bytes are in the input, so a later key can be compared in place.
+    struct CachedKey {
+        var offset: Int
+        var length: Int
+        var key: String
+    }
 
     init(bytes: UnsafePointer<UInt8>, start: Int, end: Int) {
         self.bytes = bytes
         self.index = start
         self.end = end
+    }
+
+    deinit {
+        scratch.deallocate()
+    }
+
+    /// Moves to another range of the same input, keeping the caches (JSON lines of one shape).
+    mutating func restart(start: Int, end: Int) {
+        index = start
+        self.end = end
+        depth = 0
     }
 
     /// Parses exactly one value surrounded by optional whitespace, up to `end`.
@@ -73,23 +98,35 @@ struct JSONParser {
         }
     }
 
-    private mutating func enterContainer() throws(JSONParseError) {
+    /// Enters an array or object and returns the capacity to reserve for it.
+    private mutating func enterContainer(isObject: Bool) throws(JSONParseError) -> Int {
         depth += 1
         if depth > Self.maxDepth {
             throw error(at: index, "nesting deeper than \(Self.maxDepth) levels")
         }
         index += 1
+        let slot = depth &* 2 &+ (isObject ? 1 : 0)
+        if slot >= capacityHints.count {
+            capacityHints.append(contentsOf: repeatElement(0, count: slot + 16 - capacityHints.count))
+        }
+        return capacityHints[slot]
+    }
+
+    private mutating func leaveContainer(isObject: Bool, count: Int) {
+        capacityHints[depth &* 2 &+ (isObject ? 1 : 0)] = count
+        depth -= 1
     }
 
     private mutating func parseArray() throws(JSONParseError) -> JSONValue {
-        try enterContainer()
-        defer { depth -= 1 }
+        let hint = try enterContainer(isObject: false)
         var elements: [JSONValue] = []
         skipWhitespace()
         if index < end, bytes[index] == JSONByte.closeBracket {
             index += 1
+            leaveContainer(isObject: false, count: 0)
             return .array(elements)
         }
+        elements.reserveCapacity(hint)
         while true {
             elements.append(try parseValue())
             skipWhitespace()
@@ -98,6 +135,7 @@ struct JSONParser {
             case JSONByte.comma: index += 1
             case JSONByte.closeBracket:
                 index += 1
+                leaveContainer(isObject: false, count: elements.count)
                 return .array(elements)
             default: throw error(at: index, "expected ',' or ']'")
             }
@@ -105,19 +143,21 @@ struct JSONParser {
     }
 
     private mutating func parseObject() throws(JSONParseError) -> JSONValue {
-        try enterContainer()
-        defer { depth -= 1 }
-        var object = JSONObject()
+        let hint = try enterContainer(isObject: true)
         skipWhitespace()
         if index < end, bytes[index] == JSONByte.closeBrace {
             index += 1
-            return .object(object)
+            leaveContainer(isObject: true, count: 0)
+            return .object(JSONObject())
         }
+        var object = JSONObject(minimumCapacity: hint)
+        var member = 0
         while true {
             skipWhitespace()
             guard index < end else { throw error(at: index, "unexpected end of input, expected a string key") }
             guard bytes[index] == JSONByte.quote else { throw error(at: index, "expected a string key") }
-            let key = try parseString()
+            let key = try parseKey(member: member)
+            member &+= 1
             skipWhitespace()
             guard index < end else { throw error(at: index, "unexpected end of input, expected ':'") }
             guard bytes[index] == JSONByte.colon else { throw error(at: index, "expected ':'") }
@@ -131,6 +171,7 @@ struct JSONParser {
             case JSONByte.comma: index += 1
             case JSONByte.closeBrace:
                 index += 1
+                leaveContainer(isObject: true, count: object.count)
                 return .object(object)
             default: throw error(at: index, "expected ',' or '}'")
             }

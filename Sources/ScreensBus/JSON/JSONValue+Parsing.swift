@@ -37,11 +37,14 @@ extension JSONValue {
         return try result.get()
     }
 
-    /// Parses JSON lines from a buffer; see ``parseLines(_:)-(UInt8)``.
+    /// Parses JSON lines from a buffer: one document per `\n`-terminated line, blank lines
+    /// skipped; error offsets count from the start of `buffer`.
     public static func parseLines(_ buffer: UnsafeRawBufferPointer) throws(JSONParseError) -> [JSONValue] {
         guard let base = buffer.baseAddress else { return [] }
         let bytes = base.assumingMemoryBound(to: UInt8.self)
         var values: [JSONValue] = []
+        // One parser for all lines, so rows of one shape share its key cache and capacity hints.
+        var parser = JSONParser(bytes: bytes, start: 0, end: 0)
         var lineStart = 0
         while lineStart < buffer.count {
             var lineEnd = lineStart
@@ -54,7 +57,7 @@ extension JSONValue {
                 lineEnd += 1
             }
             if !blank {
-                var parser = JSONParser(bytes: bytes, start: lineStart, end: lineEnd)
+                parser.restart(start: lineStart, end: lineEnd)
                 values.append(try parser.parseDocument())
             }
             lineStart = lineEnd + 1

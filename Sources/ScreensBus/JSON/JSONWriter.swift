@@ -6,6 +6,8 @@
 public struct JSONWriter: Sendable {
     /// The JSON written so far, as UTF-8.
     public var bytes: [UInt8]
+    /// The size of the last value written, to size the next one's buffer (rows repeat).
+    private var lastValueSize = 256
 
     /// Creates an empty writer.
     public init() {
@@ -30,133 +32,51 @@ public struct JSONWriter: Sendable {
 
     /// Appends `value` as compact JSON.
     public mutating func write(_ value: JSONValue) {
-        switch value {
-        case .null: writeRaw("null")
-        case .bool(let flag): flag ? writeRaw("true") : writeRaw("false")
-        case .int(let integer): writeInt(integer)
-        case .double(let double): writeDouble(double)
-        case .number(let text): appendUTF8(of: text)
-        case .string(let string): writeString(string)
-        case .array(let elements):
-            bytes.append(JSONByte.openBracket)
-            var first = true
-            for element in elements {
-                if !first { bytes.append(JSONByte.comma) }
-                first = false
-                write(element)
-            }
-            bytes.append(JSONByte.closeBracket)
-        case .object(let object):
-            bytes.append(JSONByte.openBrace)
-            for position in object.indices {
-                if position != 0 { bytes.append(JSONByte.comma) }
-                writeString(object.keys[position])
-                bytes.append(JSONByte.colon)
-                write(object.values[position])
-            }
-            bytes.append(JSONByte.closeBrace)
-        }
+        var buffer = JSONEncodingBuffer(capacity: lastValueSize + lastValueSize / 8)
+        buffer.write(value)
+        lastValueSize = buffer.count
+        append(buffer)
     }
 
     /// Appends `integer` in decimal.
     public mutating func writeInt(_ integer: Int64) {
-        if integer < 0 { bytes.append(JSONByte.minus) }
-        var magnitude = integer.magnitude
-        if magnitude < 10 {
-            bytes.append(JSONByte.zero &+ UInt8(truncatingIfNeeded: magnitude))
-            return
-        }
-        // 20 digits hold UInt64.max; fill from the right, then copy the used part.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var position = 20
-            while magnitude > 0 {
-                let (quotient, remainder) = magnitude.quotientAndRemainder(dividingBy: 10)
-                position -= 1
-                digits[position] = JSONByte.zero &+ UInt8(truncatingIfNeeded: remainder)
-                magnitude = quotient
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[position...]))
-        }
+        var buffer = JSONEncodingBuffer(capacity: 20)
+        buffer.writeInt(integer)
+        append(buffer)
     }
 
     /// Appends `double` so that it parses back to the same value; NaN and infinities are
     /// not JSON and are written as `null`.
     public mutating func writeDouble(_ double: Double) {
-        guard double.isFinite else {
-            writeRaw("null")
-            return
-        }
-        // Swift's description is the shortest representation that round-trips, and its
-        // forms ("1e+308", "-0.0", "5e-324", "0.1") are all valid JSON numbers.
-        appendUTF8(of: double.description)
+        var buffer = JSONEncodingBuffer(capacity: 32)
+        buffer.writeDouble(double)
+        append(buffer)
     }
 
     /// Appends `string` quoted, escaping `"`, `\` and control characters only.
     public mutating func writeString(_ string: String) {
-        bytes.append(JSONByte.quote)
-        if let done: Void = string.utf8.withContiguousStorageIfAvailable({ appendEscaped($0) }) {
-            _ = done
-        } else {
-            var copy = string
-            copy.withUTF8 { appendEscaped($0) }
-        }
-        bytes.append(JSONByte.quote)
+        var buffer = JSONEncodingBuffer(capacity: string.utf8.count * 6 + 2)
+        buffer.writeString(string)
+        append(buffer)
     }
 
-    private mutating func appendUTF8(of text: String) {
-        if text.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
-            bytes.append(contentsOf: text.utf8)
-        }
-    }
-
-    /// Copies runs of bytes that need no escaping in one go and escapes the rest.
-    private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
-        var runStart = 0
-        for position in utf8.indices {
-            let byte = utf8[position]
-            guard byte < 0x20 || byte == JSONByte.quote || byte == JSONByte.backslash else { continue }
-            if runStart < position {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
-            }
-            appendEscape(for: byte)
-            runStart = position + 1
-        }
-        if runStart < utf8.count {
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
-        }
-    }
-
-    private mutating func appendEscape(for byte: UInt8) {
-        bytes.append(JSONByte.backslash)
-        switch byte {
-        case JSONByte.quote: bytes.append(JSONByte.quote)
-        case JSONByte.backslash: bytes.append(JSONByte.backslash)
-        case 0x08: bytes.append(UInt8(ascii: "b"))
-        case 0x0C: bytes.append(UInt8(ascii: "f"))
-        case 0x0A: bytes.append(UInt8(ascii: "n"))
-        case 0x0D: bytes.append(UInt8(ascii: "r"))
-        case 0x09: bytes.append(UInt8(ascii: "t"))
-        default:
-            let hex: StaticString = "0123456789abcdef"
-            bytes.append(UInt8(ascii: "u"))
-            bytes.append(JSONByte.zero)
-            bytes.append(JSONByte.zero)
-            bytes.append(hex.utf8Start[Int(byte >> 4)])
-            bytes.append(hex.utf8Start[Int(byte & 0xF)])
-        }
+    private mutating func append(_ buffer: borrowing JSONEncodingBuffer) {
+        buffer.withBytes { bytes.append(contentsOf: $0) }
     }
 }
 
 extension JSONValue {
     /// The value as compact JSON text.
     public var jsonString: String {
-        String(decoding: jsonBytes, as: UTF8.self)
+        var buffer = JSONEncodingBuffer(capacity: 256)
+        buffer.write(self)
+        return buffer.withBytes { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The value as compact JSON, UTF-8 encoded.
     public var jsonBytes: [UInt8] {
-        var writer = JSONWriter()
-        writer.write(self)
-        return writer.bytes
+        var buffer = JSONEncodingBuffer(capacity: 256)
+        buffer.write(self)
+        return buffer.withBytes { Array($0) }
     }
 }

@@ -46,6 +46,13 @@ struct JSONParserTests {
         }
     }
 
+    @Test func numbersBeyondDoubleRangeKeepTheirText() throws {
+        #expect(try JSONValue(parsing: "1e400") == .number("1e400"))
+        #expect(try JSONValue(parsing: "-2.5E+99999999999") == .number("-2.5E+99999999999"))
+        #expect(try JSONValue(parsing: "[1e400]").jsonString == "[1e400]")
+        #expect(try JSONValue(parsing: "1e-400") == .double(0))
+    }
+
     @Test func negativeZeroKeepsItsSign() throws {
         guard case .double(let value) = try JSONValue(parsing: "-0.0") else {
             Issue.record("not a double")
@@ -87,6 +94,7 @@ struct JSONParserTests {
         let depth = JSONParser.maxDepth
         let text = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
         var value = try JSONValue(parsing: text)
+        #expect(value.jsonString == text)
         var levels = 1
         while case .array(let elements) = value, let inner = elements.first {
             value = inner
@@ -114,5 +122,56 @@ struct JSONParserTests {
         #expect(fromString == fromBytes)
         #expect(fromString == fromBuffer)
         #expect(fromString["entryId"] == .int(20_143_000_000_000_001))
+    }
+}
+
+@Suite("JSON integers of every length")
+struct JSONIntegerLengthTests {
+    /// Covers the eight-digits-at-a-time path at every length and at the 19/20-digit boundary.
+    @Test(arguments: 1...21)
+    func integersOfEveryLength(digits: Int) throws {
+        let text = String("98765432109876543210123".prefix(digits))
+        for candidate in [text, "-" + text, "[" + text + ",1]", text + " "] {
+            let parsed = try JSONValue(parsing: candidate)
+            let value = parsed.arrayValue?.first ?? parsed
+            let literal = candidate.hasPrefix("-") ? "-" + text : text
+            if let exact = Int64(literal) {
+                #expect(value == .int(exact), "\(candidate)")
+            } else {
+                #expect(value == .number(literal), "\(candidate)")
+            }
+        }
+    }
+
+    @Test func longDigitRunsFollowedByFractionOrExponent() throws {
+        #expect(try JSONValue(parsing: "123456789.5") == .double(123_456_789.5))
+        #expect(try JSONValue(parsing: "12345678e2") == .double(1_234_567_800))
+        #expect(try JSONValue(parsing: "1234567890123456.25") == .double(1_234_567_890_123_456.25))
+        #expect(throws: JSONParseError(offset: 8, message: "unexpected characters after the value")) {
+            try JSONValue(parsing: "12345678x")
+        }
+    }
+}
+
+@Suite("JSON parser special bytes at every position")
+struct JSONParserPositionTests {
+    /// The parser scans strings eight bytes at a time: put an escape, a non-ASCII character and
+    /// a raw control character at every position of strings around that width.
+    @Test func specialBytesAtEveryPosition() throws {
+        for length in 1...20 {
+            for position in 0..<length {
+                let before = String(repeating: "a", count: position)
+                let after = String(repeating: "b", count: length - position - 1)
+                #expect(try JSONValue(parsing: "\"\(before)\\n\(after)\"") == .string(before + "\n" + after))
+                #expect(try JSONValue(parsing: "\"\(before)é\(after)\"") == .string(before + "é" + after))
+                #expect(try JSONValue(parsing: "\"\(before)\\\"\(after)\"") == .string(before + "\"" + after))
+                #expect(throws: JSONParseError(offset: 1 + position, message: "control character in a string must be escaped")) {
+                    try JSONValue(parsing: "\"\(before)\u{1}\(after)\"")
+                }
+                // As an object key too, which goes through the key cache.
+                let object = try JSONValue(parsing: "[{\"\(before)x\(after)\":1},{\"\(before)y\(after)\":2}]")
+                #expect(object[1]?.objectValue?.keys == [before + "y" + after])
+            }
+        }
     }
 }

@@ -75,3 +75,31 @@ struct JSONWriterTests {
         #expect(JSONValue.string(built).jsonString == "\"é\\\"xx\"")
     }
 }
+
+@Suite("JSON writer escape positions")
+struct JSONWriterEscapePositionTests {
+    /// The writer scans eight bytes at a time: put each kind of special byte at every position
+    /// of strings around that width, alone and twice, and check the exact output.
+    @Test(arguments: [("\"", "\\\""), ("\\", "\\\\"), ("\n", "\\n"), ("\u{1}", "\\u0001"), ("\u{1F}", "\\u001f")])
+    func specialByteAtEveryPosition(special: String, escaped: String) {
+        for length in 1...20 {
+            for position in 0..<length {
+                var characters = Array(repeating: "a", count: length)
+                characters[position] = special
+                var expected = Array(repeating: "a", count: length)
+                expected[position] = escaped
+                #expect(JSONValue.string(characters.joined()).jsonString == "\"" + expected.joined() + "\"")
+                if position + 1 < length {
+                    characters[position + 1] = special
+                    expected[position + 1] = escaped
+                    #expect(JSONValue.string(characters.joined()).jsonString == "\"" + expected.joined() + "\"")
+                }
+            }
+        }
+    }
+
+    @Test func nonASCIIIsNeverEscaped() {
+        let text = "ñ€😀\u{7F}\u{80}\u{FFFF}"
+        #expect(JSONValue.string(text).jsonBytes == [0x22] + Array(text.utf8) + [0x22])
+    }
+}
