@@ -10,7 +10,8 @@ public enum JSONValue: Sendable, Hashable {
     case int(Int64)
     /// A number with a fraction or an exponent.
     case double(Double)
-    /// A number kept as its exact source text (an integer too large for `Int64`).
+    /// A number kept as its exact source text: an integer too large for `Int64`, or a number
+    /// beyond the range of `Double`.
     case number(String)
     case string(String)
     case array([JSONValue])
