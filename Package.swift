@@ -66,7 +66,7 @@ let package = Package(
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "ScreensBus"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ScreensBus", "Sandbox"]
+            dependencies: ["ScreensBus", "ScreensPipe", "Sandbox"]
         ),
     ]
 )
