@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+@Suite("validate and usage errors end to end")
+struct ValidateCommandTests {
+    private func write(_ yaml: String) throws -> String {
+        let path = try CommandRunner.temporaryDirectory().appendingPathComponent("pipeline.yaml").path
+        try yaml.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test("every bundled pipeline validates")
+    func bundledPipelines() async throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: CommandRunner.packageRoot.appendingPathComponent("pipelines").path)
+            .filter { $0.hasSuffix(".yaml") }.sorted().map { "pipelines/\($0)" }
+        #expect(files.count >= 6)
+        let result = try await CommandRunner.run(["validate"] + files)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test("an unknown key: exit 2, file:line:column and a suggestion, nothing on stdout")
+    func unknownKey() async throws {
+        let path = try write("source:\n  type: file\n  path: x.json\n  pagenation: { page-size: 5 }\n")
+        let result = try await CommandRunner.run(["validate", path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("\(path):4:3: unknown key 'pagenation' in source; did you mean 'pagination'?"))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test("a broken filter expression points at its column in the file")
+    func badExpression() async throws {
+        let path = try write("source:\n  type: file\n  path: x.json\nfilter:\n  where: name contians \"x\"\n")
+        let result = try await CommandRunner.run(["validate", path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("\(path):5:15:"))
+        #expect(result.stderr.contains("^"))
+    }
+
+    @Test("a YAML syntax error is reported with its position")
+    func syntaxError() async throws {
+        let path = try write("source:\n  type: file\n   path: [unclosed\n")
+        let result = try await CommandRunner.run(["validate", path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("\(path):"))
+    }
+
+    @Test("run refuses a broken file with exit 2 before sending anything")
+    func runRefusesBrokenFile() async throws {
+        let path = try write("source:\n  type: liferay-jsonws\n  server: http://127.0.0.1:9\n  rows: { service: /x }\n  timeout: soon\n")
+        let result = try await CommandRunner.run(["run", path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("\(path):5:12:"))
+    }
+
+    @Test("an unset required variable names the variable and its position")
+    func interpolation() async throws {
+        let path = try write("source:\n  type: file\n  path: ${SCREENS_PIPE_TEST_UNSET:?set it to the input file}\n")
+        let result = try await CommandRunner.run(["validate", path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("set it to the input file"))
+        #expect(result.stderr.contains("\(path):3:"))
+    }
+
+    @Test("credentials to a remote plain-http server are refused unless allowed")
+    func insecureAuth() async throws {
+        let path = try write("""
+            source:
+              type: liferay-jsonws
+              server: http://portal.example.com
+              auth: { bearer: abc }
+              rows: { service: /bookmarks.bookmarksentry/get-entries }
+            """)
+        let result = try await CommandRunner.run(["run", path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("allow-insecure-auth"))
+        #expect(!result.stderr.contains("abc"))
+    }
+
+    @Test("--version and --help work")
+    func versionAndHelp() async throws {
+        let version = try await CommandRunner.run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdoutText.contains("."))
+        let help = try await CommandRunner.run(["run", "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdoutText.contains("--policy"))
+        #expect(help.stdoutText.contains("Examples"))
+    }
+}
