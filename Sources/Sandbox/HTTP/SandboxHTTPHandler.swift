@@ -35,6 +35,7 @@ final class SandboxHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         case (.head(let head), _):
             state = .receiving(head, [])
         case (.body(var buffer), .receiving(let head, var body)):
+            state = .responding  // drop the state's reference so appending does not copy the body
             if body.count + buffer.readableBytes > Self.maximumBodySize {
                 state = .refusing(head)
             } else {

@@ -8,5 +8,6 @@ public struct SandboxError: Error, Sendable, CustomStringConvertible {
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }
