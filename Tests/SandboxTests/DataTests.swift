@@ -68,14 +68,6 @@ struct DataTests {
         #expect(fields[1].values.text(for: nil) == "true")
     }
 
-    @Test("ISO dates from epoch milliseconds", arguments: [
-        (Int64(0), "1970-01-01T00:00:00Z"), (1_704_067_200_000, "2024-01-01T00:00:00Z"),
-        (951_782_400_000, "2000-02-29T00:00:00Z"), (-1, "1969-12-31T23:59:59Z"), (1_709_251_199_999, "2024-02-29T23:59:59Z"),
-    ])
-    func isoDates(milliseconds: Int64, expected: String) {
-        #expect(ISODate.string(fromEpochMilliseconds: milliseconds) == expected)
-    }
-
     @Test("Accept-Language to a Liferay locale id")
     func acceptLanguage() {
         #expect(StructuredContents.locale("es-ES") == "es_ES")

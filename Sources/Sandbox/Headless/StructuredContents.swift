@@ -77,9 +77,9 @@ struct StructuredContents: Sendable {
             "contentFields": .array(fields),
             "contentStructureId": .string(row["DDMStructureKey"]?.stringValue ?? ""),
             "creator": ["id": row["userId"] ?? .null, "name": row["userName"] ?? .null],
-            "dateCreated": .string(ISODate.string(fromEpochMilliseconds: row["createDate"]?.int64Value ?? 0)),
-            "dateModified": .string(ISODate.string(fromEpochMilliseconds: row["modifiedDate"]?.int64Value ?? 0)),
-            "datePublished": .string(ISODate.string(fromEpochMilliseconds: row["displayDate"]?.int64Value ?? 0)),
+            "dateCreated": .string(ISODate.format(epochMilliseconds: wholeSeconds(row["createDate"]?.int64Value ?? 0))),
+            "dateModified": .string(ISODate.format(epochMilliseconds: wholeSeconds(row["modifiedDate"]?.int64Value ?? 0))),
+            "datePublished": .string(ISODate.format(epochMilliseconds: wholeSeconds(row["displayDate"]?.int64Value ?? 0))),
             "description": .string(article.description.text(for: Self.match(requested, in: article.description))),
             "friendlyUrlPath": row["urlTitle"] ?? .null,
             "id": row["resourcePrimKey"] ?? .null,
@@ -118,4 +118,9 @@ struct HeadlessError: Error, Sendable {
     static func notFound(_ title: String) -> HeadlessError { HeadlessError(status: 404, statusName: "NOT_FOUND", title: title) }
     static func forbidden(_ title: String) -> HeadlessError { HeadlessError(status: 403, statusName: "FORBIDDEN", title: title) }
     static func badRequest(_ title: String) -> HeadlessError { HeadlessError(status: 400, statusName: "BAD_REQUEST", title: title) }
+}
+
+/// Headless delivery writes dates to the second, as Liferay does.
+private func wholeSeconds(_ milliseconds: Int64) -> Int64 {
+    milliseconds - ((milliseconds % 1000) + 1000) % 1000
 }

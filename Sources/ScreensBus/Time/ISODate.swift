@@ -4,9 +4,9 @@
 /// `2026-11-21T09:15:00Z`, with `.SSS` only when the milliseconds are not zero. Done with
 /// civil-calendar arithmetic (Howard Hinnant's days-from-civil) so no locale, time zone
 /// database or Foundation formatter is involved and the output is the same everywhere.
-enum ISODate {
+public enum ISODate {
     /// `2026-11-21T09:15:00Z` (or `…:00.250Z`) for epoch milliseconds.
-    static func format(epochMilliseconds: Int64) -> String {
+    public static func format(epochMilliseconds: Int64) -> String {
         let (days, msOfDay) = floorDivide(epochMilliseconds, 86_400_000)
         let (year, month, day) = civil(fromDays: days)
         let seconds = msOfDay / 1000
@@ -19,7 +19,7 @@ enum ISODate {
 
     /// Epoch milliseconds of ISO text: `2026-11-21`, `2026-11-21T09:15`, `…:00`, `…:00.5`,
     /// with `Z`, `+01:00`, `+0100` or no zone (read as UTC); a space may stand for the `T`.
-    static func parse(_ text: String) -> Int64? {
+    public static func parse(_ text: String) -> Int64? {
         var scanner = Scanner(bytes: Array(text.utf8))
         guard let year = scanner.digits(4), scanner.skip("-"), let month = scanner.digits(2), scanner.skip("-"),
             let day = scanner.digits(2), (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
