@@ -109,3 +109,11 @@ func closedPort() throws -> Int {
     guard bound else { throw TestServerError(message: "cannot bind a loopback socket") }
     return Int(UInt16(bigEndian: address.sin_port))
 }
+
+extension Result where Success == HTTPResponse {
+    /// The transport error kind of a failed send (tasks erase typed throws).
+    var httpErrorKind: HTTPError.Kind? {
+        guard case .failure(let error) = self else { return nil }
+        return (error as? HTTPError)?.kind
+    }
+}

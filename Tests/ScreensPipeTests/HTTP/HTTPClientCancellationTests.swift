@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+@testable import ScreensPipe
+
+@Suite("HTTP client cancellation and shutdown")
+struct HTTPClientCancellationTests {
+    @Test func cancellingAStalledRequestReturnsPromptly() async throws {
+        try await withServer { server, client in
+            let task = Task { () async throws(HTTPError) -> HTTPResponse in
+                try await client.send(HTTPRequest(url: server.url("/stall?seconds=30"), timeout: .seconds(60)))
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            let clock = ContinuousClock()
+            let start = clock.now
+            task.cancel()
+            let result = await task.result
+            // Bounded well under the 30 s stall and 60 s timeout: the transfer was aborted.
+            #expect(clock.now - start < .seconds(2))
+            #expect(result.httpErrorKind == .cancelled)
+            // The client still works afterwards.
+            let response = try await client.send(HTTPRequest(url: server.url("/echo")))
+            #expect(response.status == 200)
+        }
+    }
+
+    @Test func aTaskCancelledBeforeSendingNeverSends() async throws {
+        try await withServer { server, client in
+            let task = Task { () async throws(HTTPError) -> HTTPResponse in
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await client.send(HTTPRequest(url: server.url("/echo?id=early")))
+            }
+            let result = await task.result
+            #expect(result.httpErrorKind == .cancelled)
+            let count = try jsonObject(try await client.send(HTTPRequest(url: server.url("/count?id=early"))))["count"] as? Int
+            #expect(count == 0)
+        }
+    }
+
+    @Test func shutdownCancelsTransfersInFlightAndLaterSends() async throws {
+        let server = try TestHTTPServer.start()
+        defer { server.stop() }
+        let client = HTTPClient()
+        let stalled = (0..<5).map { _ in
+            Task { () async throws(HTTPError) -> HTTPResponse in
+                try await client.send(HTTPRequest(url: server.url("/stall?seconds=30"), timeout: .seconds(60)))
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        client.shutdown()
+        for task in stalled {
+            let result = await task.result
+            #expect(result.httpErrorKind == .cancelled)
+        }
+        let later = await httpError { () async throws(HTTPError) in try await client.send(HTTPRequest(url: server.url("/echo"))) }
+        #expect(later?.kind == .cancelled)
+        client.shutdown()  // idempotent
+    }
+}
