@@ -7,23 +7,25 @@ import Testing
 /// `Fixtures/http/test_server.py` running on an ephemeral loopback port.
 final class TestHTTPServer: @unchecked Sendable {
     let port: Int
+    let scheme: String
     private let process: Process
     private let input: Pipe
 
-    private init(port: Int, process: Process, input: Pipe) {
+    private init(port: Int, scheme: String, process: Process, input: Pipe) {
         self.port = port
+        self.scheme = scheme
         self.process = process
         self.input = input
     }
 
     /// Starts the server and waits for it to print its port.
-    static func start() throws -> TestHTTPServer {
+    static func start(tls: (certificate: String, key: String)? = nil) throws -> TestHTTPServer {
         let script = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/http/test_server.py")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
+        process.arguments = ["python3", script.path] + (tls.map { ["--tls", $0.certificate, $0.key] } ?? [])
         let output = Pipe()
         let input = Pipe()
         process.standardOutput = output
@@ -41,11 +43,11 @@ final class TestHTTPServer: @unchecked Sendable {
             process.terminate()
             throw TestServerError(message: "test server did not print its port: \(text)")
         }
-        return TestHTTPServer(port: port, process: process, input: input)
+        return TestHTTPServer(port: port, scheme: tls == nil ? "http" : "https", process: process, input: input)
     }
 
     /// `http://127.0.0.1:<port><path>`.
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    func url(_ path: String) -> String { "\(scheme)://127.0.0.1:\(port)\(path)" }
 
     func stop() {
         // SIGKILL: the spawning thread's blocked SIGTERM would be inherited and ignored.

@@ -2,6 +2,7 @@
 """Misbehaving HTTP/1.1 server for the HTTP client tests (Python 3 stdlib only).
 
 Binds 127.0.0.1 on an ephemeral port and prints the port on the first line of stdout.
+With `--tls CERT KEY` it serves HTTPS with that certificate.
 Every request carrying ?id=X is counted under X; GET /count?id=X reports the count.
 
 Endpoints (query parameters in brackets):
@@ -208,6 +209,11 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     threading.Thread(target=exit_when_parent_goes_away, daemon=True).start()
     server = Server(("127.0.0.1", 0), Handler)
+    if len(sys.argv) == 4 and sys.argv[1] == "--tls":
+        import ssl
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(sys.argv[2], sys.argv[3])
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     print(server.server_address[1], flush=True)
     server.serve_forever()
 
