@@ -56,4 +56,35 @@ struct HTTPClientCancellationTests {
         #expect(later?.kind == .cancelled)
         client.shutdown()  // idempotent
     }
+
+    @Test func cancellationsRacingSubmissionAndCompletionAlwaysEnd() async throws {
+        try await withServer { server, client in
+            // Cancel at every stage: before submission, while queued, mid-transfer, after the
+            // answer. Each send must end exactly once, with a response or `.cancelled`.
+            var random = SplitMix64(seed: 99)
+            let delays = (0..<200).map { _ in Int.random(in: 0...40, using: &random) }
+            let outcomes = await withTaskGroup(of: Result<HTTPResponse, any Error>.self) { group in
+                for delay in delays {
+                    group.addTask {
+                        let task = Task { () async throws(HTTPError) -> HTTPResponse in
+                            try await client.send(HTTPRequest(url: server.url("/sleep?ms=20")))
+                        }
+                        try? await Task.sleep(for: .milliseconds(delay))
+                        task.cancel()
+                        return await task.result
+                    }
+                }
+                var outcomes: [Result<HTTPResponse, any Error>] = []
+                for await outcome in group { outcomes.append(outcome) }
+                return outcomes
+            }
+            #expect(outcomes.count == 200)
+            for outcome in outcomes {
+                switch outcome {
+                case .success(let response): #expect(response.status == 200)
+                case .failure: #expect(outcome.httpErrorKind == .cancelled)
+                }
+            }
+        }
+    }
 }

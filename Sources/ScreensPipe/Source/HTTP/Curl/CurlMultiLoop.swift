@@ -67,25 +67,29 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     /// Hands `transfer` to the loop; the loop resumes `continuation` when it finishes.
     func submit(_ transfer: CurlTransfer, continuation: CurlTransfer.Continuation) {
-        let cancelledEarly = transfer.phase.withLock { phase -> Bool in
-            guard phase == .created else { return true }
-            phase = .submitted
-            return false
-        }
-        if cancelledEarly {
-            transfer.phase.withLock { $0 = .finished }
-            continuation.resume(returning: .failure(transfer.cancellationError))
-            return
-        }
+        // Nobody else reads the continuation until the phase says `submitted`.
         transfer.continuation = continuation
-        let accepted = inbox.withLock { inbox -> Bool in
-            guard inbox.state == .running else { return false }
+        enum Outcome { case accepted, cancelled, shutDown }
+        // The phase change and the append happen under the inbox lock together, so a
+        // cancellation that sees `submitted` is always queued after the addition.
+        let outcome = inbox.withLock { inbox -> Outcome in
+            let running = inbox.state == .running
+            let cancelledEarly = transfer.phase.withLock { phase -> Bool in
+                guard phase == .created else { return true }
+                if running { phase = .submitted }
+                return false
+            }
+            if cancelledEarly { return .cancelled }
+            guard running else { return .shutDown }
             inbox.additions.append(transfer)
-            return true
+            return .accepted
         }
-        if accepted {
+        switch outcome {
+        case .accepted:
             curl_multi_wakeup(multi)
-        } else {
+        case .cancelled:
+            transfer.finish(.failure(transfer.cancellationError))
+        case .shutDown:
             transfer.finish(
                 .failure(HTTPError(.cancelled, "the HTTP client is shut down", request: transfer.requestDescription)))
         }
