@@ -1,0 +1,247 @@
+internal import CCurl
+import Synchronization
+
+/// One request on one libcurl easy handle, and the response it collects.
+///
+/// Confinement (why `@unchecked Sendable` is sound): the handle and the response buffers
+/// are configured on the sending task before submission and touched only by the loop
+/// thread after it (the loop's inbox lock orders the hand-over). Only `phase` is shared,
+/// and it is behind its own lock.
+final class CurlTransfer: @unchecked Sendable {
+    /// The result the sending task is waiting for.
+    typealias Continuation = CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>
+
+    /// Where the transfer is in its life; decides who resumes the continuation.
+    enum Phase {
+        /// Built, not yet handed to the loop.
+        case created
+        /// Handed to the loop; only the loop resumes it now.
+        case submitted
+        /// Cancelled before submission; submission resumes it at once.
+        case cancelledBeforeSubmission
+        /// Resumed.
+        case finished
+    }
+
+    let handle: UnsafeMutableRawPointer
+    let requestDescription: String
+    let phase = Mutex<Phase>(.created)
+    var continuation: Continuation?
+
+    private let url: String
+    private let maxResponseSize: Int
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+
+    private var responseHeaders = HTTPHeaders()
+    private var body: [UInt8] = []
+    private var responseStarted = false
+    private var exceededSizeLimit = false
+
+    /// Creates and configures the easy handle for `request`.
+    init(request: HTTPRequest, userAgent: String) throws(HTTPError) {
+        ensureCurlGlobalInit()
+        requestDescription = request.requestDescription
+        guard let handle = curl_easy_init() else {
+            throw HTTPError(.other, "libcurl could not create a transfer", request: request.requestDescription)
+        }
+        self.handle = handle
+        url = request.url
+        maxResponseSize = max(0, request.maxResponseSize)
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        try configure(request, userAgent: userAgent)
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        curl_slist_free_all(headerList)
+        errorBuffer.deallocate()
+    }
+
+    // MARK: Configuration
+
+    private func configure(_ request: HTTPRequest, userAgent: String) throws(HTTPError) {
+        let userdata = Unmanaged.passUnretained(self).toOpaque()
+        try set(CURLOPT_URL, request.url)
+        try set(CURLOPT_PROTOCOLS_STR, "http,https")
+        try set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        // Signals are process-wide; a multi-threaded process must not let libcurl use them.
+        try set(CURLOPT_NOSIGNAL, 1)
+        try set(CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
+        try set(CURLOPT_USERAGENT, userAgent)
+        try set(CURLOPT_ACCEPT_ENCODING, "")
+        try set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        try set(CURLOPT_TCP_KEEPALIVE, 1)
+        try set(CURLOPT_TCP_KEEPIDLE, 30)
+        try set(CURLOPT_TCP_KEEPINTVL, 15)
+        try set(CURLOPT_TCP_NODELAY, 1)
+
+        if let timeout = request.timeout { try set(CURLOPT_TIMEOUT_MS, timeout.wholeMilliseconds) }
+        if let connectTimeout = request.connectTimeout {
+            try set(CURLOPT_CONNECTTIMEOUT_MS, connectTimeout.wholeMilliseconds)
+        }
+        if let lowSpeed = request.lowSpeed {
+            try set(CURLOPT_LOW_SPEED_LIMIT, max(1, lowSpeed.bytesPerSecond))
+            try set(CURLOPT_LOW_SPEED_TIME, max(1, Int(lowSpeed.duration.components.seconds)))
+        }
+        try setCheckingResult(screens_curl_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxResponseSize)))
+
+        try set(CURLOPT_SSL_VERIFYPEER, request.verifyTLS ? 1 : 0)
+        try set(CURLOPT_SSL_VERIFYHOST, request.verifyTLS ? 2 : 0)
+        if let caFile = request.caFile { try set(CURLOPT_CAINFO, caFile) }
+
+        try set(CURLOPT_FOLLOWLOCATION, request.followRedirects ? 1 : 0)
+        if request.followRedirects { try set(CURLOPT_MAXREDIRS, 10) }
+
+        try configureMethodAndBody(request)
+        try configureHeaders(request.headers)
+
+        try setCheckingResult(
+            screens_curl_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { buffer, size, count, userdata in
+                let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata!).takeUnretainedValue()
+                return transfer.receiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
+            })
+        try set(CURLOPT_WRITEDATA, userdata)
+        try setCheckingResult(
+            screens_curl_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION) { buffer, size, count, userdata in
+                let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata!).takeUnretainedValue()
+                return transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: size * count))
+            })
+        try set(CURLOPT_HEADERDATA, userdata)
+    }
+
+    private func configureMethodAndBody(_ request: HTTPRequest) throws(HTTPError) {
+        let method = request.method.uppercased()
+        if let body = request.body {
+            try setCheckingResult(screens_curl_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
+            // COPYPOSTFIELDS copies the bytes now, so the body need not outlive this call.
+            let code = body.withUnsafeBytes { bytes -> CURLcode in
+                let emptyBody: StaticString = ""
+                let pointer = bytes.baseAddress ?? UnsafeRawPointer(emptyBody.utf8Start)
+                return screens_curl_easy_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: pointer))
+            }
+            try setCheckingResult(code)
+            if method != "POST" { try set(CURLOPT_CUSTOMREQUEST, request.method) }
+        } else {
+            switch method {
+            case "GET": try set(CURLOPT_HTTPGET, 1)
+            case "HEAD": try set(CURLOPT_NOBODY, 1)
+            default: try set(CURLOPT_CUSTOMREQUEST, request.method)
+            }
+        }
+    }
+
+    private func configureHeaders(_ headers: HTTPHeaders) throws(HTTPError) {
+        var lines = headers.fields.map { field in
+            // "Name;" is libcurl's way to send a header with an empty value.
+            field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)"
+        }
+        // libcurl sends "Expect: 100-continue" for large bodies and waits up to 1 s for a 100
+        // that many servers never send; an empty Expect turns that off.
+        if !headers.contains("Expect") { lines.append("Expect:") }
+        for line in lines {
+            guard let appended = curl_slist_append(headerList, line) else {
+                throw HTTPError(.other, "libcurl could not add a request header", request: requestDescription)
+            }
+            headerList = appended
+        }
+        try setCheckingResult(screens_curl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList))
+    }
+
+    private func set(_ option: CURLoption, _ value: Int) throws(HTTPError) {
+        try setCheckingResult(screens_curl_easy_setopt_long(handle, option, value))
+    }
+
+    private func set(_ option: CURLoption, _ value: String) throws(HTTPError) {
+        try setCheckingResult(screens_curl_easy_setopt_string(handle, option, value))
+    }
+
+    private func set(_ option: CURLoption, _ value: UnsafeMutableRawPointer) throws(HTTPError) {
+        try setCheckingResult(screens_curl_easy_setopt_pointer(handle, option, value))
+    }
+
+    private func setCheckingResult(_ code: CURLcode) throws(HTTPError) {
+        guard code == CURLE_OK else {
+            throw HTTPError(.other, "cannot configure the request: \(curlErrorText(code))", request: requestDescription)
+        }
+    }
+
+    // MARK: Callbacks (loop thread)
+
+    /// Appends body bytes; refusing them (returning less than offered) aborts the transfer.
+    private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        // MAXFILESIZE only works when the size is announced; chunked or compressed bodies
+        // are capped here.
+        guard body.count + bytes.count <= maxResponseSize else {
+            exceededSizeLimit = true
+            return 0
+        }
+        body.append(contentsOf: bytes)
+        return bytes.count
+    }
+
+    /// Collects one header line. Each status line starts a new response (a 100 Continue or
+    /// a followed redirect comes before the final one), so it drops what came before.
+    private func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var line = Substring(String(decoding: bytes, as: UTF8.self))
+        while let last = line.last, last.isNewline { line.removeLast() }
+        if line.hasPrefix("HTTP/") {
+            responseStarted = true
+            responseHeaders = HTTPHeaders()
+            body.removeAll(keepingCapacity: true)
+        } else if let colon = line.firstIndex(of: ":") {
+            let name = String(line[..<colon])
+            let value = String(line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" })
+            responseHeaders.add(name: name, value: value)
+            if body.isEmpty, HTTPHeaders.namesMatch(name, "Content-Length"), let length = Int(value), length > 0 {
+                body.reserveCapacity(min(length, maxResponseSize))
+            }
+        }
+        return bytes.count
+    }
+
+    // MARK: Completion (loop thread)
+
+    /// The outcome of the finished transfer whose libcurl result is `code`.
+    func result(for code: CURLcode) -> Result<HTTPResponse, HTTPError> {
+        guard code == CURLE_OK else {
+            let kind = HTTPError.Kind(curlCode: code, responseStarted: responseStarted, exceededSizeLimit: exceededSizeLimit)
+            var message = curlErrorText(code)
+            let detail = String(cString: errorBuffer)
+            if !detail.isEmpty { message += ": " + detail }
+            if kind == .tooLarge { message += " (limit \(maxResponseSize) bytes)" }
+            return .failure(HTTPError(kind, scrubbingUserinfo(of: url, from: message), request: requestDescription))
+        }
+        var status = 0
+        _ = screens_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        var effectiveURL: UnsafeMutablePointer<CChar>?
+        _ = screens_curl_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effectiveURL)
+        return .success(
+            HTTPResponse(
+                status: status, headers: responseHeaders, body: body,
+                effectiveURL: effectiveURL.map { String(cString: $0) } ?? url))
+    }
+
+    /// Resumes the waiting task with `result`, exactly once.
+    func finish(_ result: Result<HTTPResponse, HTTPError>) {
+        phase.withLock { $0 = .finished }
+        continuation?.resume(returning: result)
+        continuation = nil
+    }
+
+    /// The error a cancelled transfer ends with.
+    var cancellationError: HTTPError {
+        HTTPError(.cancelled, "the request was cancelled", request: requestDescription)
+    }
+}
+
+extension Duration {
+    /// The duration in whole milliseconds, rounded up so a short positive limit never
+    /// becomes 0 (which libcurl reads as "no limit").
+    var wholeMilliseconds: Int {
+        let (seconds, attoseconds) = components
+        let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int(max(1, milliseconds))
+    }
+}

@@ -1,0 +1,95 @@
+package import struct Foundation.Date
+import Synchronization
+
+/// One retry about to happen, for logs and progress (`onRetry`).
+package struct RetryAttempt: Sendable {
+    /// Why the attempt failed.
+    package enum Reason: Sendable {
+        /// A retryable status (408, 429, 502, 503, 504).
+        case status(Int)
+        /// A retryable transport failure.
+        case error(HTTPError)
+    }
+
+    /// The request, redacted (`"POST http://127.0.0.1:8080/api/jsonws/invoke"`).
+    package var request: String
+    /// The number of the attempt that failed (1 for the first).
+    package var failedAttempt: Int
+    /// The total attempts allowed.
+    package var attempts: Int
+    package var reason: Reason
+    /// The wait before the next attempt.
+    package var delay: Duration
+    /// Whether the wait is the server's `Retry-After` rather than the backoff.
+    package var fromRetryAfter: Bool
+}
+
+/// Sends requests through an `HTTPClient`, retrying as a `RetryPolicy` says.
+///
+/// When the attempts run out it returns the last retryable response (the caller turns its
+/// status into an error, with the protocol's context) or throws the last error.
+package struct RetryingSender: Sendable {
+    package let client: HTTPClient
+    package let policy: RetryPolicy
+    private let random: LockedRandom
+    private let now: @Sendable () -> Date
+
+    /// - Parameters:
+    ///   - seed: fixes the jitter sequence (tests); nil seeds from the system.
+    ///   - now: the clock `Retry-After` dates are measured against.
+    package init(
+        client: HTTPClient, policy: RetryPolicy, seed: UInt64? = nil, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.client = client
+        self.policy = policy
+        random = LockedRandom(seed.map(SplitMix64.init(seed:)) ?? SplitMix64())
+        self.now = now
+    }
+
+    /// Sends `request` up to `policy.attempts` times.
+    ///
+    /// - Parameter onRetry: called before each wait, with why and how long.
+    /// - Throws: the last `HTTPError` when every attempt failed without a response, or
+    ///   `.cancelled` at once when the task is cancelled (also during a wait).
+    package func send(
+        _ request: HTTPRequest, onRetry: @Sendable (RetryAttempt) -> Void = { _ in }
+    ) async throws(HTTPError) -> HTTPResponse {
+        var attempt = 1
+        while true {
+            let reason: RetryAttempt.Reason
+            var retryAfter: Duration?
+            do {
+                let response = try await client.send(request)
+                guard policy.isRetryable(status: response.status), attempt < policy.attempts else { return response }
+                reason = .status(response.status)
+                retryAfter = response.headers["Retry-After"].flatMap { RetryAfter.delay($0, now: now()) }
+            } catch {
+                guard policy.isRetryable(error), attempt < policy.attempts else { throw error }
+                reason = .error(error)
+            }
+            let delay = retryAfter.map(policy.delay(honouringRetryAfter:))
+                ?? random.withGenerator { policy.delay(beforeRetry: attempt, using: &$0) }
+            onRetry(
+                RetryAttempt(
+                    request: request.requestDescription, failedAttempt: attempt, attempts: policy.attempts,
+                    reason: reason, delay: delay, fromRetryAfter: retryAfter != nil))
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                throw HTTPError(.cancelled, "cancelled while waiting to retry", request: request.requestDescription)
+            }
+            attempt += 1
+        }
+    }
+}
+
+/// A generator shared by concurrent sends.
+private final class LockedRandom: Sendable {
+    private let generator: Mutex<SplitMix64>
+
+    init(_ generator: SplitMix64) { self.generator = Mutex(generator) }
+
+    func withGenerator<T: Sendable>(_ body: (inout SplitMix64) -> T) -> T {
+        generator.withLock { body(&$0) }
+    }
+}
