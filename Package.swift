@@ -62,7 +62,7 @@ let package = Package(
             path: "Benchmarks/screens-pipe-bench"
         ),
         .testTarget(name: "ScreensBusTests", dependencies: ["ScreensBus"]),
-        .testTarget(name: "ScreensPipeTests", dependencies: ["ScreensPipe", "Sandbox"]),
+        .testTarget(name: "ScreensPipeTests", dependencies: ["ScreensPipe", "Sandbox"], exclude: ["Fixtures"]),
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "ScreensBus"]),
         .testTarget(
             name: "EndToEndTests",

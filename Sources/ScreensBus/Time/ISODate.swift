@@ -53,7 +53,7 @@ public enum ISODate {
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date.
-    static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
+    public static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400

@@ -36,16 +36,16 @@ enum SourceFactory {
         case .liferayJSONWS(let jsonws):
             let base = try requireServer(baseURL, type: "liferay-jsonws")
             try checkCredentialSafety(source, url: base)
-            return HTTPPageFetcher(wire: JSONWSProtocol(spec: jsonws, baseURL: base), settings: settings, client: HTTPClient())
+            return HTTPPageFetcher(wire: JSONWSProtocol(spec: jsonws, baseURL: base), settings: settings)
         case .liferayHeadless(let headless):
             let base = try requireServer(baseURL, type: "liferay-headless")
             try checkCredentialSafety(source, url: base)
             let wire = HeadlessProtocol(spec: headless, baseURL: base, locale: spec.convert?.locale)
-            return HTTPPageFetcher(wire: wire, settings: settings, client: HTTPClient())
+            return HTTPPageFetcher(wire: wire, settings: settings)
         case .rest(let rest):
             let wire = RESTProtocol(spec: rest, baseURL: baseURL)
             try checkCredentialSafety(source, url: wire.firstURL)
-            return HTTPPageFetcher(wire: wire, settings: settings, client: HTTPClient())
+            return HTTPPageFetcher(wire: wire, settings: settings)
         }
     }
 

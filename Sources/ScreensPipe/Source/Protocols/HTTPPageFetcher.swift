@@ -8,6 +8,14 @@ struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
     let wire: Protocol
     let settings: HTTPSourceSettings
     let client: HTTPClient
+    private let sender: RetryingSender
+
+    init(wire: Protocol, settings: HTTPSourceSettings, client: HTTPClient = HTTPClient()) {
+        self.wire = wire
+        self.settings = settings
+        self.client = client
+        sender = RetryingSender(client: client, policy: settings.retry)
+    }
 
     var chaining: PageChaining { wire.chaining }
 
@@ -18,26 +26,26 @@ struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
     func fetch(_ page: PageRequest, provisional: @Sendable (FetchedPage) async -> Void) async throws(ScreensPipeError) -> FetchedPage {
         let request = try prepared(page)
         let description = request.requestDescription
-        var attempt = 1
-        while true {
-            let outcome = await attemptOnce(request, page: page, description: description)
-            switch outcome {
-            case .success(let decoded):
-                return FetchedPage(
-                    request: page, rows: decoded.rows, rowCount: decoded.rowCount,
-                    continuation: decoded.continuation, origin: .remote)
-            case .failure(let failure):
-                guard failure.retryable, attempt < settings.retry.attempts else { throw failure.error }
-                let delay = settings.retry.delay(afterAttempt: attempt, retryAfter: failure.retryAfter)
-                settings.onRetry?(RetryNotice(page: page.index, attempt: attempt, delay: delay, reason: failure.error.message))
-                do {
-                    try await Task.sleep(for: delay)
-                } catch {
-                    throw ScreensPipeError(.cancelled, "the run was cancelled", page: page.index, request: description)
+        let onRetry = settings.onRetry
+        let outcome: Result<DecodedPage, ScreensPipeError>
+        do throws(HTTPError) {
+            outcome = try await sender.send(
+                request,
+                onRetry: { attempt in onRetry?(RetryNotice(page: page.index, attempt: attempt)) },
+                interpret: { response in interpret(response, page: page, request: description) })
+        } catch {
+            let code: ScreensPipeError.Code =
+                switch error.kind {
+                case .cancelled: .cancelled
+                case _ where error.isConnectivity: .connectivity
+                default: .http
                 }
-                attempt += 1
-            }
+            throw ScreensPipeError(code, error.message, page: page.index, request: description)
         }
+        let decoded = try outcome.get()
+        return FetchedPage(
+            request: page, rows: decoded.rows, rowCount: decoded.rowCount, continuation: decoded.continuation,
+            origin: .remote)
     }
 
     func plan(_ page: PageRequest) -> [PlannedRequest] {
@@ -54,31 +62,19 @@ struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
         client.shutdown()
     }
 
-    // MARK: - One attempt
+    // MARK: - Responses
 
-    private struct AttemptFailure: Error {
-        var error: ScreensPipeError
-        var retryable: Bool
-        var retryAfter: String?
-    }
-
-    private func attemptOnce(_ request: HTTPRequest, page: PageRequest, description: String) async -> Result<DecodedPage, AttemptFailure> {
-        let response: HTTPResponse
-        do throws(HTTPError) {
-            response = try await client.send(request)
-        } catch {
-            let code: ScreensPipeError.Code =
-                error.kind == .cancelled ? .cancelled : (error.isConnectivity ? .connectivity : .http)
-            let failure = ScreensPipeError(code, error.message, page: page.index, request: description)
-            return .failure(AttemptFailure(error: failure, retryable: error.isConnectivity, retryAfter: nil))
-        }
+    /// What one response means for the page: rows, an error, or a reason to try again.
+    private func interpret(
+        _ response: HTTPResponse, page: PageRequest, request: String
+    ) -> RetryingSender.Verdict<Result<DecodedPage, ScreensPipeError>> {
         if (300..<400).contains(response.status) {
-            return .failure(AttemptFailure(error: redirectError(response, page: page, request: description), retryable: false))
+            return .final(.failure(redirectError(response, page: page, request: request)))
         }
         guard response.isSuccess else {
-            let retryable = [408, 429, 502, 503, 504].contains(response.status)
-            let failure = wire.error(for: response, page: page, request: description)
-            return .failure(AttemptFailure(error: failure, retryable: retryable, retryAfter: response.headers["Retry-After"]))
+            let failure = wire.error(for: response, page: page, request: request)
+            guard sender.policy.isRetryable(status: response.status) else { return .final(.failure(failure)) }
+            return .retryable(.failure(failure), reason: .status(response.status), retryAfter: response.headers["Retry-After"])
         }
         let body: JSONValue
         do throws(JSONParseError) {
@@ -86,23 +82,24 @@ struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
         } catch {
             // A 200 with a broken body is what a proxy or a dying server sends: try again.
             let failure = ScreensPipeError(
-                .malformedResponse, "the response is not valid JSON (\(error))", page: page.index, request: description,
+                .malformedResponse, "the response is not valid JSON (\(error))", page: page.index, request: request,
                 status: response.status)
-            return .failure(AttemptFailure(error: failure, retryable: true))
+            return .retryable(.failure(failure), reason: .invalidResponse(failure.message))
         }
         if let exception = LiferayErrorBody.portalException(in: body) {
-            let failure = ScreensPipeError(
-                .portal, exception.message, page: page.index, request: description, status: response.status,
-                exceptionType: exception.type)
-            return .failure(AttemptFailure(error: failure, retryable: false))
+            return .final(
+                .failure(
+                    ScreensPipeError(
+                        .portal, exception.message, page: page.index, request: request, status: response.status,
+                        exceptionType: exception.type)))
         }
         do throws(ScreensPipeError) {
-            return .success(try wire.decode(body, response: response, page: page))
+            return .final(.success(try wire.decode(body, response: response, page: page)))
         } catch {
             var located = error
             located.page = page.index
-            located.request = located.request ?? description
-            return .failure(AttemptFailure(error: located, retryable: false))
+            located.request = located.request ?? request
+            return .final(.failure(located))
         }
     }
 
@@ -176,6 +173,25 @@ public struct RetryNotice: Sendable {
     public var page: Int
     /// The attempt that failed (1 = the first try).
     public var attempt: Int
+    /// Tries allowed in all.
+    public var attempts: Int
+    /// How long the source waits before the next try.
     public var delay: Duration
+    /// Why: "HTTP 503", "connection reset", "the response is not valid JSON".
     public var reason: String
+    /// The request, redacted.
+    public var request: String
+
+    init(page: Int, attempt: RetryAttempt) {
+        self.page = page
+        self.attempt = attempt.failedAttempt
+        attempts = attempt.attempts
+        delay = attempt.delay
+        request = attempt.request
+        switch attempt.reason {
+        case .status(let status): reason = "HTTP \(status)"
+        case .error(let error): reason = error.message
+        case .invalidResponse(let message): reason = message
+        }
+    }
 }

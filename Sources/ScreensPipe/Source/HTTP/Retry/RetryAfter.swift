@@ -1,11 +1,12 @@
 package import struct Foundation.Date
+internal import ScreensBus
 
 /// The `Retry-After` header (RFC 9110 §10.2.3): a number of seconds, or an HTTP date.
 package enum RetryAfter {
     /// The wait `value` asks for, measured from `now`; nil when `value` is neither form.
     /// A date in the past asks for no wait.
     package static func delay(_ value: String, now: Date) -> Duration? {
-        let text = value.trimmingWhitespace()
+        let text = value.trimmingWhitespace
         if !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
             // Absurdly long digit strings saturate instead of failing.
             return .seconds(Int64(text) ?? .max)
@@ -39,26 +40,10 @@ package enum RetryAfter {
             (1...31).contains(day), (0...23).contains(clock[0]), (0...59).contains(clock[1]), (0...60).contains(clock[2])
         else { return nil }
         if numbers[1].count == 2 { year += year < 70 ? 2000 : 1900 }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = Int(ISODate.days(year: Int64(year), month: Int64(month), day: Int64(day)))
         let seconds = days * 86_400 + clock[0] * 3600 + clock[1] * 60 + clock[2]
         return Date(timeIntervalSince1970: Double(seconds))
     }
 
     private static let monthNames = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-}
-
-extension String {
-    fileprivate func trimmingWhitespace() -> String {
-        String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
-    }
 }

@@ -9,6 +9,8 @@ package struct RetryAttempt: Sendable {
         case status(Int)
         /// A retryable transport failure.
         case error(HTTPError)
+        /// A response the caller could not use, such as a 200 whose body is not JSON.
+        case invalidResponse(String)
     }
 
     /// The request, redacted (`"POST http://127.0.0.1:8080/api/jsonws/invoke"`).
@@ -54,15 +56,39 @@ package struct RetryingSender: Sendable {
     package func send(
         _ request: HTTPRequest, onRetry: @Sendable (RetryAttempt) -> Void = { _ in }
     ) async throws(HTTPError) -> HTTPResponse {
+        try await send(request, onRetry: onRetry) { response in
+            guard policy.isRetryable(status: response.status) else { return .final(response) }
+            return .retryable(response, reason: .status(response.status), retryAfter: response.headers["Retry-After"])
+        }
+    }
+
+    /// What a caller makes of one response: keep it, or try again while attempts remain
+    /// (when they run out, the retryable value is returned as it is).
+    package enum Verdict<Value: Sendable>: Sendable {
+        case final(Value)
+        case retryable(Value, reason: RetryAttempt.Reason, retryAfter: String? = nil)
+    }
+
+    /// Sends `request`, retrying transport failures, and whatever `interpret` calls
+    /// retryable, within one budget of attempts.
+    package func send<Value: Sendable>(
+        _ request: HTTPRequest, onRetry: @Sendable (RetryAttempt) -> Void = { _ in },
+        interpret: (HTTPResponse) -> Verdict<Value>
+    ) async throws(HTTPError) -> Value {
         var attempt = 1
         while true {
             let reason: RetryAttempt.Reason
             var retryAfter: Duration?
             do {
                 let response = try await client.send(request)
-                guard policy.isRetryable(status: response.status), attempt < policy.attempts else { return response }
-                reason = .status(response.status)
-                retryAfter = response.headers["Retry-After"].flatMap { RetryAfter.delay($0, now: now()) }
+                switch interpret(response) {
+                case .final(let value):
+                    return value
+                case .retryable(let value, let why, let header):
+                    guard attempt < policy.attempts else { return value }
+                    reason = why
+                    retryAfter = header.flatMap { RetryAfter.delay($0, now: now()) }
+                }
             } catch {
                 guard policy.isRetryable(error), attempt < policy.attempts else { throw error }
                 reason = .error(error)
@@ -83,7 +109,6 @@ package struct RetryingSender: Sendable {
     }
 }
 
-/// A generator shared by concurrent sends.
 private final class LockedRandom: Sendable {
     private let generator: Mutex<SplitMix64>
 
