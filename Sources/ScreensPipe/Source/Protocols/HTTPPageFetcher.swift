@@ -1,5 +1,6 @@
 public import ScreensBus
 internal import Foundation
+internal import Logging
 
 /// The source stage for every HTTP protocol: builds each page's request through its
 /// ``ListProtocol``, adds credentials and limits, sends it with retries, and maps every
@@ -29,6 +30,8 @@ struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
             case .failure(let failure):
                 guard failure.retryable, attempt < settings.retry.attempts else { throw failure.error }
                 let delay = settings.retry.delay(afterAttempt: attempt, retryAfter: failure.retryAfter)
+                settings.logger.info(
+                    "page \(page.index): retrying in \(delay) after attempt \(attempt): \(failure.error.message)")
                 settings.onRetry?(RetryNotice(page: page.index, attempt: attempt, delay: delay, reason: failure.error.message))
                 do {
                     try await Task.sleep(for: delay)
@@ -64,9 +67,14 @@ struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
 
     private func attemptOnce(_ request: HTTPRequest, page: PageRequest, description: String) async -> Result<DecodedPage, AttemptFailure> {
         let response: HTTPResponse
+        let started = ContinuousClock.now
         do throws(HTTPError) {
             response = try await client.send(request)
+            // `description` is the redacted method and URL: no credentials reach the log.
+            settings.logger.debug(
+                "page \(page.index): \(description) -> \(response.status), \(response.body.count) bytes, \(Self.milliseconds(since: started)) ms")
         } catch {
+            settings.logger.debug("page \(page.index): \(description) -> \(error.message)")
             let code: ScreensPipeError.Code =
                 error.kind == .cancelled ? .cancelled : (error.isConnectivity ? .connectivity : .http)
             let failure = ScreensPipeError(code, error.message, page: page.index, request: description)
@@ -106,6 +114,11 @@ struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
         }
     }
 
+    private static func milliseconds(since start: ContinuousClock.Instant) -> Int64 {
+        let elapsed = (ContinuousClock.now - start).components
+        return elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000
+    }
+
     /// Portals answer bad credentials on some endpoints with a redirect to the login page.
     private func redirectError(_ response: HTTPResponse, page: PageRequest, request: String) -> ScreensPipeError {
         let location = response.headers["Location"] ?? ""
@@ -138,8 +151,9 @@ struct HTTPSourceSettings: Sendable {
     var verifyTLS: Bool
     var retry: RetryPolicy
     var onRetry: (@Sendable (RetryNotice) -> Void)?
+    var logger: Logger
 
-    init(source: SourceSpec, onRetry: (@Sendable (RetryNotice) -> Void)?) {
+    init(source: SourceSpec, onRetry: (@Sendable (RetryNotice) -> Void)?, logger: Logger) {
         auth = source.auth
         headers = source.headers
         timeout = source.timeout
@@ -149,6 +163,7 @@ struct HTTPSourceSettings: Sendable {
         verifyTLS = !source.insecureSkipTLSVerify
         retry = RetryPolicy(source.retry)
         self.onRetry = onRetry
+        self.logger = logger
     }
 
     func apply(to request: inout HTTPRequest) {
@@ -173,9 +188,12 @@ struct HTTPSourceSettings: Sendable {
 
 /// A retry the source is about to make, for progress lines and logs.
 public struct RetryNotice: Sendable {
+    /// The page whose request failed.
     public var page: Int
     /// The attempt that failed (1 = the first try).
     public var attempt: Int
+    /// How long the source waits before the next attempt.
     public var delay: Duration
+    /// Why the attempt failed (redacted, as in an `error` event).
     public var reason: String
 }
