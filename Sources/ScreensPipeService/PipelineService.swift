@@ -8,7 +8,7 @@ public import ServiceLifecycle
 ///
 /// ```swift
 /// let service = try PipelineService(
-///     file: "pipelines/bookmarks.yaml",
+///     file: "pipelines/bookmarks.yaml",          // sink: .discard unless told otherwise
 ///     environment: .current(sandbox: BundledSandbox()),
 ///     schedule: .every(.seconds(300)),
 ///     delegate: BookmarkIndex())
@@ -55,15 +55,15 @@ public struct PipelineService: Service {
     }
 
     /// A service running the pipeline file at `path`, loaded and checked now, as
-    /// ``ScreensPipe/Pipeline/init(file:overrides:environment:bus:)`` does.
+    /// ``ScreensPipe/Pipeline/init(file:overrides:sink:environment:bus:)`` does.
     ///
     /// - Throws: ``ScreensPipe/ConfigurationErrors`` for a file with mistakes.
     public init(
-        file path: String, overrides: [String] = [], environment: PipelineEnvironment = .current(),
-        schedule: Schedule = .once, delegate: (any ListDelegate)? = nil,
-        logger: Logger = Logger(label: "screens-pipe.service")
+        file path: String, overrides: [String] = [], sink: SinkDestination? = .discard,
+        environment: PipelineEnvironment = .current(), schedule: Schedule = .once,
+        delegate: (any ListDelegate)? = nil, logger: Logger = Logger(label: "screens-pipe.service")
     ) throws(ConfigurationErrors) {
-        let pipeline = try Pipeline(file: path, overrides: overrides, environment: environment)
+        let pipeline = try Pipeline(file: path, overrides: overrides, sink: sink, environment: environment)
         self.init(spec: pipeline.spec, environment: environment, schedule: schedule, delegate: delegate, logger: logger)
     }
 

@@ -11,16 +11,21 @@ extension Pipeline {
     /// let pipeline = try Pipeline(
     ///     file: "pipelines/bookmarks.yaml",
     ///     overrides: ["filter.limit=10"],
+    ///     sink: .discard,
     ///     environment: .current(sandbox: BundledSandbox()))
     /// ```
     ///
+    /// - Parameters:
+    ///   - sink: Replaces the file's sink destination: `.discard` when only the service's own
+    ///     subscribers should see the rows (the file's sink usually writes to stdout).
     /// - Throws: ``ConfigurationErrors``: every problem, each as `file:line:column: message`.
     public convenience init(
-        file path: String, overrides: [String] = [], environment: PipelineEnvironment = .current(),
-        bus: EventBus = EventBus()
+        file path: String, overrides: [String] = [], sink: SinkDestination? = nil,
+        environment: PipelineEnvironment = .current(), bus: EventBus = EventBus()
     ) throws(ConfigurationErrors) {
-        let spec = try PipelineLoader(environment: environment.variables).load(file: path, overrides: overrides)
+        var spec = try PipelineLoader(environment: environment.variables).load(file: path, overrides: overrides)
         try PipelineValidation.check(spec)
+        if let sink { spec.sink.destination = sink }
         self.init(spec: spec, environment: environment, bus: bus)
     }
 
@@ -29,13 +34,16 @@ extension Pipeline {
     /// `name` names the text in error messages and, unless it is `<string>`, gives the
     /// pipeline's default name (a `name:` key in the text wins).
     ///
+    /// - Parameters:
+    ///   - sink: Replaces the text's sink destination (see ``init(file:overrides:sink:environment:bus:)``).
     /// - Throws: ``ConfigurationErrors``, located in the text.
     public convenience init(
-        yaml text: String, name: String = "<string>", overrides: [String] = [],
+        yaml text: String, name: String = "<string>", overrides: [String] = [], sink: SinkDestination? = nil,
         environment: PipelineEnvironment = .current(), bus: EventBus = EventBus()
     ) throws(ConfigurationErrors) {
-        let spec = try PipelineLoader(environment: environment.variables).load(yaml: text, file: name, overrides: overrides)
+        var spec = try PipelineLoader(environment: environment.variables).load(yaml: text, file: name, overrides: overrides)
         try PipelineValidation.check(spec)
+        if let sink { spec.sink.destination = sink }
         self.init(spec: spec, environment: environment, bus: bus)
     }
 }
