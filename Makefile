@@ -24,9 +24,15 @@ build: setup
 release: setup
 	$(SWIFT) build -c release
 
+EMBED_SAMPLE  = samples/embed
+EMBED_SCRATCH = $(EMBED_SAMPLE)/.build
+
 test: setup
 	$(SWIFT) build --build-tests
-	SCREENS_PIPE_BIN="$(BIN_DIR)/screens-pipe" $(SWIFT) test --skip-build
+	$(SWIFT) build --package-path $(EMBED_SAMPLE) --scratch-path $(EMBED_SCRATCH)
+	"$(EMBED_SCRATCH)/debug/embed-sample" pipelines/bookmarks.yaml | head -3
+	SCREENS_PIPE_BIN="$(BIN_DIR)/screens-pipe" SCREENS_PIPE_EMBED_BIN="$(EMBED_SCRATCH)/debug/embed-sample" \
+	  $(SWIFT) test --skip-build
 
 demo: build
 	@echo "# screens-pipe run pipelines/bookmarks.yaml  (the bundled sandbox portal, in-process)" >&2

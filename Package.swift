@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "ScreensBus", targets: ["ScreensBus"]),
         .library(name: "ScreensPipe", targets: ["ScreensPipe"]),
         .library(name: "Sandbox", targets: ["Sandbox"]),
+        .library(name: "ScreensPipeService", targets: ["ScreensPipeService"]),
         .executable(name: "screens-pipe", targets: ["screens-pipe"]),
     ],
     dependencies: [
@@ -15,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -42,11 +44,21 @@ let package = Package(
             name: "Sandbox",
             dependencies: [
                 "ScreensBus",
+                // For BundledSandbox, the SandboxLauncher embedders pass to a pipeline.
+                "ScreensPipe",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             resources: [.copy("Data")]
+        ),
+        .target(
+            name: "ScreensPipeService",
+            dependencies: [
+                "ScreensPipe",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .executableTarget(
             name: "screens-pipe",
@@ -54,6 +66,7 @@ let package = Package(
                 "ScreensPipe",
                 "Sandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
@@ -62,7 +75,14 @@ let package = Package(
             path: "Benchmarks/screens-pipe-bench"
         ),
         .testTarget(name: "ScreensBusTests", dependencies: ["ScreensBus"]),
-        .testTarget(name: "ScreensPipeTests", dependencies: ["ScreensPipe", "Sandbox"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "ScreensPipeTests",
+            dependencies: [
+                "ScreensPipe", "Sandbox", "ScreensPipeService",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "ScreensBus"]),
         .testTarget(
             name: "EndToEndTests",

@@ -1,22 +1,26 @@
+public import Logging
 public import ScreensBus
 import Synchronization
 
 /// One pipeline: source -> cache -> convert -> filter -> sink, wired on an ``EventBus``.
 ///
 /// ```swift
-/// let pipeline = try Pipeline(file: "pipelines/bookmarks.yaml")
+/// let pipeline = try Pipeline(file: "pipelines/bookmarks.yaml", environment: .current(sandbox: BundledSandbox()))
 /// let events = pipeline.events           // subscribe before running
 /// async let summary = pipeline.run()
 /// for await event in events { ... }
 /// ```
 ///
-/// A pipeline runs once per ``run()``. Every event goes through ``bus``: the spec's sink is
-/// one subscriber, and any number of others can watch the same run.
+/// A pipeline runs once: ``run()`` finishes the bus at the end, so build a new pipeline for
+/// the next run (a refresh). Every event goes through ``bus``: the spec's sink is one
+/// subscriber, and any number of others can watch the same run. Cancelling the task that
+/// runs ``run()`` stops the transfers, publishes `finished`, and ends every subscription.
 public final class Pipeline: Sendable {
     /// The decoded pipeline file.
     public let spec: PipelineSpec
     /// The bus the run publishes on.
     public let bus: EventBus
+    /// What the pipeline takes from the process around it (variables, sandbox, logger).
     public let environment: PipelineEnvironment
 
     /// Creates a pipeline from a spec (decoded from YAML, or built in code).
@@ -231,21 +235,28 @@ public struct PipelineEnvironment: Sendable {
     public var colorOutput: Bool
     /// Called before each retry of a page request (progress lines, logs).
     public var onRetry: (@Sendable (RetryNotice) -> Void)?
+    /// Where the source logs each HTTP request at `debug` and each retry at `info`
+    /// (requests appear with secrets redacted). Discards everything by default.
+    public var logger: Logger
 
+    /// An environment with no variables, no sandbox and a logger that discards everything,
+    /// unless given.
     public init(
         variables: [String: String] = [:], sandbox: (any SandboxLauncher)? = nil, refresh: Bool = false,
-        colorOutput: Bool = false, onRetry: (@Sendable (RetryNotice) -> Void)? = nil
+        colorOutput: Bool = false, onRetry: (@Sendable (RetryNotice) -> Void)? = nil, logger: Logger? = nil
     ) {
         self.variables = variables
         self.sandbox = sandbox
         self.refresh = refresh
         self.colorOutput = colorOutput
         self.onRetry = onRetry
+        self.logger = logger ?? Logger(label: "screens-pipe", factory: { _ in SwiftLogNoOpLogHandler() })
     }
 }
 
 /// Starts a local portal for `server: sandbox` (the `Sandbox` module provides one).
 public protocol SandboxLauncher: Sendable {
+    /// Starts a portal for one run; the pipeline stops it when the run ends.
     func start() async throws(ScreensPipeError) -> any RunningServer
 }
 
@@ -253,13 +264,17 @@ public protocol SandboxLauncher: Sendable {
 public protocol RunningServer: Sendable {
     /// `http://127.0.0.1:PORT`.
     var baseURL: String { get }
+    /// Stops the server; called once, after the run's last request.
     func stop() async
 }
 
 /// The outcome of a run.
 public struct RunSummary: Sendable {
+    /// Pages delivered (converted and filtered).
     public var pages = 0
+    /// Rows in the delivered pages.
     public var rows = 0
+    /// Rows that passed the filter.
     public var selected = 0
     /// Every error of the run, in order (each was also an `error` event).
     public var failures: [ScreensPipeError] = []

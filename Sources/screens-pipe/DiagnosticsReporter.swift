@@ -1,5 +1,5 @@
-import Foundation
 import ScreensBus
+import ScreensPipe
 import Synchronization
 
 /// Turns bus events into human lines on stderr: errors always, pages with `-v`, and the
@@ -40,34 +40,40 @@ final class DiagnosticsReporter: ListDelegate {
     }
 
     func onRunFinished(_ finished: RunFinished) async {
-        progress?.clear()
+        progress?.finish()
         if verbose {
             write("\(finished.pipeline): \(finished.pages) pages, \(finished.rows) rows, \(finished.selected) selected, \(finished.errors) errors")
         }
     }
 
     func finish() {
-        progress?.clear()
+        progress?.finish()
     }
 
     private func write(_ line: String) {
         progress?.clear()
         Terminal.write(line + "\n")
+        progress?.redraw()
     }
 }
 
 /// The "in progress" cell of a list screenlet, as one rewritten line on stderr:
-/// pages and rows loaded, of the row count, and the rate. Redrawn at most 10 times a second.
+/// pages and rows loaded, of the row count, the rate, and retries so far.
+///
+/// Redrawn for every page and retry, and at most 10 times a second for selected rows.
+/// It only ever writes to stderr, so stdout stays pure data whatever `--progress` says.
 final class ProgressLine: Sendable {
     private struct State {
         var pipeline = ""
         var pages = 0
         var rows = 0
         var selected = 0
+        var retries = 0
         var rowCount: Int?
         var started = ContinuousClock.now
         var lastDraw: ContinuousClock.Instant?
         var visible = false
+        var finished = false
     }
 
     private let state = Mutex(State())
@@ -93,6 +99,13 @@ final class ProgressLine: Sendable {
         draw(force: false)
     }
 
+    /// A page request is about to be retried (``PipelineEnvironment/onRetry``).
+    func retry(_ notice: RetryNotice) {
+        state.withLock { $0.retries += 1 }
+        draw(force: true)
+    }
+
+    /// Erases the line (before another message, and at the end).
     func clear() {
         let wasVisible = state.withLock { state in
             defer { state.visible = false }
@@ -101,17 +114,37 @@ final class ProgressLine: Sendable {
         if wasVisible { Terminal.write("\r\u{1B}[2K") }
     }
 
+    /// Draws the line again after a message erased it, unless the run is over.
+    func redraw() {
+        if state.withLock({ !$0.finished && $0.lastDraw != nil }) { draw(force: true) }
+    }
+
+    /// The run is over: erase the line for good.
+    func finish() {
+        state.withLock { $0.finished = true }
+        clear()
+    }
+
     private func draw(force: Bool) {
         let line: String? = state.withLock { state in
+            if state.finished { return nil }
             let now = ContinuousClock.now
             if !force, let last = state.lastDraw, now - last < .milliseconds(100) { return nil }
             state.lastDraw = now
             state.visible = true
-            let elapsed = Double((now - state.started).components.attoseconds) / 1e18 + Double((now - state.started).components.seconds)
-            let rate = elapsed > 0 ? Int(Double(state.rows) / elapsed) : 0
-            let of = state.rowCount.map { " of \($0)" } ?? ""
-            return "\r\u{1B}[2K\(state.pipeline): \(state.pages) pages, \(state.rows)\(of) rows, \(state.selected) selected, \(rate) rows/s"
+            return "\r\u{1B}[2K" + Self.text(state, elapsed: now - state.started)
         }
         if let line { Terminal.write(line) }
+    }
+
+    /// `bookmarks: 3 pages, 100 of 173 rows, 90 selected, 2400 rows/s, 1 retry`
+    private static func text(_ state: State, elapsed: Duration) -> String {
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let rate = seconds > 0 ? Int(Double(state.rows) / seconds) : 0
+        let of = state.rowCount.map { " of \($0)" } ?? ""
+        var text = "\(state.pipeline): \(state.pages) page\(state.pages == 1 ? "" : "s"), \(state.rows)\(of) rows, "
+        text += "\(state.selected) selected, \(rate) rows/s"
+        if state.retries > 0 { text += ", \(state.retries) retr\(state.retries == 1 ? "y" : "ies")" }
+        return text
     }
 }

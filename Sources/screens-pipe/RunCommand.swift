@@ -1,6 +1,8 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import Logging
+import Sandbox
 import ScreensBus
 import ScreensPipe
 import Synchronization
@@ -60,15 +62,21 @@ struct RunCommand: AsyncParsableCommand {
         var spec = try pipelineFile.loadSpec()
         apply(to: &spec)
         let variables = ProcessInfo.processInfo.environment
-        let stderrIsTerminal = Terminal.isTerminal(2)
+        let showProgress = !quiet && progress.isEnabled(stderrIsTerminal: Terminal.isTerminal(2))
+        let progressLine = showProgress ? ProgressLine() : nil
+        let logLevel: Logger.Level = verbose && !quiet ? .debug : .warning
+        var onRetry: (@Sendable (RetryNotice) -> Void)?
+        if let progressLine { onRetry = { notice in progressLine.retry(notice) } }
+        let logger = Logger(label: "screens-pipe") { _ in TerminalLogHandler(level: logLevel, progress: progressLine) }
         let environment = PipelineEnvironment(
             variables: variables,
-            sandbox: BundledSandboxLauncher(),
+            sandbox: BundledSandbox(),
             refresh: refresh,
-            colorOutput: Terminal.isTerminal(1) && variables["NO_COLOR"] == nil)
+            colorOutput: Terminal.colorsAllowed(on: 1, variables: variables),
+            onRetry: onRetry,
+            logger: logger)
         let pipeline = Pipeline(spec: spec, environment: environment)
-        let showProgress = !quiet && progress.isEnabled(stderrIsTerminal: stderrIsTerminal)
-        let reporter = DiagnosticsReporter(verbose: verbose && !quiet, progress: showProgress ? ProgressLine() : nil)
+        let reporter = DiagnosticsReporter(verbose: verbose && !quiet, progress: progressLine)
         let reporting = pipeline.attach(reporter)
 
         let runTask = Task { () -> Result<RunSummary, ScreensPipeError> in

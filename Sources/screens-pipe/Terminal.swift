@@ -34,4 +34,10 @@ enum Terminal {
     static func isTerminal(_ descriptor: Int32) -> Bool {
         isatty(descriptor) == 1
     }
+
+    /// Colours only for a terminal, and never when `NO_COLOR` is set to anything but "" (no-color.org).
+    static func colorsAllowed(on descriptor: Int32, variables: [String: String]) -> Bool {
+        if let noColor = variables["NO_COLOR"], !noColor.isEmpty { return false }
+        return isTerminal(descriptor)
+    }
 }

@@ -89,7 +89,9 @@ public final class EventBus: Sendable {
 /// The subscription ends when the bus finishes, when the iterating task is cancelled, or
 /// when the sequence and its iterators are released.
 public struct EventSubscription: AsyncSequence, Sendable {
+    /// Each element is one event of the bus, in publish order.
     public typealias Element = PipelineEvent
+    /// A subscription never fails: it ends.
     public typealias Failure = Never
 
     private let lifetime: SubscriptionLifetime
@@ -98,6 +100,7 @@ public struct EventSubscription: AsyncSequence, Sendable {
         lifetime = SubscriptionLifetime(channel: channel, onEnd: onEnd)
     }
 
+    /// The iterator; iterators of one subscription share its events (each event once).
     public func makeAsyncIterator() -> Iterator {
         Iterator(lifetime: lifetime)
     }
@@ -107,9 +110,12 @@ public struct EventSubscription: AsyncSequence, Sendable {
         lifetime.end()
     }
 
+    /// Takes the subscription's events one at a time.
     public struct Iterator: AsyncIteratorProtocol {
         let lifetime: SubscriptionLifetime
 
+        /// The next event, waiting for one; nil once the bus finished (and the buffer is
+        /// drained) or the task was cancelled.
         public mutating func next() async -> PipelineEvent? {
             let event = await lifetime.channel.next()
             if event == nil { lifetime.end() }

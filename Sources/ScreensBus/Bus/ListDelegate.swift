@@ -19,11 +19,17 @@ public protocol ListDelegate: Sendable {
 }
 
 extension ListDelegate {
+    /// Ignores the response; implement it to react.
     public func onListResponse(_ response: ListResponse) async {}
+    /// Ignores the error; implement it to react.
     public func onListError(_ error: ListError) async {}
+    /// Ignores the selected row; implement it to react.
     public func onSelected(_ row: SelectedRow) async {}
+    /// Ignores the start; implement it to react.
     public func onRunStarted(_ started: RunStarted) async {}
+    /// Ignores the end of the run; implement it to react.
     public func onRunFinished(_ finished: RunFinished) async {}
+    /// Ignores the custom event; implement it to react.
     public func onCustomEvent(_ event: CustomEvent) async {}
 
     /// Calls the method that matches `event`.

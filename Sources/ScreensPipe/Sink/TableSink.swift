@@ -5,6 +5,7 @@ import Synchronization
 ///
 /// Column widths come from the first rows (a window of 50), so the table streams instead
 /// of waiting for the whole list; later values wider than their column are cut with `…`.
+/// Widths are terminal columns (``DisplayWidth``): CJK text and emoji take two each.
 struct TableSink: EventSink {
     let output: OutputFile
     let colors: Bool
@@ -64,8 +65,8 @@ struct TableLayout {
         self.columns = columns
         self.colors = colors
         widths = columns.map { column in
-            let widest = sample.map { Self.cell($0[column]).count }.max() ?? 0
-            return min(maxWidth, max(column.count, widest))
+            let widest = sample.map { DisplayWidth.of(Self.cell($0[column])) }.max() ?? 0
+            return min(maxWidth, max(DisplayWidth.of(column), widest))
         }
     }
 
@@ -95,9 +96,21 @@ struct TableLayout {
         }
     }
 
+    /// `text` padded or cut to exactly `width` columns; a cut ends with `…`, and a wide
+    /// character that would straddle the edge is left out (its column becomes a space).
     static func fit(_ text: String, width: Int) -> String {
-        if text.count > width { return String(text.prefix(max(0, width - 1))) + "…" }
-        return text + String(repeating: " ", count: width - text.count)
+        let textWidth = DisplayWidth.of(text)
+        if textWidth <= width { return text + String(repeating: " ", count: width - textWidth) }
+        guard width > 0 else { return "" }
+        var kept = ""
+        var used = 0
+        for character in text {
+            let columns = DisplayWidth.of(character)
+            if used + columns > width - 1 { break }
+            kept.append(character)
+            used += columns
+        }
+        return kept + "…" + String(repeating: " ", count: width - 1 - used)
     }
 }
 

@@ -29,7 +29,7 @@ enum SourceFactory {
     ) throws(ScreensPipeError) -> any PageFetcher {
         let source = spec.source
         if case .file(let file) = source.protocolSpec { return FileSource(spec: file) }
-        let settings = HTTPSourceSettings(source: source, onRetry: environment.onRetry)
+        let settings = HTTPSourceSettings(source: source, onRetry: environment.onRetry, logger: environment.logger)
         switch source.protocolSpec {
         case .file:
             preconditionFailure("handled above")

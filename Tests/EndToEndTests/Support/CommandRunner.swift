@@ -51,13 +51,29 @@ enum CommandRunner {
         process.standardOutput = stdout
         process.standardError = stderr
         process.standardInput = FileHandle.nullDevice
+        // Waiting for a child must not hold one of the few cooperative threads (two on a
+        // 2-core machine): blocked there, a long child would stall every other test. Reads and
+        // the exit wait run on Dispatch threads and resume the task when done.
+        let exited = AsyncStream<Int32>.makeStream()
+        process.terminationHandler = { finished in
+            exited.continuation.yield(finished.terminationStatus)
+            exited.continuation.finish()
+        }
         try process.run()
-        // Read both pipes concurrently so a chatty child never blocks on a full pipe.
-        async let out = Task.detached { stdout.fileHandleForReading.readDataToEndOfFile() }.value
-        async let err = Task.detached { stderr.fileHandleForReading.readDataToEndOfFile() }.value
+        async let out = readToEnd(stdout.fileHandleForReading)
+        async let err = readToEnd(stderr.fileHandleForReading)
         let (outData, errData) = await (out, err)
-        process.waitUntilExit()
-        return CommandResult(status: process.terminationStatus, stdout: outData, stderr: String(decoding: errData, as: UTF8.self))
+        var status: Int32 = -1
+        for await code in exited.stream { status = code }
+        return CommandResult(status: status, stdout: outData, stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    private static func readToEnd(_ handle: FileHandle) async -> Data {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: handle.readDataToEndOfFile())
+            }
+        }
     }
 
     /// A fresh temporary directory for one test.

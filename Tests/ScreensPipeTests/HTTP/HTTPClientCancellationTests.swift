@@ -15,8 +15,10 @@ struct HTTPClientCancellationTests {
             let start = clock.now
             task.cancel()
             let result = await task.result
-            // Bounded well under the 30 s stall and 60 s timeout: the transfer was aborted.
-            #expect(clock.now - start < .seconds(2))
+            // Bounded well under the 30 s stall and 60 s timeout: the transfer was aborted, not
+            // waited out. The bound is loose on purpose (a loaded 2-core CI); the 200 ms
+            // target is measured by `make bench`, not asserted here.
+            #expect(clock.now - start < .seconds(10))
             #expect(result.httpErrorKind == .cancelled)
             // The client still works afterwards.
             let response = try await client.send(HTTPRequest(url: server.url("/echo")))

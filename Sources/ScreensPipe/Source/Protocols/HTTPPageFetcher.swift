@@ -1,5 +1,6 @@
-public import ScreensBus
+internal import ScreensBus
 internal import Foundation
+internal import Logging
 
 /// The source stage for every HTTP protocol: builds each page's request through its
 /// ``ListProtocol``, adds credentials and limits, sends it with retries, and maps every
@@ -27,13 +28,23 @@ struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
         let request = try prepared(page)
         let description = request.requestDescription
         let onRetry = settings.onRetry
+        let logger = settings.logger
         let outcome: Result<DecodedPage, ScreensPipeError>
         do throws(HTTPError) {
             outcome = try await sender.send(
                 request,
-                onRetry: { attempt in onRetry?(RetryNotice(page: page.index, attempt: attempt)) },
-                interpret: { response in interpret(response, page: page, request: description) })
+                onRetry: { attempt in
+                    let notice = RetryNotice(page: page.index, attempt: attempt)
+                    logger.info("page \(page.index): retrying in \(notice.delay) after attempt \(notice.attempt) of \(notice.attempts): \(notice.reason)")
+                    onRetry?(notice)
+                },
+                interpret: { response in
+                    // `description` is the redacted method and URL: no credentials reach the log.
+                    logger.debug("page \(page.index): \(description) -> \(response.status), \(response.body.count) bytes")
+                    return interpret(response, page: page, request: description)
+                })
         } catch {
+            logger.debug("page \(page.index): \(description) -> \(error.message)")
             let code: ScreensPipeError.Code =
                 switch error.kind {
                 case .cancelled: .cancelled
@@ -135,8 +146,9 @@ struct HTTPSourceSettings: Sendable {
     var verifyTLS: Bool
     var retry: RetryPolicy
     var onRetry: (@Sendable (RetryNotice) -> Void)?
+    var logger: Logger
 
-    init(source: SourceSpec, onRetry: (@Sendable (RetryNotice) -> Void)?) {
+    init(source: SourceSpec, onRetry: (@Sendable (RetryNotice) -> Void)?, logger: Logger) {
         auth = source.auth
         headers = source.headers
         timeout = source.timeout
@@ -146,6 +158,7 @@ struct HTTPSourceSettings: Sendable {
         verifyTLS = !source.insecureSkipTLSVerify
         retry = RetryPolicy(source.retry)
         self.onRetry = onRetry
+        self.logger = logger
     }
 
     func apply(to request: inout HTTPRequest) {
@@ -170,6 +183,7 @@ struct HTTPSourceSettings: Sendable {
 
 /// A retry the source is about to make, for progress lines and logs.
 public struct RetryNotice: Sendable {
+    /// The page whose request failed.
     public var page: Int
     /// The attempt that failed (1 = the first try).
     public var attempt: Int

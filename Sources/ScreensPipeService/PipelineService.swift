@@ -1,0 +1,139 @@
+public import Logging
+public import ScreensBus
+public import ScreensPipe
+public import ServiceLifecycle
+
+/// Runs a pipeline as a `Service` in a `ServiceGroup`: once, or again on an interval (a
+/// periodic pull to refresh), with graceful shutdown.
+///
+/// ```swift
+/// let service = try PipelineService(
+///     file: "pipelines/bookmarks.yaml",          // sink: .discard unless told otherwise
+///     environment: .current(sandbox: BundledSandbox()),
+///     schedule: .every(.seconds(300)),
+///     delegate: BookmarkIndex())
+/// let group = ServiceGroup(services: [service], gracefulShutdownSignals: [.sigterm], logger: logger)
+/// try await group.run()
+/// ```
+///
+/// Each run builds a fresh ``Pipeline`` from the same spec (a pipeline runs once), attaches
+/// the delegate, and waits until the delegate has seen the run's last event. A graceful
+/// shutdown cancels the run in flight (transfers stop, `finished` is published) or the wait
+/// for the next one, and ``run()`` returns normally.
+public struct PipelineService: Service {
+    /// When the service runs its pipeline.
+    public enum Schedule: Sendable, Hashable {
+        /// One run; the service returns when it ends.
+        case once
+        /// A run now, then another `interval` after each run ends, until shutdown.
+        case every(Duration)
+    }
+
+    /// The pipeline each run is built from.
+    public let spec: PipelineSpec
+    /// The environment every run gets (variables, sandbox, logger).
+    public let environment: PipelineEnvironment
+    /// When runs happen.
+    public let schedule: Schedule
+    private let delegate: (any ListDelegate)?
+    private let logger: Logger
+
+    /// A service running `spec`.
+    ///
+    /// - Parameters:
+    ///   - delegate: Attached to every run before it starts; sees each of its events.
+    ///   - logger: Where the service notes runs that failed and runs that could not start.
+    public init(
+        spec: PipelineSpec, environment: PipelineEnvironment = .current(), schedule: Schedule = .once,
+        delegate: (any ListDelegate)? = nil, logger: Logger = Logger(label: "screens-pipe.service")
+    ) {
+        self.spec = spec
+        self.environment = environment
+        self.schedule = schedule
+        self.delegate = delegate
+        self.logger = logger
+    }
+
+    /// A service running the pipeline file at `path`, loaded and checked now, as
+    /// ``ScreensPipe/Pipeline/init(file:overrides:sink:environment:bus:)`` does.
+    ///
+    /// - Throws: ``ScreensPipe/ConfigurationErrors`` for a file with mistakes.
+    public init(
+        file path: String, overrides: [String] = [], sink: SinkDestination? = .discard,
+        environment: PipelineEnvironment = .current(), schedule: Schedule = .once,
+        delegate: (any ListDelegate)? = nil, logger: Logger = Logger(label: "screens-pipe.service")
+    ) throws(ConfigurationErrors) {
+        let pipeline = try Pipeline(file: path, overrides: overrides, sink: sink, environment: environment)
+        self.init(spec: pipeline.spec, environment: environment, schedule: schedule, delegate: delegate, logger: logger)
+    }
+
+    /// Runs the schedule until it is done or the service group shuts down.
+    ///
+    /// - Throws: With `.once`, the error of a run that could not start, or
+    ///   ``PipelineRunFailed`` for a run that did not deliver every row. With `.every`,
+    ///   failed runs are logged and the next run still happens. A graceful shutdown is not
+    ///   an error.
+    public func run() async throws {
+        while true {
+            let outcome = await cancelWhenGracefulShutdown { [self] in await runOnce() }
+            if Task.isShuttingDownGracefully || Task.isCancelled { return }
+            switch (schedule, outcome) {
+            case (.once, .success(let summary)):
+                if summary.exitCode != 0 { throw PipelineRunFailed(summary: summary) }
+                return
+            case (.once, .failure(let error)):
+                throw error
+            case (.every(let interval), let outcome):
+                note(outcome)
+                do {
+                    try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+                } catch {
+                    // Shutdown or cancellation while waiting for the next run.
+                    return
+                }
+                if Task.isShuttingDownGracefully { return }
+            }
+        }
+    }
+
+    /// One run of a fresh pipeline, with the delegate attached for all of it.
+    private func runOnce() async -> Result<RunSummary, ScreensPipeError> {
+        let pipeline = Pipeline(spec: spec, environment: environment)
+        let delivery = delegate.map { pipeline.attach($0) }
+        let result: Result<RunSummary, ScreensPipeError>
+        do throws(ScreensPipeError) {
+            result = .success(try await pipeline.run())
+        } catch {
+            result = .failure(error)
+        }
+        await delivery?.value
+        return result
+    }
+
+    private func note(_ outcome: Result<RunSummary, ScreensPipeError>) {
+        switch outcome {
+        case .success(let summary) where summary.exitCode != 0:
+            logger.error(
+                "run of \(spec.name) failed: \(summary.failures.first.map { "\($0)" } ?? "not every row was delivered")",
+                metadata: ["pipeline": "\(spec.name)", "errors": "\(summary.failures.count)"])
+        case .success(let summary):
+            logger.debug(
+                "run of \(spec.name) delivered \(summary.selected) rows",
+                metadata: ["pipeline": "\(spec.name)", "pages": "\(summary.pages)"])
+        case .failure(let error):
+            logger.error("run of \(spec.name) could not start: \(error)", metadata: ["pipeline": "\(spec.name)"])
+        }
+    }
+}
+
+/// A run of a ``PipelineService`` that did not deliver every row.
+public struct PipelineRunFailed: Error, Sendable, CustomStringConvertible {
+    /// The run's outcome; `failures` holds each error (each was also an `error` event).
+    public var summary: RunSummary
+
+    /// The first failure, and how many there were.
+    public var description: String {
+        let first = summary.failures.first.map { "\($0)" } ?? "the run failed"
+        return summary.failures.count > 1 ? "\(first) (and \(summary.failures.count - 1) more errors)" : first
+    }
+}

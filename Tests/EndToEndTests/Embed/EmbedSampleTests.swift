@@ -1,0 +1,58 @@
+import Foundation
+import ScreensBus
+import Testing
+
+/// samples/embed: a separate package that depends on screens-pipe by path, loads
+/// pipelines/bookmarks.yaml against the bundled sandbox and prints the selected rows from its
+/// own event loop. `make test` builds it first; run alone, this test builds it (slowly, once).
+@Suite("Embed sample")
+struct EmbedSampleTests {
+    private static let samplePackage = CommandRunner.packageRoot.appendingPathComponent("samples/embed")
+    private static let scratch = samplePackage.appendingPathComponent(".build")
+
+    /// `$SCREENS_PIPE_EMBED_BIN` (set by `make test`), else the sample's own debug build.
+    private static func binary() async throws -> String {
+        if let path = ProcessInfo.processInfo.environment["SCREENS_PIPE_EMBED_BIN"], !path.isEmpty { return path }
+        let built = scratch.appendingPathComponent("debug/embed-sample").path
+        if !FileManager.default.isExecutableFile(atPath: built) {
+            let build = try await CommandRunner.shell(
+                #"swift build --package-path "$PKG" --scratch-path "$SCRATCH""#,
+                environment: ["PKG": samplePackage.path, "SCRATCH": scratch.path])
+            try #require(build.status == 0, "building samples/embed failed:\n\(build.stderr)\n\(build.stdoutText)")
+        }
+        return built
+    }
+
+    @Test("the sample prints the selected rows of pipelines/bookmarks.yaml: the same rows the CLI writes")
+    func samplePrintsTheExpectedRows() async throws {
+        let sample = try await CommandRunner.shell(#""$EMBED" pipelines/bookmarks.yaml"#, environment: ["EMBED": try await Self.binary()])
+        #expect(sample.status == 0, "\(sample.stderr)")
+        let lines = sample.stdoutLines
+        #expect(lines.count == 73)
+        #expect(lines.first == "30001\tLiferay links 01\thttps://www.liferay.com/liferay/1")
+        #expect(lines.dropFirst().first == "30002\tScreens notes 02\thttps://help.liferay.com/screens/2")
+        #expect(sample.stderr == "bookmarks: 73 rows in 2 pages\n")
+
+        // Every row, in order, exactly as the command line delivers it.
+        let cli = try await CommandRunner.run(["run", "pipelines/bookmarks.yaml"])
+        #expect(cli.status == 0)
+        let expected = try cli.jsonLines().map { row -> String in
+            let object = row.objectValue ?? [:]
+            let id = object["entryId"]?.jsonString ?? ""
+            guard case .string(let name)? = object["name"], case .string(let url)? = object["url"] else { return "?" }
+            return "\(id)\t\(name)\t\(url)"
+        }
+        #expect(lines == expected)
+    }
+
+    @Test("a pipeline file with a mistake makes the sample exit 2 with the located message")
+    func sampleReportsConfigurationErrors() async throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        let file = directory.appendingPathComponent("broken.yaml")
+        try "source:\n  type: liferay-jsonws\n  server: sandbox\n  rowz: {}\n".write(to: file, atomically: true, encoding: .utf8)
+        let sample = try await CommandRunner.shell(#""$EMBED" "$FILE""#, environment: ["EMBED": try await Self.binary(), "FILE": file.path])
+        #expect(sample.status == 2)
+        #expect(sample.stderr.contains("broken.yaml:4:3:"))
+        #expect(sample.stdout.isEmpty)
+    }
+}
