@@ -21,16 +21,13 @@ struct PipelineFileOptions: ParsableArguments {
 
 enum SpecLoading {
     static func load(file: String, overrides: [String]) throws -> PipelineSpec {
-        do {
+        do throws(ConfigurationErrors) {
             let spec = try PipelineLoader(environment: ProcessInfo.processInfo.environment).load(file: file, overrides: overrides)
             try PipelineValidation.check(spec)
             return spec
-        } catch let errors as ConfigurationErrors {
-            for error in errors.errors { Terminal.write("\(error)\n") }
+        } catch {
+            for problem in error.errors { Terminal.write("\(problem)\n") }
             throw ExitCode(2)
-        } catch let error as ScreensPipeError {
-            Terminal.write("\(error)\n")
-            throw ExitCode(error.exitCode)
         }
     }
 }

@@ -22,9 +22,9 @@ struct PlanCommand: AsyncParsableCommand {
     func run() async throws {
         let spec = try pipelineFile.loadSpec()
         let plan: RunPlan
-        do {
+        do throws(ScreensPipeError) {
             plan = try RunPlan(spec: spec, pages: pages)
-        } catch let error as ScreensPipeError {
+        } catch {
             Terminal.write("\(error)\n")
             throw ExitCode(error.exitCode)
         }
