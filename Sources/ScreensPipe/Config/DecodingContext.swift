@@ -90,26 +90,18 @@ final class DecodingContext {
 
     /// One of a fixed set of names; the message lists them all.
     func choice<Value>(_ node: YAMLNode, key: String, _ choices: KeyValuePairs<String, Value>) -> Value? {
-        let names = choices.map(\.key)
-        if case .scalar(let scalar) = node, !node.isNull {
-            if let match = choices.first(where: { $0.key == scalar.text }) { return match.value }
-            var message = "expected one of \(names.joined(separator: ", ")) for '\(key)', found '\(scalar.text)'"
-            if let suggestion = KeySuggestion.closest(to: scalar.text, among: names) {
-                message += "; did you mean '\(suggestion)'?"
-            }
-            fail(message, at: node.location)
-            return nil
-        }
-        expected("one of \(names.joined(separator: ", "))", for: key, found: node)
-        return nil
+        choice(node, key: key, names: choices.map(\.key)) { text in choices.first { $0.key == text }?.value }
     }
 
     /// A `RawRepresentable` enum whose raw values are the names written in the file.
     func choice<Value: CaseIterable & RawRepresentable>(_ node: YAMLNode, key: String, _ type: Value.Type) -> Value?
     where Value.RawValue == String {
-        let names = Value.allCases.map(\.rawValue)
+        choice(node, key: key, names: Value.allCases.map(\.rawValue), match: Value.init(rawValue:))
+    }
+
+    private func choice<Value>(_ node: YAMLNode, key: String, names: [String], match: (String) -> Value?) -> Value? {
         if case .scalar(let scalar) = node, !node.isNull {
-            if let value = Value(rawValue: scalar.text) { return value }
+            if let value = match(scalar.text) { return value }
             var message = "expected one of \(names.joined(separator: ", ")) for '\(key)', found '\(scalar.text)'"
             if let suggestion = KeySuggestion.closest(to: scalar.text, among: names) {
                 message += "; did you mean '\(suggestion)'?"
