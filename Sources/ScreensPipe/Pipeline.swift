@@ -109,7 +109,6 @@ public final class Pipeline: Sendable {
         let filter = try spec.filter?.expression.map { (expression) throws(ScreensPipeError) in
             try RowFilter(expression: expression, location: spec.filter?.expressionLocation)
         }
-        let sink = try makeSink()
         var server: (any RunningServer)?
         var baseURL: String?
         switch spec.source.server {
@@ -131,6 +130,15 @@ public final class Pipeline: Sendable {
         do throws(ScreensPipeError) {
             fetcher = try SourceFactory.makeFetcher(spec: spec, baseURL: baseURL, environment: environment)
         } catch {
+            await server?.stop()
+            throw error
+        }
+        // Last, so that no earlier failure leaves a temporary output file behind.
+        let sink: any EventSink
+        do throws(ScreensPipeError) {
+            sink = try makeSink()
+        } catch {
+            await fetcher.shutdown()
             await server?.stop()
             throw error
         }

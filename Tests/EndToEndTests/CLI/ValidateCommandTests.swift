@@ -71,10 +71,13 @@ struct ValidateCommandTests {
               auth: { bearer: abc }
               rows: { service: /bookmarks.bookmarksentry/get-entries }
             """)
-        let result = try await CommandRunner.run(["run", path])
+        let outputDirectory = try CommandRunner.temporaryDirectory()
+        let result = try await CommandRunner.run(["run", path, "-o", outputDirectory.appendingPathComponent("out.jsonl").path])
         #expect(result.status == 2)
         #expect(result.stderr.contains("allow-insecure-auth"))
         #expect(!result.stderr.contains("abc"))
+        // Refused before anything was opened: no temporary output file is left behind.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outputDirectory.path).isEmpty)
     }
 
     @Test("--version and --help work")
