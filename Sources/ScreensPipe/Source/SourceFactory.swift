@@ -30,6 +30,10 @@ enum SourceFactory {
         let source = spec.source
         if case .file(let file) = source.protocolSpec { return FileSource(spec: file) }
         let settings = HTTPSourceSettings(source: source, onRetry: environment.onRetry, logger: environment.logger)
+        if source.insecureSkipTLSVerify {
+            environment.logger.warning(
+                "TLS verification is off (source.insecure-skip-tls-verify): anyone on the network path can read and change this traffic")
+        }
         switch source.protocolSpec {
         case .file:
             preconditionFailure("handled above")

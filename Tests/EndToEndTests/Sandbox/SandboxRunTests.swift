@@ -78,6 +78,14 @@ struct SandboxRunTests {
         #expect(!result.stderr.contains(base64) && !result.stdoutText.contains(base64))
     }
 
+    @Test("turning TLS verification off works but is warned about on stderr")
+    func insecureTLSWarning() async throws {
+        let result = try await CommandRunner.run(["run", Self.bookmarks, "--policy", "remote-only", "--set", "source.insecure-skip-tls-verify=true"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("warning: TLS verification is off"))
+        #expect(result.stdoutLines.count == 73)
+    }
+
     @Test("a redirect to the login page is reported as bad credentials")
     func loginRedirect() async throws {
         let harness = try await SandboxHarness.start(loginRedirect: true)
