@@ -165,6 +165,24 @@ struct CacheRunTests {
         #expect(try store.stats().pages > 0)
     }
 
+    @Test("cache stats counts the pages; cache clear --pipeline removes exactly that pipeline's")
+    func statsAndClear() async throws {
+        let cache = try CommandRunner.temporaryDirectory()
+        let harness = try await SandboxHarness.start()
+        defer { Task { await harness.stop() } }
+        _ = try await run(harness, [], cacheDirectory: cache)
+        let stats = try await CommandRunner.run(["cache", "stats", "--json", "--cache-dir", cache.path])
+        #expect(stats.status == 0, "stderr: \(stats.stderr)")
+        #expect(try JSONValue(parsing: stats.stdoutText)["pages"] == .int(2))
+        let cleared = try await CommandRunner.run(
+            ["cache", "clear", "--pipeline", Self.bookmarks, "--cache-dir", cache.path],
+            environment: ["LIFERAY_SERVER": harness.server.baseURL])
+        #expect(cleared.status == 0, "stderr: \(cleared.stderr)")
+        #expect(cleared.stderr.contains("removed 2 pages"))
+        let replay = try await run(harness, ["--policy", "cache-only"], cacheDirectory: cache)
+        #expect(replay.status == 1)
+    }
+
     @Test("the database is 0600 in a 0700 directory")
     func fileModes() async throws {
         let cache = try CommandRunner.temporaryDirectory().appendingPathComponent("nested/screens-pipe")
