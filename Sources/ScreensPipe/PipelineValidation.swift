@@ -2,6 +2,8 @@
 /// compile, the filter expression parses. `validate` and `run` both call it, so a bad
 /// expression is a configuration error (exit 2) before any request is sent.
 public enum PipelineValidation {
+    /// Checks that `spec`'s convert stage builds and its filter expression parses.
+    /// Throws every error found, not just the first.
     public static func check(_ spec: PipelineSpec) throws(ConfigurationErrors) {
         var errors: [ScreensPipeError] = []
         do throws(ScreensPipeError) {

@@ -1,5 +1,6 @@
 /// What `plan` prints: the pipeline and the requests of its first pages, secrets redacted.
 public struct RunPlan: Sendable {
+    /// The plan as printed: lines ending in a newline, secrets redacted.
     public let text: String
 
     /// Builds the plan without sending anything. `server: sandbox` shows a placeholder port.

@@ -40,10 +40,13 @@ public struct ScreensPipeError: Error, Sendable, Hashable, CustomStringConvertib
         /// The run was cancelled.
         public static let cancelled = Code("cancelled")
 
+        /// The code's name, as in `error` events.
         public var description: String { name }
     }
 
+    /// What kind of failure this is; decides the exit status and the event's `kind`.
     public var code: Code
+    /// A human-readable description, without the page, request or location prefix.
     public var message: String
     /// The page that failed, when the error belongs to one.
     public var page: Int?
@@ -51,12 +54,14 @@ public struct ScreensPipeError: Error, Sendable, Hashable, CustomStringConvertib
     public var row: Int?
     /// The request that failed ("POST http://127.0.0.1:8080/api/jsonws/invoke"), redacted.
     public var request: String?
+    /// The HTTP status, for errors that came with a response.
     public var status: Int?
     /// The portal's exception class, when it named one.
     public var exceptionType: String?
     /// Where in a pipeline file the error is.
     public var location: SourceLocation?
 
+    /// Creates an error with `code` and `message`; the context fields default to nil.
     public init(
         _ code: Code, _ message: String, page: Int? = nil, row: Int? = nil, request: String? = nil,
         status: Int? = nil, exceptionType: String? = nil, location: SourceLocation? = nil

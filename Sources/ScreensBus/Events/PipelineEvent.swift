@@ -1,6 +1,8 @@
 /// Where the rows of a `response` came from.
 public enum PageOrigin: String, Sendable, Hashable {
+    /// Fetched from the server during this run.
     case remote
+    /// Read from the local cache, stored by an earlier fetch.
     case cache
     /// A local file source (no server involved).
     case file
@@ -12,10 +14,15 @@ public enum PageOrigin: String, Sendable, Hashable {
 /// `onListError`, `onSelected`), plus the start and end of a run, plus events that an
 /// embedding service publishes itself.
 public enum PipelineEvent: Sendable, Hashable {
+    /// A run began.
     case started(RunStarted)
+    /// A page of rows arrived (`onListResponse`).
     case response(ListResponse)
+    /// Something failed: a page, a row, or the run (`onListError`).
     case error(ListError)
+    /// A converted row passed the filter (`onSelected`).
     case selected(SelectedRow)
+    /// A run that started has ended, with its totals.
     case finished(RunFinished)
     /// An event published by an embedding service with ``EventBus/publish(_:)``.
     case custom(CustomEvent)
@@ -35,10 +42,12 @@ public enum PipelineEvent: Sendable, Hashable {
 
 /// A run began: the pipeline is about to ask for page 0.
 public struct RunStarted: Sendable, Hashable {
+    /// The pipeline's name.
     public var pipeline: String
     /// A redacted, human description of the source ("liferay-jsonws http://127.0.0.1:8080").
     public var source: String
 
+    /// Creates a start event for `pipeline`, reading from `source`.
     public init(pipeline: String, source: String) {
         self.pipeline = pipeline
         self.source = source
@@ -47,7 +56,9 @@ public struct RunStarted: Sendable, Hashable {
 
 /// A page of rows arrived (Screens' `onListResponse`).
 public struct ListResponse: Sendable, Hashable {
+    /// The pipeline's name.
     public var pipeline: String
+    /// The page index, 0-based.
     public var page: Int
     /// The first row the page covers.
     public var startRow: Int
@@ -57,8 +68,10 @@ public struct ListResponse: Sendable, Hashable {
     public var rowCount: Int?
     /// How many rows the page actually held (can be fewer than `endRow - startRow`).
     public var rows: Int
+    /// Where the rows came from; under `cache-and-remote` one page can arrive twice, once per origin.
     public var origin: PageOrigin
 
+    /// Creates a response event for `page`, which covers `startRow..<endRow` and held `rows` rows.
     public init(pipeline: String, page: Int, startRow: Int, endRow: Int, rowCount: Int?, rows: Int, origin: PageOrigin) {
         self.pipeline = pipeline
         self.page = page
@@ -72,6 +85,7 @@ public struct ListResponse: Sendable, Hashable {
 
 /// Something went wrong (Screens' `onListError`). A page that failed is named by `page`.
 public struct ListError: Sendable, Hashable {
+    /// The pipeline's name.
     public var pipeline: String
     /// The page that failed, when the error belongs to a page.
     public var page: Int?
@@ -85,8 +99,10 @@ public struct ListError: Sendable, Hashable {
     public var exceptionType: String?
     /// The request that failed, with secrets redacted ("POST http://host/api/jsonws/invoke").
     public var request: String?
+    /// A human-readable description of the failure.
     public var message: String
 
+    /// Creates an error event; only `kind` and `message` are required.
     public init(
         pipeline: String, page: Int? = nil, row: Int? = nil, kind: String, status: Int? = nil,
         exceptionType: String? = nil, request: String? = nil, message: String
@@ -104,13 +120,16 @@ public struct ListError: Sendable, Hashable {
 
 /// A row passed the filter (Screens' `onSelected`).
 public struct SelectedRow: Sendable, Hashable {
+    /// The pipeline's name.
     public var pipeline: String
+    /// The index of the page the row came on, 0-based.
     public var page: Int
     /// The row's index in the whole list.
     public var row: Int
     /// The converted row.
     public var item: JSONValue
 
+    /// Creates a selection event for the `row`-th row of the list.
     public init(pipeline: String, page: Int, row: Int, item: JSONValue) {
         self.pipeline = pipeline
         self.page = page
@@ -121,14 +140,20 @@ public struct SelectedRow: Sendable, Hashable {
 
 /// The run ended, successfully or not.
 public struct RunFinished: Sendable, Hashable {
+    /// The pipeline's name.
     public var pipeline: String
+    /// Pages delivered (converted and filtered); early cached copies under `cache-and-remote` are not counted.
     public var pages: Int
+    /// Rows in the delivered pages.
     public var rows: Int
+    /// Rows that passed the filter.
     public var selected: Int
+    /// Errors of the run, each of which was also an `error` event.
     public var errors: Int
     /// Whether every row was delivered (exit status 0).
     public var succeeded: Bool
 
+    /// Creates an end-of-run event with the run's totals.
     public init(pipeline: String, pages: Int, rows: Int, selected: Int, errors: Int, succeeded: Bool) {
         self.pipeline = pipeline
         self.pages = pages
@@ -141,10 +166,14 @@ public struct RunFinished: Sendable, Hashable {
 
 /// An event that an embedding service publishes on the bus.
 public struct CustomEvent: Sendable, Hashable {
+    /// The pipeline the event belongs to.
     public var pipeline: String
+    /// The service's own name for the event, written as `"name"` on the wire.
     public var name: String
+    /// Any JSON the service attaches, written as `"payload"` on the wire.
     public var payload: JSONValue
 
+    /// Creates a custom event named `name`, carrying `payload`.
     public init(pipeline: String, name: String, payload: JSONValue) {
         self.pipeline = pipeline
         self.name = name

@@ -4,7 +4,9 @@
 /// must never pass through `Double`); integers beyond that are kept as their source text in
 /// ``number(_:)``. Objects keep their key order so rows are written the way the portal sent them.
 public enum JSONValue: Sendable, Hashable {
+    /// JSON `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// An integer literal that fits in `Int64`.
     case int(Int64)
@@ -13,8 +15,11 @@ public enum JSONValue: Sendable, Hashable {
     /// A number kept as its exact source text: an integer too large for `Int64`, or a number
     /// beyond the range of `Double`.
     case number(String)
+    /// A string, unescaped; any Unicode, control characters included, round-trips exactly.
     case string(String)
+    /// An array, in order.
     case array([JSONValue])
+    /// An object, members in the order they were read or set.
     case object(JSONObject)
 }
 
@@ -24,16 +29,21 @@ public enum JSONValue: Sendable, Hashable {
 /// faster than hashing for the objects portals return, and it keeps the order for free.
 /// When a key repeats, the last member wins, as in most JSON readers.
 public struct JSONObject: Sendable, Hashable, RandomAccessCollection, ExpressibleByDictionaryLiteral {
+    /// One member: its key and value, as the collection's elements.
     public typealias Member = (key: String, value: JSONValue)
 
+    /// The keys in member order, parallel to ``values``.
     public private(set) var keys: [String]
+    /// The values in member order, parallel to ``keys``.
     public private(set) var values: [JSONValue]
 
+    /// Creates an empty object.
     public init() {
         keys = []
         values = []
     }
 
+    /// Creates an empty object with room for `minimumCapacity` members before it reallocates.
     public init(minimumCapacity: Int) {
         keys = []
         values = []
@@ -41,18 +51,25 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
         values.reserveCapacity(minimumCapacity)
     }
 
+    /// Creates an object from a literal, in the order written; a repeated key keeps its first
+    /// position and its last value.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self.init(minimumCapacity: elements.count)
         for (key, value) in elements { self[key] = value }
     }
 
+    /// Creates an object from key-value pairs, in order; a repeated key keeps its first
+    /// position and its last value.
     public init(_ members: some Sequence<(String, JSONValue)>) {
         self.init()
         for (key, value) in members { self[key] = value }
     }
 
+    /// The position of the first member: always 0.
     public var startIndex: Int { 0 }
+    /// One past the last member: the member count.
     public var endIndex: Int { keys.count }
+    /// The member at `position`, in member order.
     public subscript(position: Int) -> Member { (keys[position], values[position]) }
 
     /// The value of `key`, or nil. Setting nil removes the member.
@@ -86,10 +103,12 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
         values.append(value)
     }
 
+    /// Whether both objects have the same members in the same order; order matters.
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         lhs.keys == rhs.keys && lhs.values == rhs.values
     }
 
+    /// Hashes the keys and values in member order, consistent with ``==(_:_:)``.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(keys)
         hasher.combine(values)
@@ -100,12 +119,20 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
     ExpressibleByDictionaryLiteral
 {
+    /// Creates ``null``.
     public init(nilLiteral: ()) { self = .null }
+    /// Creates ``bool(_:)``.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// Creates ``int(_:)``; integer literals never pass through `Double`.
     public init(integerLiteral value: Int64) { self = .int(value) }
+    /// Creates ``double(_:)``.
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// Creates ``string(_:)``.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// Creates ``array(_:)`` from the elements in order.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// Creates ``object(_:)`` with the members in the order written; a repeated key keeps its
+    /// last value.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         var object = JSONObject(minimumCapacity: elements.count)
         for (key, value) in elements { object[key] = value }
@@ -126,14 +153,19 @@ extension JSONValue {
         return nil
     }
 
+    /// Whether the value is ``null``.
     public var isNull: Bool { if case .null = self { true } else { false } }
 
+    /// The text of a ``string(_:)``, or nil for any other kind; numbers are not converted.
     public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
 
+    /// The value of a ``bool(_:)``, or nil for any other kind.
     public var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
 
+    /// The elements of an ``array(_:)``, or nil for any other kind.
     public var arrayValue: [JSONValue]? { if case .array(let a) = self { a } else { nil } }
 
+    /// The members of an ``object(_:)``, or nil for any other kind.
     public var objectValue: JSONObject? { if case .object(let o) = self { o } else { nil } }
 
     /// The value as an exact 64-bit integer: integers, and doubles with no fraction in range.

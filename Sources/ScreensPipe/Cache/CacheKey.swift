@@ -14,10 +14,12 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
     /// The full key text.
     public var text: String
 
+    /// Creates a key from its text as given, without checking it; ``init(spec:)`` derives one.
     public init(text: String) {
         self.text = text
     }
 
+    /// The key text.
     public var description: String { text }
 
     /// The key of `spec`'s list.

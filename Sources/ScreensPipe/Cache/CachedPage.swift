@@ -11,6 +11,7 @@ public struct CachedPage: Sendable, Hashable {
     public var index: Int
     /// The rows the page was asked for: `startRow..<endRow`.
     public var startRow: Int
+    /// One past the last row asked for (exclusive, as Liferay's `end`).
     public var endRow: Int
     /// The raw rows, in list order, exactly as the source returned them.
     public var rows: [JSONValue]
@@ -23,6 +24,7 @@ public struct CachedPage: Sendable, Hashable {
     /// The size of the stored rows text, in bytes.
     public var byteSize: Int
 
+    /// Creates a stored page; `rowCount` and `continuation` are nil when the source sent none.
     public init(
         key: String, pipeline: String, index: Int, startRow: Int, endRow: Int, rows: [JSONValue],
         rowCount: Int?, continuation: String?, fetchedAt: Date, byteSize: Int
@@ -64,18 +66,24 @@ public enum CacheLookup: Sendable, Hashable {
 
 /// One key of the cache, as `screens-pipe cache list` shows it.
 public struct CacheEntrySummary: Sendable, Hashable {
+    /// The cache key (``CacheKey/text``), without page indexes.
     public var key: String
     /// The pipeline that stored the newest page of the key.
     public var pipeline: String
+    /// The pages stored under the key.
     public var pages: Int
     /// The rows stored over all pages.
     public var rows: Int
     /// The total row count page 0 reported, when it did.
     public var rowCount: Int?
+    /// The stored rows text over all pages, in bytes.
     public var bytes: Int
+    /// When the least recently fetched page of the key was fetched.
     public var oldestFetch: Date
+    /// When the most recently fetched page of the key was fetched.
     public var newestFetch: Date
 
+    /// Creates a summary of one key.
     public init(
         key: String, pipeline: String, pages: Int, rows: Int, rowCount: Int?, bytes: Int,
         oldestFetch: Date, newestFetch: Date
@@ -99,13 +107,18 @@ public struct CacheStats: Sendable, Hashable {
     public var fileSize: Int
     /// Distinct keys.
     public var entries: Int
+    /// Pages stored, over all keys.
     public var pages: Int
+    /// Rows stored, over all pages.
     public var rows: Int
     /// The stored rows text, in bytes.
     public var bytes: Int
+    /// When the least recently fetched page was fetched; nil when the cache is empty.
     public var oldestFetch: Date?
+    /// When the most recently fetched page was fetched; nil when the cache is empty.
     public var newestFetch: Date?
 
+    /// Creates the statistics of a cache; the fetch dates are nil for an empty cache.
     public init(
         path: String, fileSize: Int, entries: Int, pages: Int, rows: Int, bytes: Int, oldestFetch: Date?,
         newestFetch: Date?

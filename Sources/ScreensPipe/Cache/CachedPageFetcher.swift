@@ -10,11 +10,15 @@ internal import Foundation
 /// with an empty page, as the server would, so the pipeline stops there; any other missing
 /// page is an error.
 public struct CachedPageFetcher: PageFetcher {
+    /// The source's own fetcher, asked whenever the policy fetches.
     public let base: any PageFetcher
+    /// The database pages are read from and written to.
     public let store: CacheStore
+    /// The offline policy every page is answered under.
     public let policy: CachePolicy
     /// How old a page may be for `cache-first`; nil means any age.
     public let ttl: Duration?
+    /// The key the pages are stored under; the page index is added per page.
     public let key: CacheKey
     /// The pipeline name stored with each page (`cache clear --pipeline`).
     public let pipeline: String
@@ -49,13 +53,20 @@ public struct CachedPageFetcher: PageFetcher {
             key: CacheKey(spec: spec), pipeline: spec.name, refresh: refresh)
     }
 
+    /// The base fetcher's chaining.
     public var chaining: PageChaining { base.chaining }
+    /// The base fetcher's identity: caching does not change the answers.
     public var identity: String { base.identity }
+    /// The base fetcher's summary with the policy, e.g. `... (cache remote-first, refresh)`.
     public var summary: String { "\(base.summary) (cache \(policy.rawValue)\(refresh ? ", refresh" : ""))" }
 
+    /// The base fetcher's requests; the plan does not read the cache.
     public func plan(_ request: PageRequest) -> [PlannedRequest] { base.plan(request) }
+    /// Shuts the base fetcher down.
     public func shutdown() async { await base.shutdown() }
 
+    /// Answers `request` under ``policy`` (always fetching and storing under ``refresh``).
+    /// Under `cache-and-remote`, `provisional` first receives the cached copy, when there is one.
     public func fetch(
         _ request: PageRequest, provisional: @Sendable (FetchedPage) async -> Void
     ) async throws(ScreensPipeError) -> FetchedPage {

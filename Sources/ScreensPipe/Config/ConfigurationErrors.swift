@@ -1,6 +1,7 @@
 /// Everything wrong with one pipeline file, sorted by position: each error has code
 /// ``ScreensPipeError/Code/configuration`` and, except for an unreadable file, a location.
 public struct ConfigurationErrors: Error, Sendable, CustomStringConvertible {
+    /// The errors, in the order they are reported (file order for a loaded file).
     public var errors: [ScreensPipeError]
 
     /// Wraps `errors` as given.

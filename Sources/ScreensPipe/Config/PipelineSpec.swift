@@ -2,18 +2,21 @@ public import ScreensBus
 
 /// A place in a pipeline file, for messages that read `file:line:column: message`.
 public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
+    /// The file as named in messages; `--set key.path` for a command-line override.
     public var file: String
     /// 1-based line.
     public var line: Int
     /// 1-based column.
     public var column: Int
 
+    /// Creates a location from a file name and a 1-based line and column.
     public init(file: String, line: Int, column: Int) {
         self.file = file
         self.line = line
         self.column = column
     }
 
+    /// `file:line:column`, the prefix of a configuration message.
     public var description: String { "\(file):\(line):\(column)" }
 }
 
@@ -21,14 +24,21 @@ public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
 public struct PipelineSpec: Sendable {
     /// The pipeline's name; defaults to the file name without `.yaml`.
     public var name: String
+    /// `source:` — where the rows come from.
     public var source: SourceSpec
+    /// `convert:`; nil passes the raw rows through unchanged.
     public var convert: ConvertSpec?
+    /// `cache:`; nil means remote-only without storing.
     public var cache: CacheSpec?
+    /// `filter:`; nil selects every row.
     public var filter: FilterSpec?
+    /// `sink:` — where selected rows go.
     public var sink: SinkSpec
     /// The file the spec came from, when it came from a file.
     public var file: String?
 
+    /// Creates a pipeline spec; the sink defaults to items on stdout, and no cache section
+    /// means remote-only without storing.
     public init(
         name: String, source: SourceSpec, convert: ConvertSpec? = nil, cache: CacheSpec? = nil,
         filter: FilterSpec? = nil, sink: SinkSpec = SinkSpec(), file: String? = nil
@@ -47,15 +57,19 @@ public struct PipelineSpec: Sendable {
 
 /// Where rows come from, and how to ask for them.
 public struct SourceSpec: Sendable {
+    /// The `type:` and its protocol-specific settings.
     public var protocolSpec: SourceProtocol
     /// The base URL of the server (`http://host:port`), or the bundled sandbox.
     public var server: ServerAddress?
+    /// Credentials sent with every request; nil sends none.
     public var auth: AuthSpec?
+    /// How the list is split into pages (DESIGN §2).
     public var pagination: PaginationSpec
     /// Total time allowed for one request.
     public var timeout: Duration
     /// Time allowed to establish a connection.
     public var connectTimeout: Duration
+    /// How failed requests are retried.
     public var retry: RetrySpec
     /// The largest response body accepted, in bytes.
     public var maxResponseSize: Int
@@ -68,6 +82,8 @@ public struct SourceSpec: Sendable {
     /// Extra request headers (values may hold secrets and are redacted in output).
     public var headers: [(name: String, value: String)]
 
+    /// Creates a source spec with the defaults of a pipeline file: 15 s timeout, 5 s connect
+    /// timeout, a 64 MiB response limit and TLS verification on.
     public init(
         protocolSpec: SourceProtocol,
         server: ServerAddress? = nil,
@@ -99,9 +115,13 @@ public struct SourceSpec: Sendable {
 
 /// The `source.type` and its protocol-specific settings.
 public enum SourceProtocol: Sendable {
+    /// `liferay-jsonws`: batched `POST /api/jsonws/invoke` commands, as Liferay Screens sends.
     case liferayJSONWS(JSONWSSourceSpec)
+    /// `liferay-headless`: a headless delivery collection (7.1+), paged by 1-based `page` and `pageSize`.
     case liferayHeadless(HeadlessSourceSpec)
+    /// `rest`: any paged JSON API.
     case rest(RESTSourceSpec)
+    /// `file`: a local JSON file, paged like a remote list; no network settings apply.
     case file(FileSourceSpec)
 
     /// The `type:` name as written in a pipeline file.
@@ -117,6 +137,7 @@ public enum SourceProtocol: Sendable {
 
 /// `server:` — a base URL or the bundled sandbox portal.
 public enum ServerAddress: Sendable, Hashable {
+    /// An `http://` or `https://` base URL.
     case url(String)
     /// Start the bundled sandbox portal in-process on a loopback port.
     case sandbox
@@ -124,7 +145,9 @@ public enum ServerAddress: Sendable, Hashable {
 
 /// Credentials. Values never appear in any output.
 public enum AuthSpec: Sendable, Hashable {
+    /// `Authorization: Basic base64(username:password)`.
     case basic(username: String, password: String)
+    /// `Authorization: Bearer <token>`.
     case bearer(token: String)
 }
 
@@ -135,6 +158,7 @@ public struct ServiceCall: Sendable, Hashable {
     /// Parameters as written; nested objects are flattened to `+name` / `name.field` when sent.
     public var params: JSONObject
 
+    /// Creates a command for `service` with parameters as written, none by default.
     public init(service: String, params: JSONObject = [:]) {
         self.service = service
         self.params = params
@@ -154,6 +178,7 @@ public struct JSONWSSourceSpec: Sendable, Hashable {
     /// The parameter that carries the end row, exclusive (`end`; `entryQuery.end` for asset entries).
     public var endParam: String
 
+    /// Creates a JSON-WS source; with no `count` command the list ends at the first short page.
     public init(rows: ServiceCall, count: ServiceCall? = nil, sort: String? = nil, startParam: String = "start", endParam: String = "end") {
         self.rows = rows
         self.count = count
@@ -170,6 +195,7 @@ public struct HeadlessSourceSpec: Sendable, Hashable {
     /// Extra query parameters (`filter`, `sort`, `fields`...), in order.
     public var query: [QueryParameter]
 
+    /// Creates a headless source for the collection at `path`, with no extra query by default.
     public init(path: String, query: [QueryParameter] = []) {
         self.path = path
         self.query = query
@@ -178,9 +204,12 @@ public struct HeadlessSourceSpec: Sendable, Hashable {
 
 /// A query-string parameter.
 public struct QueryParameter: Sendable, Hashable {
+    /// The parameter name, sent percent-encoded.
     public var name: String
+    /// The parameter value, sent percent-encoded.
     public var value: String
 
+    /// Creates a `name=value` parameter.
     public init(name: String, value: String) {
         self.name = name
         self.value = value
@@ -195,9 +224,12 @@ public struct RESTSourceSpec: Sendable, Hashable {
     public var records: String?
     /// Path to the total row count in the body, when the API reports one.
     public var total: String?
+    /// How the API asks for the next page.
     public var paginate: RESTPaginationStyle
+    /// Extra query parameters sent with every page, before the paging ones.
     public var query: [QueryParameter]
 
+    /// Creates a REST source; by default the body is the array of rows and the API reports no total.
     public init(url: String, records: String? = nil, total: String? = nil, paginate: RESTPaginationStyle, query: [QueryParameter] = []) {
         self.url = url
         self.records = records
@@ -228,6 +260,7 @@ public struct FileSourceSpec: Sendable, Hashable {
     /// Path to the array of rows when the file holds an object.
     public var records: String?
 
+    /// Creates a file source; by default the file holds the array of rows.
     public init(path: String, records: String? = nil) {
         self.path = path
         self.records = records
@@ -236,13 +269,18 @@ public struct FileSourceSpec: Sendable, Hashable {
 
 /// Fluent pagination (DESIGN §2).
 public struct PaginationSpec: Sendable, Hashable {
+    /// Rows on page 0 (`first-page-size`, default 50).
+    /// Headless and page-numbered REST sources use ``pageSize`` for page 0 too.
     public var firstPageSize: Int
+    /// Rows on every page after the first (`page-size`, default 25).
     public var pageSize: Int
     /// Pages in flight at once.
     public var prefetch: Int
     /// A guard against runaway lists: more pages than this is an error.
     public var maxPages: Int
 
+    /// Creates a pagination spec; the defaults are those of DESIGN §2 (50, 25, 4 in flight,
+    /// at most 10,000 pages).
     public init(firstPageSize: Int = 50, pageSize: Int = 25, prefetch: Int = 4, maxPages: Int = 10_000) {
         self.firstPageSize = firstPageSize
         self.pageSize = pageSize
@@ -265,9 +303,12 @@ public struct PaginationSpec: Sendable, Hashable {
 public struct RetrySpec: Sendable, Hashable {
     /// Total tries of one request, the first included.
     public var attempts: Int
+    /// The wait before the first retry, doubled for each one after and randomised (full jitter).
     public var backoff: Duration
+    /// The longest backoff; a server's `Retry-After` is honoured up to the larger of this and 60 s.
     public var maxBackoff: Duration
 
+    /// Creates a retry spec: 4 tries by default, waits from 200 ms up to 10 s.
     public init(attempts: Int = 4, backoff: Duration = .milliseconds(200), maxBackoff: Duration = .seconds(10)) {
         self.attempts = attempts
         self.backoff = backoff
@@ -279,21 +320,28 @@ public struct RetrySpec: Sendable, Hashable {
 
 /// The built-in models of the list screenlets.
 public enum ModelKind: String, Sendable, Hashable, CaseIterable {
+    /// A bookmarks entry (`entryId`, `name`, `url`, ...).
     case bookmark
+    /// A web content article (`articleId`, `title`, `content`, ...).
     case webContent = "web-content"
+    /// A Screens asset entry (`entryId`, `className`, `title`, ...), its own `object` kept as it came.
     case asset
+    /// A DDL record, flattened: `recordId`, `recordSetId`, the attributes, then the record's values.
     case ddlRecord = "ddl-record"
 }
 
 /// `convert:` — raw portal objects to model rows.
 public struct ConvertSpec: Sendable, Hashable {
+    /// The built-in model rows are converted to; nil leaves the raw object to `fields`, or passes it through.
     public var model: ModelKind?
     /// The locale for localized values, e.g. `es_ES`; also sent as Accept-Language / `locale`.
     public var locale: String?
     /// A declarative mapping; when set with a model, it maps the model's output.
     public var fields: [FieldMapping]?
+    /// What to do with a row that fails conversion (`on-invalid`, default `fail`).
     public var onInvalid: InvalidRowPolicy
 
+    /// Creates a convert spec; with no model and no fields rows pass through, and invalid rows fail.
     public init(model: ModelKind? = nil, locale: String? = nil, fields: [FieldMapping]? = nil, onInvalid: InvalidRowPolicy = .fail) {
         self.model = model
         self.locale = locale
@@ -316,13 +364,19 @@ public struct FieldMapping: Sendable, Hashable {
     public var name: String
     /// The source path: `name`, `author.email`, `tags[0]`.
     public var from: String
+    /// The type the value is coerced to; nil keeps it as found.
     public var type: FieldType?
+    /// Written when the source is missing or null; coerced to `type` once, when the pipeline is built.
     public var defaultValue: JSONValue?
+    /// A missing or null source with no default makes the row invalid; otherwise it is written as `null`.
     public var required: Bool
     /// Resolve a localized value (XML or map form) to the pipeline locale.
     public var localized: Bool
+    /// Where the field is named in the pipeline file, for configuration errors.
     public var location: SourceLocation?
 
+    /// Creates a mapping of `from` to the output `name`: untyped, optional and not localized
+    /// unless told otherwise.
     public init(
         name: String, from: String, type: FieldType? = nil, defaultValue: JSONValue? = nil,
         required: Bool = false, localized: Bool = false, location: SourceLocation? = nil
@@ -339,6 +393,8 @@ public struct FieldMapping: Sendable, Hashable {
 
 /// The type a mapped field is coerced to.
 public enum FieldType: String, Sendable, Hashable, CaseIterable {
+    /// Text, a 64-bit integer, any number, or a boolean; a value that cannot be converted
+    /// without loss is refused, never rounded.
     case string, int, number, bool
     /// Epoch milliseconds or ISO text, written as ISO 8601.
     case date
@@ -348,15 +404,21 @@ public enum FieldType: String, Sendable, Hashable, CaseIterable {
 
 /// The offline policies of Liferay Screens (DESIGN §4).
 public enum CachePolicy: String, Sendable, Hashable, CaseIterable {
+    /// Fetch, and store on success; a failure is an error.
     case remoteOnly = "remote-only"
+    /// Read the cache only; a missing page is an error.
     case cacheOnly = "cache-only"
+    /// Fetch and store; on a connectivity failure read the cache. HTTP and portal errors do not fall back.
     case remoteFirst = "remote-first"
+    /// Read the cache; on a miss, or an entry older than `ttl`, fetch and store.
     case cacheFirst = "cache-first"
+    /// Emit the cached page at once, then fetch and emit the fresh one, each marked with its origin.
     case cacheAndRemote = "cache-and-remote"
 }
 
 /// `cache:`.
 public struct CacheSpec: Sendable, Hashable {
+    /// The offline policy, per page (default `remote-first`).
     public var policy: CachePolicy
     /// A key template such as `"{groupId}-{folderId}"`; nil derives the key from the request.
     public var key: String?
@@ -365,6 +427,8 @@ public struct CacheSpec: Sendable, Hashable {
     /// The database file; nil uses the default location.
     public var path: String?
 
+    /// Creates a cache spec; by default `remote-first`, with a key derived from the request, no
+    /// age limit and the default database.
     public init(policy: CachePolicy = .remoteFirst, key: String? = nil, ttl: Duration? = nil, path: String? = nil) {
         self.policy = policy
         self.key = key
@@ -384,6 +448,7 @@ public struct FilterSpec: Sendable, Hashable {
     /// Stop after this many selected rows.
     public var limit: Int?
 
+    /// Creates a filter spec; with no expression every row is selected, and with no limit all of them.
     public init(expression: String? = nil, expressionLocation: SourceLocation? = nil, limit: Int? = nil) {
         self.expression = expression
         self.expressionLocation = expressionLocation
@@ -395,16 +460,21 @@ public struct FilterSpec: Sendable, Hashable {
 
 /// `sink:`.
 public struct SinkSpec: Sendable, Hashable {
+    /// Where the lines are written (default stdout).
     public var destination: SinkDestination
+    /// What the lines hold (default `items`).
     public var format: SinkFormat
 
+    /// Creates a sink spec; by default one line per selected row on stdout.
     public init(destination: SinkDestination = .stdout, format: SinkFormat = .items) {
         self.destination = destination
         self.format = format
     }
 }
 
+/// Where a sink writes (`sink.type`).
 public enum SinkDestination: Sendable, Hashable {
+    /// Standard output.
     case stdout
     /// Written to a temporary name beside `path`, renamed when complete.
     case file(path: String)
@@ -412,6 +482,7 @@ public enum SinkDestination: Sendable, Hashable {
     case discard
 }
 
+/// What a sink writes (`sink.format`).
 public enum SinkFormat: String, Sendable, Hashable, CaseIterable {
     /// One line per selected row: the row itself.
     case items

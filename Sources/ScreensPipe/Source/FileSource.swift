@@ -8,17 +8,23 @@ import Synchronization
 /// The file is read and parsed once, on the first page, so a pipeline can be developed and
 /// tested with no network and no portal.
 public final class FileSource: PageFetcher {
+    /// The file and the records path it reads.
     public let spec: FileSourceSpec
     private let rows = Mutex<[JSONValue]?>(nil)
 
+    /// Creates a source for the file in `spec`; nothing is read until the first page is asked for.
     public init(spec: FileSourceSpec) {
         self.spec = spec
     }
 
+    /// The path and the records path; the file's contents are not part of it.
     public var identity: String { "file \(spec.path)\(spec.records.map { " records \($0)" } ?? "")" }
 
+    /// `file <path>`.
     public var summary: String { "file \(spec.path)" }
 
+    /// The rows of `request` from the file, with the row count when the request asks for it.
+    /// A page past the end is empty; a file that cannot be read or parsed is an error.
     public func fetch(
         _ request: PageRequest, provisional: @Sendable (FetchedPage) async -> Void
     ) async throws(ScreensPipeError) -> FetchedPage {
@@ -30,6 +36,7 @@ public final class FileSource: PageFetcher {
             rowCount: request.includesRowCount ? all.count : nil, origin: .file)
     }
 
+    /// One `READ` of the path, naming the rows the page covers.
     public func plan(_ request: PageRequest) -> [PlannedRequest] {
         [PlannedRequest(page: request.index, method: "READ", url: "\(spec.path) rows \(request.startRow)..<\(request.endRow)")]
     }

@@ -14,6 +14,7 @@ public struct PageRequest: Sendable, Hashable {
     /// For chained protocols (cursor, next link): what the previous page said comes next.
     public var continuation: String?
 
+    /// Creates a request for rows `startRow..<endRow` of page `index`.
     public init(index: Int, startRow: Int, endRow: Int, includesRowCount: Bool, continuation: String? = nil) {
         self.index = index
         self.startRow = startRow
@@ -33,6 +34,7 @@ public struct PageRequest: Sendable, Hashable {
 
 /// One page as a source (or the cache) returned it, before conversion.
 public struct FetchedPage: Sendable, Hashable {
+    /// The request this page answers.
     public var request: PageRequest
     /// The raw rows, in list order.
     public var rows: [JSONValue]
@@ -40,10 +42,13 @@ public struct FetchedPage: Sendable, Hashable {
     public var rowCount: Int?
     /// For chained protocols: where the next page starts; nil means there is no next page.
     public var continuation: String?
+    /// Where the rows came from: the server, the cache or a local file.
     public var origin: PageOrigin
     /// When the rows were fetched from the server (for cached pages: when they were stored).
     public var fetchedAt: Date
 
+    /// Creates a page; `fetchedAt` defaults to now, and `rowCount` and `continuation` to nil
+    /// (no count, no next page).
     public init(
         request: PageRequest, rows: [JSONValue], rowCount: Int? = nil, continuation: String? = nil,
         origin: PageOrigin, fetchedAt: Date = Date()
@@ -67,13 +72,19 @@ public enum PageChaining: Sendable, Hashable {
 
 /// A request as `plan` shows it: nothing secret, everything else exact.
 public struct PlannedRequest: Sendable, Hashable {
+    /// The page index, 0-based.
     public var page: Int
+    /// The HTTP method (`GET`, `POST`); `READ` for a file source.
     public var method: String
+    /// The full URL without userinfo and with secret-looking query values redacted; for a
+    /// file source, the path and the rows read.
     public var url: String
     /// Headers with secret values replaced by `<redacted>`.
     public var headers: [String]
+    /// The request body as text (the JSON-WS batch); nil when there is none.
     public var body: String?
 
+    /// Creates a planned request; by default with no headers and no body.
     public init(page: Int, method: String, url: String, headers: [String] = [], body: String? = nil) {
         self.page = page
         self.method = method
@@ -86,6 +97,7 @@ public struct PlannedRequest: Sendable, Hashable {
 /// The source stage: fetches one page at a time. Implementations are the file source, the
 /// HTTP protocols (JSON-WS, headless, REST) and the cache policy that wraps one of them.
 public protocol PageFetcher: Sendable {
+    /// Whether pages can be asked for by index, and so prefetched, or only one after another.
     var chaining: PageChaining { get }
 
     /// Everything about the source that changes its answers except the page (server, user,
@@ -107,13 +119,17 @@ public protocol PageFetcher: Sendable {
 }
 
 extension PageFetcher {
+    /// ``PageChaining/indexed``: most sources can ask for any page.
     public var chaining: PageChaining { .indexed }
 
+    /// Fetches one page, ignoring any provisional answer.
     public func fetch(_ request: PageRequest) async throws(ScreensPipeError) -> FetchedPage {
         try await fetch(request, provisional: { _ in })
     }
 
+    /// No requests: a fetcher that sends nothing shows nothing.
     public func plan(_ request: PageRequest) -> [PlannedRequest] { [] }
 
+    /// Does nothing: the fetcher holds nothing to release.
     public func shutdown() async {}
 }

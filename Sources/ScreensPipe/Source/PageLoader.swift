@@ -11,14 +11,18 @@ public import ScreensBus
 public struct PageLoader: Sendable {
     /// What the consumer wants after a page.
     public enum Decision: Sendable {
+        /// Go on to the next page.
         case next
         /// Stop fetching (a `limit` was reached, the output closed).
         case stop
     }
 
+    /// The source (or cache stage) every page is fetched from.
     public let fetcher: any PageFetcher
+    /// The page sizes, prefetch and page limit, as the source really uses them.
     public let pagination: PaginationSpec
 
+    /// Creates a loader that walks `fetcher`'s list with `pagination`.
     public init(fetcher: any PageFetcher, pagination: PaginationSpec) {
         self.fetcher = fetcher
         self.pagination = pagination
