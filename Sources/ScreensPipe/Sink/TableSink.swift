@@ -1,4 +1,4 @@
-public import ScreensBus
+internal import ScreensBus
 import Synchronization
 
 /// `format: table`: selected rows as aligned columns, for people at a terminal.

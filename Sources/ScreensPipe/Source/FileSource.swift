@@ -1,4 +1,4 @@
-public import ScreensBus
+internal import ScreensBus
 internal import Foundation
 import Synchronization
 
