@@ -38,13 +38,16 @@ demo: build
 	@echo "# screens-pipe run pipelines/bookmarks.yaml  (the bundled sandbox portal, in-process)" >&2
 	"$(BIN_DIR)/screens-pipe" run pipelines/bookmarks.yaml
 
+# Release build, then screens-pipe vs a Python loop and curl|jq on the sandbox (BENCH_FLAGS=--quick: 100k rows).
 bench: setup
 	$(SWIFT) build -c release
-	python3 scripts/bench.py --bin "$(RELEASE_DIR)"
+	python3 scripts/bench.py --bin "$(RELEASE_DIR)" $(BENCH_FLAGS)
 
+# libFuzzer on the JSON parser, filter parser and YAML loader, FUZZ_SECONDS each (default 60).
 fuzz: setup
 	bash scripts/fuzz.sh
 
+# The long fault soak (thousands of pages); `make test` runs the short one.
 soak: setup
 	$(SWIFT) build --build-tests
 	SCREENS_PIPE_SOAK=1 SCREENS_PIPE_BIN="$(BIN_DIR)/screens-pipe" $(SWIFT) test --skip-build --filter Soak

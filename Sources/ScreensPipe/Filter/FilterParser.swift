@@ -11,9 +11,20 @@ internal import ScreensBus
 ///     list       := "[" ( literal ( "," literal )* )? "]"
 ///
 /// `not` negates a whole predicate: `not url exists` is `not (url exists)`.
+///
+/// Parsing, compiling and evaluating all recurse over the tree, so its size is bounded: a
+/// hostile or generated expression (100,000 nested parentheses, or conditions chained with
+/// `and`) is a syntax error instead of a stack overflow. Found by the fuzz tests.
 struct FilterParser {
+    /// Parentheses and `not`s open at once.
+    static let maxNesting = 64
+    /// Conditions (predicates) in one expression; each `and`/`or` adds a level to the tree.
+    static let maxConditions = 512
+
     private let lexer: FilterLexer
     private var current: FilterToken
+    private var nesting = 0
+    private var conditions = 0
 
     static let keywords: Set<String> = [
         "and", "or", "not", "contains", "starts-with", "ends-with", "matches", "in", "exists", "true", "false", "null",
@@ -63,6 +74,14 @@ struct FilterParser {
     }
 
     private mutating func unary() throws(FilterSyntaxError) -> FilterExpression {
+        let opens = isWord("not") || current.kind == .leftParen
+        if opens {
+            guard nesting < Self.maxNesting else {
+                throw FilterSyntaxError(offset: current.range.lowerBound, message: "nesting deeper than \(Self.maxNesting) levels")
+            }
+            nesting += 1
+        }
+        defer { if opens { nesting -= 1 } }
         if isWord("not") {
             try advance()
             return .not(try unary())
@@ -79,6 +98,10 @@ struct FilterParser {
 
     private mutating func predicate() throws(FilterSyntaxError) -> FilterExpression {
         let start = current.range.lowerBound
+        guard conditions < Self.maxConditions else {
+            throw FilterSyntaxError(offset: start, message: "more than \(Self.maxConditions) conditions")
+        }
+        conditions += 1
         let left = try operand()
         let anchor = current.range.lowerBound
         func span(_ parser: FilterParser) -> SourceSpan {

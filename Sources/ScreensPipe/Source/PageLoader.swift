@@ -54,7 +54,10 @@ public struct PageLoader: Sendable {
     ) async throws(ScreensPipeError) {
         let fetcher = self.fetcher
         let pagination = self.pagination
-        let outcome: Result<Void, ScreensPipeError> = await withTaskGroup(of: Void.self) { group in
+        // A discarding group: page tasks report through `messages`, never through the group,
+        // and a plain task group keeps every finished child until it is awaited, so memory
+        // grew with the length of the list (about 10 KB per page).
+        let outcome: Result<Void, ScreensPipeError> = await withDiscardingTaskGroup { group in
             let (messages, sender) = AsyncStream.makeStream(of: Message.self)
             var state = IndexedLoadState(pagination: pagination)
 
