@@ -1,5 +1,5 @@
 public import Logging
-public import ScreensBus
+import ScreensBus
 import Synchronization
 
 /// One pipeline: source -> cache -> convert -> filter -> sink, wired on an ``EventBus``.

@@ -1,4 +1,4 @@
-public import ScreensBus
+import ScreensBus
 
 /// An error from any stage of a pipeline, with a stable code and the context a user needs
 /// to act on it: the page, the request (secrets redacted), the file position.

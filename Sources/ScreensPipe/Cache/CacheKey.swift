@@ -1,4 +1,4 @@
-internal import ScreensBus
+import ScreensBus
 
 /// The key a pipeline's pages are cached under (the page index is stored beside it).
 ///

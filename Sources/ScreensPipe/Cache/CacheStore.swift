@@ -1,4 +1,4 @@
-internal import ScreensBus
+import ScreensBus
 internal import Foundation
 internal import GRDB
 

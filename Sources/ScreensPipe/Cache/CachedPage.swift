@@ -1,4 +1,4 @@
-public import ScreensBus
+import ScreensBus
 public import struct Foundation.Date
 
 /// One page as the cache holds it.

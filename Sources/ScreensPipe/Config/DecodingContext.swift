@@ -1,4 +1,4 @@
-internal import ScreensBus
+import ScreensBus
 
 /// Collects every error of one pipeline file while the decoder goes on, and reads typed
 /// values from scalar nodes with the messages users see.

@@ -1,4 +1,4 @@
-internal import ScreensBus
+import ScreensBus
 
 extension PipelineSpec {
     /// The spec as readable YAML in pipeline-file keys, defaults filled in, with passwords,

@@ -1,4 +1,4 @@
-public import ScreensBus
+import ScreensBus
 
 /// A place in a pipeline file, for messages that read `file:line:column: message`.
 public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-internal import ScreensBus
+import ScreensBus
 
 /// The `source:` section: the keys every type shares, then the type's own.
 extension SpecDecoder {

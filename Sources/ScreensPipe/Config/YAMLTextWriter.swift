@@ -1,4 +1,4 @@
-internal import ScreensBus
+import ScreensBus
 
 /// Writes block-style YAML text for people to read (the `plan` command's view of a spec),
 /// quoting a string only when it would otherwise read as something else.

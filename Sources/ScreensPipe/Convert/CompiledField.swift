@@ -1,4 +1,4 @@
-internal import ScreensBus
+import ScreensBus
 
 /// One output field, checked once when the converter is built and applied to every row.
 ///

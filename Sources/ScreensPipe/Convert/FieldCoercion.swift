@@ -1,4 +1,4 @@
-internal import ScreensBus
+import ScreensBus
 
 /// The conversions of a `fields:` type, each one lossless or refused.
 ///

@@ -1,4 +1,4 @@
-public import ScreensBus
+import ScreensBus
 
 /// A path into a JSON row: `name`, `author.email`, `tags[0]`, `a["key with.dot"]`.
 ///

@@ -1,4 +1,4 @@
-public import ScreensBus
+import ScreensBus
 
 /// Liferay's localized values, resolved to one locale.
 ///

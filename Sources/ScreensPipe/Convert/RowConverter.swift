@@ -1,4 +1,4 @@
-public import ScreensBus
+import ScreensBus
 
 /// The convert stage: raw portal objects to model rows (the `convertResult` of Screens).
 ///

@@ -1,4 +1,4 @@
-internal import ScreensBus
+import ScreensBus
 
 extension JSONValue {
     /// The value as a user would write it, cut short, for error messages:

@@ -1,4 +1,4 @@
-public import ScreensBus
+import ScreensBus
 
 extension Pipeline {
     /// Creates a pipeline from a pipeline file (DESIGN §8).

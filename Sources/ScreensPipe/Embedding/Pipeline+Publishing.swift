@@ -1,4 +1,4 @@
-public import ScreensBus
+import ScreensBus
 
 extension Pipeline {
     /// Publishes an event of the embedding service on this pipeline's bus, named after the

@@ -1,4 +1,4 @@
-internal import ScreensBus
+import ScreensBus
 
 /// A compiled condition: called once per row, with nothing left to parse.
 typealias FilterPredicate = @Sendable (JSONValue) throws(ScreensPipeError) -> Bool

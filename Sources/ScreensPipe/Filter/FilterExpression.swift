@@ -1,4 +1,4 @@
-internal import ScreensBus
+import ScreensBus
 
 /// The syntax tree of a `filter.where` expression, as the parser reads it.
 ///

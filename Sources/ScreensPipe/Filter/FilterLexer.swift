@@ -1,4 +1,4 @@
-internal import ScreensBus
+import ScreensBus
 
 /// One token of a filter expression, with its UTF-8 range.
 struct FilterToken: Sendable {

@@ -1,4 +1,4 @@
-internal import ScreensBus
+import ScreensBus
 
 /// Recursive descent over the grammar (lowest precedence first):
 ///

@@ -1,4 +1,4 @@
-internal import ScreensBus
+import ScreensBus
 
 /// The type rules of the filter language (written down in README.md ("The filter language")).
 ///

@@ -1,4 +1,4 @@
-internal import ScreensBus
+import ScreensBus
 
 /// A problem in an expression at a UTF-8 offset; ``RowFilter`` turns it into a
 /// `.configuration` error with the expression and a caret under the column.

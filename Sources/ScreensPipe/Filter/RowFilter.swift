@@ -1,4 +1,4 @@
-public import ScreensBus
+import ScreensBus
 
 /// The filter stage: `filter.where`, compiled once and run on every converted row.
 ///

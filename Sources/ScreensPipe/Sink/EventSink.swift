@@ -1,4 +1,4 @@
-internal import ScreensBus
+import ScreensBus
 
 /// The last stage: consumes the bus and writes what a reader wants to see.
 protocol EventSink: Sendable {

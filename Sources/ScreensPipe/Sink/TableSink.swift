@@ -1,4 +1,4 @@
-internal import ScreensBus
+import ScreensBus
 import Synchronization
 
 /// `format: table`: selected rows as aligned columns, for people at a terminal.

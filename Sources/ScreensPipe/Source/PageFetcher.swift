@@ -1,4 +1,4 @@
-public import ScreensBus
+import ScreensBus
 public import struct Foundation.Date
 
 /// What the pipeline asks of a source for one page.

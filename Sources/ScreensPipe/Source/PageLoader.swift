@@ -1,4 +1,4 @@
-internal import ScreensBus
+import ScreensBus
 
 /// Walks a list page by page with fluent pagination (DESIGN §2), fetching up to
 /// `prefetch` pages at once and handing them over strictly in list order.

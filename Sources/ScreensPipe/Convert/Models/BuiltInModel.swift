@@ -1,4 +1,4 @@
-internal import ScreensBus
+import ScreensBus
 
 /// A built-in model (DESIGN §5): the `convertResult` of one of the Screens list screenlets.
 ///

@@ -1,4 +1,4 @@
-internal import ScreensBus
+import ScreensBus
 
 /// `ddl-record`: a Screens DDL record from `/screens.screensddlrecord/get-ddl-records`,
 /// `{"modelAttributes": {...}, "modelValues": {...}}`, flattened into one row.

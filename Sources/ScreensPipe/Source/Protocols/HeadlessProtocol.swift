@@ -1,4 +1,4 @@
-internal import ScreensBus
+import ScreensBus
 
 /// Liferay headless delivery (7.1+): `GET .../structured-contents?page=1&pageSize=25`,
 /// 1-based pages of one size, `totalCount` on every page, the locale as Accept-Language.

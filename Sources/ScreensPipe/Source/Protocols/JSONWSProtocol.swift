@@ -1,4 +1,4 @@
-internal import ScreensBus
+import ScreensBus
 
 /// Liferay JSON-WS, the protocol Liferay Screens speaks: one batch `POST
 /// /api/jsonws/invoke` per page, with the count command added to page 0's batch.

@@ -1,4 +1,4 @@
-internal import ScreensBus
+import ScreensBus
 
 /// One wire protocol for paged lists: how a page becomes an HTTP request, and how the
 /// response becomes rows. ``HTTPPageFetcher`` does the rest (auth, retries, errors).

@@ -1,4 +1,4 @@
-internal import ScreensBus
+import ScreensBus
 
 /// Any paged JSON API: offset/limit and page/per-page are indexed (prefetch works);
 /// a cursor in the body, a next link in the body and the `Link` header are chained.

@@ -1,5 +1,5 @@
 package import struct Foundation.Date
-internal import ScreensBus
+import ScreensBus
 
 /// The `Retry-After` header (RFC 9110 §10.2.3): a number of seconds, or an HTTP date.
 package enum RetryAfter {
