@@ -36,7 +36,7 @@ final class OutputFile: @unchecked Sendable {  // owned by the one sink task tha
         let temporary = "\(directory.isEmpty ? "/" : directory)/.\(name).\(getpid()).tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         if descriptor < 0 {
-            throw ScreensPipeError(.sink, "cannot create output file \(path): \(String(cString: strerror(errno)))")
+            throw ScreensPipeError(.configuration, "cannot create output file \(path): \(String(cString: strerror(errno)))")
         }
         return OutputFile(descriptor: descriptor, owns: true, finalPath: path, temporaryPath: temporary)
     }

@@ -75,6 +75,13 @@ struct FileSourceRunTests {
         #expect(leftovers == ["out.jsonl"])
     }
 
+    @Test("an output that cannot be created is a usage error: exit 2 before any request")
+    func uncreatableOutput() async throws {
+        let result = try await CommandRunner.run(["run", Self.pipeline, "-o", "/nonexistent-screens-pipe-dir/out.jsonl"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("cannot create output file /nonexistent-screens-pipe-dir/out.jsonl"))
+    }
+
     @Test("a missing input file fails the run with exit 1 and names the file")
     func missingFile() async throws {
         let result = try await CommandRunner.run(["run", Self.pipeline, "--set", "source.path=samples/offline/nope.json"])
