@@ -78,6 +78,21 @@ struct SandboxRunTests {
         #expect(!result.stderr.contains(base64) && !result.stdoutText.contains(base64))
     }
 
+    @Test("headless delivery: 1-based pages of one size, totalCount, locale as Accept-Language")
+    func headless() async throws {
+        let spanish = try await CommandRunner.run(["run", "pipelines/structured-contents.yaml", "--events", "--policy", "remote-only"])
+        #expect(spanish.status == 0, "stderr: \(spanish.stderr)")
+        let events = try spanish.jsonLines()
+        let responses = events.filter { $0["event"] == "response" }
+        #expect(responses.map { $0["rows"] } == [.int(25), .int(25), .int(23)])
+        #expect(responses.first?["rowCount"] == .int(73))
+        let items = events.filter { $0["event"] == "selected" }.compactMap { $0["item"] }
+        #expect(Set(items.compactMap { $0["id"] }).count == 73)
+        #expect(items.first?["title"] == "Resultados trimestrales n.º 1")
+        let english = try await CommandRunner.run(["run", "pipelines/structured-contents.yaml", "--limit", "1", "--set", "convert.locale=en_US"])
+        #expect(try english.jsonLines().first?["title"] == "Quarterly results #1")
+    }
+
     @Test("turning TLS verification off works but is warned about on stderr")
     func insecureTLSWarning() async throws {
         let result = try await CommandRunner.run(["run", Self.bookmarks, "--policy", "remote-only", "--set", "source.insecure-skip-tls-verify=true"])
