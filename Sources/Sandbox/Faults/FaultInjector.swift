@@ -51,11 +51,8 @@ final class FaultInjector: Sendable {
 
     /// A uniform number in [0, 1) for request `number`.
     private func draw(_ number: Int) -> Double {
-        var state = seed &+ UInt64(truncatingIfNeeded: number) &* 0x9E37_79B9_7F4A_7C15
-        state = (state ^ (state >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        state = (state ^ (state >> 27)) &* 0x94D0_49BB_1331_11EB
-        state ^= state >> 31
-        return Double(state >> 11) / Double(UInt64(1) << 53)
+        let bits = SplitMix64.mix(seed &+ UInt64(truncatingIfNeeded: number) &* SplitMix64.increment)
+        return Double(bits >> 11) / Double(UInt64(1) << 53)
     }
 
     /// The injected failure's response.

@@ -1,26 +1,21 @@
 import Foundation
+import ScreensBus
 
 /// A seeded mutation fuzzer for the tests: SplitMix64 from a fixed seed, so a failure
 /// reproduces exactly; mutations aimed at text grammars (structural bytes, keywords, deep
 /// nesting, long runs, splices of other corpus entries).
 struct Mutator {
-    private var state: UInt64
+    private var random: SplitMix64
     private let corpus: [[UInt8]]
     private let tokens: [[UInt8]]
 
     init(seed: UInt64, corpus: [[UInt8]], tokens: [String]) {
-        state = seed
+        random = SplitMix64(seed: seed)
         self.corpus = corpus
         self.tokens = tokens.map { Array($0.utf8) }
     }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { random.next() }
 
     mutating func below(_ bound: Int) -> Int { bound <= 1 ? 0 : Int(next() % UInt64(bound)) }
 
