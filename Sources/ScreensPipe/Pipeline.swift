@@ -201,7 +201,7 @@ public final class Pipeline: Sendable {
         var events: [PipelineEvent] = []
         events.reserveCapacity(page.rows.count + 1)
         events.append(.response(response(for: page, pipeline: pipeline)))
-        var selectedBefore = tally.summary.selected
+        var selectedBefore = tally.selected
         var failures: [ScreensPipeError] = []
         var decision = PageLoader.Decision.next
         let index = page.request.index
@@ -306,6 +306,9 @@ final class RunTally: Sendable {
     private let state = Mutex(RunSummary())
 
     var summary: RunSummary { state.withLock { $0 } }
+
+    /// Rows selected so far (read once per page, so it does not copy the whole summary).
+    var selected: Int { state.withLock { $0.selected } }
 
     func record(page rows: Int, selectedTotal: Int, failures: [ScreensPipeError]) {
         state.withLock { summary in

@@ -21,3 +21,21 @@ public enum PipelineValidation {
         if !errors.isEmpty { throw ConfigurationErrors(errors: errors) }
     }
 }
+
+extension PipelineLoader {
+    /// Loads a pipeline file and checks it as `validate` does: YAML, keys and types, then
+    /// the model, field mapping and filter expression. Every problem is reported before any
+    /// request is sent.
+    public func loadChecked(file path: String, overrides: [String] = []) throws(ConfigurationErrors) -> PipelineSpec {
+        let spec = try load(file: path, overrides: overrides)
+        try PipelineValidation.check(spec)
+        return spec
+    }
+
+    /// Loads pipeline YAML text and checks it as `validate` does (see ``loadChecked(file:overrides:)``).
+    public func loadChecked(yaml text: String, file: String = "<string>", overrides: [String] = []) throws(ConfigurationErrors) -> PipelineSpec {
+        let spec = try load(yaml: text, file: file, overrides: overrides)
+        try PipelineValidation.check(spec)
+        return spec
+    }
+}

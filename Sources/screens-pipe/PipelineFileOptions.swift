@@ -22,9 +22,7 @@ struct PipelineFileOptions: ParsableArguments {
 enum SpecLoading {
     static func load(file: String, overrides: [String]) throws -> PipelineSpec {
         do throws(ConfigurationErrors) {
-            let spec = try PipelineLoader(environment: ProcessInfo.processInfo.environment).load(file: file, overrides: overrides)
-            try PipelineValidation.check(spec)
-            return spec
+            return try PipelineLoader(environment: ProcessInfo.processInfo.environment).loadChecked(file: file, overrides: overrides)
         } catch {
             for problem in error.errors { Terminal.write("\(problem)\n") }
             throw ExitCode(2)

@@ -164,13 +164,6 @@ final class SubscriberChannel: Sendable {
         consumer?.resume(returning: nil)
         for producer in producers { producer.continuation.resume() }
     }
-
-    var isCancelled: Bool {
-        state.withLock { state in
-            if case .cancelled = state.phase { return true }
-            return false
-        }
-    }
 }
 
 /// A growable FIFO ring buffer: O(1) append and pop without Foundation or Collections.

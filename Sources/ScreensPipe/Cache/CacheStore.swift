@@ -85,7 +85,7 @@ public final class CacheStore: Sendable {
                     try db.execute(
                         sql: "DELETE FROM page WHERE key = ? AND page_index > 0 AND start_row >= ?",
                         arguments: [key, rowCount])
-                } else if page.rows.count < request.endRow - request.startRow,
+                } else if page.isShort,
                     try Self.rowCount(db, key: key) == nil
                 {
                     try db.execute(

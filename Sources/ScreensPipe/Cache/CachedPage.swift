@@ -41,9 +41,6 @@ public struct CachedPage: Sendable, Hashable {
         self.byteSize = byteSize
     }
 
-    /// Whether the page came back with fewer rows than asked for.
-    public var isShort: Bool { rows.count < endRow - startRow }
-
     /// The page as an answer to `request`, marked as coming from the cache.
     public func fetchedPage(for request: PageRequest) -> FetchedPage {
         FetchedPage(

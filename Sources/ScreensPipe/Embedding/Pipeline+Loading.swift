@@ -23,8 +23,7 @@ extension Pipeline {
         file path: String, overrides: [String] = [], sink: SinkDestination? = nil,
         environment: PipelineEnvironment = .current(), bus: EventBus = EventBus()
     ) throws(ConfigurationErrors) {
-        var spec = try PipelineLoader(environment: environment.variables).load(file: path, overrides: overrides)
-        try PipelineValidation.check(spec)
+        var spec = try PipelineLoader(environment: environment.variables).loadChecked(file: path, overrides: overrides)
         if let sink { spec.sink.destination = sink }
         self.init(spec: spec, environment: environment, bus: bus)
     }
@@ -41,8 +40,7 @@ extension Pipeline {
         yaml text: String, name: String = "<string>", overrides: [String] = [], sink: SinkDestination? = nil,
         environment: PipelineEnvironment = .current(), bus: EventBus = EventBus()
     ) throws(ConfigurationErrors) {
-        var spec = try PipelineLoader(environment: environment.variables).load(yaml: text, file: name, overrides: overrides)
-        try PipelineValidation.check(spec)
+        var spec = try PipelineLoader(environment: environment.variables).loadChecked(yaml: text, file: name, overrides: overrides)
         if let sink { spec.sink.destination = sink }
         self.init(spec: spec, environment: environment, bus: bus)
     }

@@ -21,7 +21,8 @@ struct JSONLinesSink: EventSink {
     let mode: Mode
 
     func consume(_ events: EventSubscription) async throws(OutputFile.WriteFailure) {
-        var writer = JSONWriter(reservingCapacity: 4096)
+        // The writer is the buffer: rows are encoded once, in place, and go out in chunks.
+        var writer = JSONWriter(reservingCapacity: OutputFile.chunkSize * 2)
         for await event in events {
             let value: JSONValue
             switch (mode, event) {
@@ -29,11 +30,14 @@ struct JSONLinesSink: EventSink {
             case (.items, _): continue
             case (.events, _): value = event.envelope
             }
-            writer.reset()
             writer.write(value)
             writer.writeRaw("\n")
-            try output.write(writer.bytes)
+            if writer.bytes.count >= OutputFile.chunkSize {
+                try output.write(writer.bytes)
+                writer.reset()
+            }
         }
+        try output.write(writer.bytes)
     }
 
     func close(succeeded: Bool) throws(OutputFile.WriteFailure) -> String? {

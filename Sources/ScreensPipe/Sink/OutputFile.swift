@@ -22,7 +22,6 @@ final class OutputFile: @unchecked Sendable {  // owned by the one sink task tha
     private let finalPath: String?
     private let temporaryPath: String?
     private var buffer: [UInt8] = []
-    private let flushThreshold: Int
 
     /// Writes to standard output.
     static func standardOutput() -> OutputFile {
@@ -46,26 +45,32 @@ final class OutputFile: @unchecked Sendable {  // owned by the one sink task tha
         self.ownsDescriptor = owns
         self.finalPath = finalPath
         self.temporaryPath = temporaryPath
-        self.flushThreshold = 1 << 16
-        buffer.reserveCapacity(flushThreshold * 2)
+        buffer.reserveCapacity(Self.chunkSize * 2)
     }
 
-    /// Appends bytes, flushing when the buffer is full.
+    /// Bytes worth one `write(2)`: writers that buffer themselves hand over chunks this size.
+    static let chunkSize = 1 << 16
+
+    /// Appends bytes, flushing when the buffer is full. A chunk that fills a buffer on its
+    /// own goes straight to the descriptor instead of being copied into ours first.
     func write(_ bytes: [UInt8]) throws(WriteFailure) {
+        if buffer.isEmpty, bytes.count >= Self.chunkSize {
+            try writeAll(bytes)
+            return
+        }
         buffer.append(contentsOf: bytes)
-        if buffer.count >= flushThreshold { try flush() }
-    }
-
-    /// Appends bytes produced directly into the buffer.
-    func append(_ produce: (inout [UInt8]) -> Void) throws(WriteFailure) {
-        produce(&buffer)
-        if buffer.count >= flushThreshold { try flush() }
+        if buffer.count >= Self.chunkSize { try flush() }
     }
 
     func flush() throws(WriteFailure) {
+        defer { buffer.removeAll(keepingCapacity: true) }
+        try writeAll(buffer)
+    }
+
+    private func writeAll(_ bytes: [UInt8]) throws(WriteFailure) {
         var offset = 0
-        let total = buffer.count
-        let failure: WriteFailure? = buffer.withUnsafeBytes { raw -> WriteFailure? in
+        let total = bytes.count
+        let failure: WriteFailure? = bytes.withUnsafeBytes { raw -> WriteFailure? in
             while offset < total {
                 let written = Glibc.write(descriptor, raw.baseAddress! + offset, total - offset)
                 if written < 0 {
@@ -77,7 +82,6 @@ final class OutputFile: @unchecked Sendable {  // owned by the one sink task tha
             }
             return nil
         }
-        buffer.removeAll(keepingCapacity: true)
         if let failure { throw failure }
     }
 

@@ -10,11 +10,15 @@ import Synchronization
 public final class FileSource: PageFetcher {
     /// The file and the records path it reads.
     public let spec: FileSourceSpec
+    private let records: FieldPath?
     private let rows = Mutex<[JSONValue]?>(nil)
 
     /// Creates a source for the file in `spec`; nothing is read until the first page is asked for.
-    public init(spec: FileSourceSpec) {
+    ///
+    /// - Throws: a `.configuration` error when the `records` path does not parse.
+    public init(spec: FileSourceSpec) throws(ScreensPipeError) {
         self.spec = spec
+        records = try spec.records.map { (text) throws(ScreensPipeError) in try FieldPath(text) }
     }
 
     /// The path and the records path; the file's contents are not part of it.
@@ -49,14 +53,14 @@ public final class FileSource: PageFetcher {
         } catch {
             throw ScreensPipeError(.io, "cannot read \(spec.path): \(error.localizedDescription)", page: page)
         }
-        let parsed = try Self.rows(in: bytes, records: spec.records, path: spec.path, page: page)
+        let parsed = try Self.rows(in: bytes, records: records, path: spec.path, page: page)
         rows.withLock { $0 = parsed }
         return parsed
     }
 
     /// The rows of a file's bytes: a JSON array, an object with the array at `records`, or
     /// JSON lines (one value per line).
-    static func rows(in bytes: [UInt8], records: String?, path: String, page: Int) throws(ScreensPipeError) -> [JSONValue] {
+    static func rows(in bytes: [UInt8], records: FieldPath?, path: String, page: Int) throws(ScreensPipeError) -> [JSONValue] {
         let firstByte = bytes.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }
         let document: JSONValue
         do throws(JSONParseError) {
@@ -66,7 +70,7 @@ public final class FileSource: PageFetcher {
         } catch {
             throw ScreensPipeError(.malformedResponse, "\(path): \(error)", page: page)
         }
-        let target = records.map { RecordsPath($0).resolve(in: document) } ?? document
+        let target = records.map { $0.resolve(in: document) } ?? document
         guard case .array(let array)? = target else {
             throw ScreensPipeError(
                 .malformedResponse,
@@ -74,26 +78,5 @@ public final class FileSource: PageFetcher {
                 page: page)
         }
         return array
-    }
-}
-
-/// A dotted path to the rows inside a response body (`data.items`, `results`).
-struct RecordsPath: Sendable, Hashable {
-    let components: [String]
-
-    init(_ text: String) {
-        components = text.split(separator: ".").map(String.init)
-    }
-
-    func resolve(in value: JSONValue) -> JSONValue? {
-        var current: JSONValue? = value
-        for component in components {
-            if let index = Int(component), case .array = current {
-                current = current?[index]
-            } else {
-                current = current?[component]
-            }
-        }
-        return current
     }
 }

@@ -60,6 +60,10 @@ public struct FetchedPage: Sendable, Hashable {
         self.origin = origin
         self.fetchedAt = fetchedAt
     }
+
+    /// Whether fewer rows came back than the page covers. Without a row count this ends the
+    /// list; with one it does not (portals drop rows by permission after slicing).
+    public var isShort: Bool { rows.count < request.endRow - request.startRow }
 }
 
 /// How a source's pages relate to each other.

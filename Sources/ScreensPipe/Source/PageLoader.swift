@@ -233,8 +233,7 @@ struct IndexedLoadState {
         }
         if let repeated = checkRepeated(page) { return .fail(repeated) }
         if rowCount == nil {
-            let expected = page.request.endRow - page.request.startRow
-            if page.rows.count < expected { endIndex = index + 1 }
+            if page.isShort { endIndex = index + 1 }
         }
         nextToDeliver += 1
         // Results of speculative requests past the end are dropped, errors included.

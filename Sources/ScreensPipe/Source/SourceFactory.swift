@@ -28,29 +28,33 @@ enum SourceFactory {
         spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment
     ) throws(ScreensPipeError) -> any PageFetcher {
         let source = spec.source
-        if case .file(let file) = source.protocolSpec { return FileSource(spec: file) }
-        let settings = HTTPSourceSettings(source: source, onRetry: environment.onRetry, logger: environment.logger)
+        switch source.protocolSpec {
+        case .file(let file):
+            return try FileSource(spec: file)
+        case .liferayJSONWS(let jsonws):
+            let base = try requireServer(baseURL, type: "liferay-jsonws")
+            return try httpFetcher(JSONWSProtocol(spec: jsonws, baseURL: base), url: base, source: source, environment: environment)
+        case .liferayHeadless(let headless):
+            let base = try requireServer(baseURL, type: "liferay-headless")
+            let wire = HeadlessProtocol(spec: headless, baseURL: base, locale: spec.convert?.locale)
+            return try httpFetcher(wire, url: base, source: source, environment: environment)
+        case .rest(let rest):
+            let wire = try RESTProtocol(spec: rest, baseURL: baseURL)
+            return try httpFetcher(wire, url: wire.firstURL, source: source, environment: environment)
+        }
+    }
+
+    /// The fetcher every HTTP protocol shares, after the checks that apply to all of them.
+    private static func httpFetcher(
+        _ wire: some ListProtocol, url: String, source: SourceSpec, environment: PipelineEnvironment
+    ) throws(ScreensPipeError) -> any PageFetcher {
+        try checkCredentialSafety(source, url: url)
         if source.insecureSkipTLSVerify {
             environment.logger.warning(
                 "TLS verification is off (source.insecure-skip-tls-verify): anyone on the network path can read and change this traffic")
         }
-        switch source.protocolSpec {
-        case .file:
-            preconditionFailure("handled above")
-        case .liferayJSONWS(let jsonws):
-            let base = try requireServer(baseURL, type: "liferay-jsonws")
-            try checkCredentialSafety(source, url: base)
-            return HTTPPageFetcher(wire: JSONWSProtocol(spec: jsonws, baseURL: base), settings: settings)
-        case .liferayHeadless(let headless):
-            let base = try requireServer(baseURL, type: "liferay-headless")
-            try checkCredentialSafety(source, url: base)
-            let wire = HeadlessProtocol(spec: headless, baseURL: base, locale: spec.convert?.locale)
-            return HTTPPageFetcher(wire: wire, settings: settings)
-        case .rest(let rest):
-            let wire = RESTProtocol(spec: rest, baseURL: baseURL)
-            try checkCredentialSafety(source, url: wire.firstURL)
-            return HTTPPageFetcher(wire: wire, settings: settings)
-        }
+        let settings = HTTPSourceSettings(source: source, onRetry: environment.onRetry, logger: environment.logger)
+        return HTTPPageFetcher(wire: wire, settings: settings)
     }
 
     private static func requireServer(_ baseURL: String?, type: String) throws(ScreensPipeError) -> String {
@@ -67,26 +71,11 @@ enum SourceFactory {
     /// this machine unless the pipeline says so explicitly.
     private static func checkCredentialSafety(_ source: SourceSpec, url: String) throws(ScreensPipeError) {
         guard source.auth != nil, url.hasPrefix("http://"), !source.allowInsecureAuth else { return }
-        let host = URLHost.host(of: url)
-        if URLHost.isLoopback(host) { return }
+        let parts = URLParts(url)
+        if parts.isLoopback { return }
+        let host = parts.host
         throw ScreensPipeError(
             .configuration,
             "refusing to send credentials over plain http to \(host); use https, or set source.allow-insecure-auth: true")
-    }
-}
-
-enum URLHost {
-    static func host(of url: String) -> String {
-        guard let schemeEnd = url.range(of: "://") else { return "" }
-        var rest = url[schemeEnd.upperBound...]
-        if let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) { rest = rest[..<end] }
-        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
-        if rest.hasPrefix("["), let close = rest.firstIndex(of: "]") { return String(rest[rest.index(after: rest.startIndex)..<close]) }
-        if let colon = rest.lastIndex(of: ":") { rest = rest[..<colon] }
-        return rest.lowercased()
-    }
-
-    static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 }

@@ -49,7 +49,8 @@ struct HTTPClientTLSTests {
         let spec = SourceSpec(
             protocolSpec: .file(FileSourceSpec(path: "x.json")), timeout: .seconds(7), connectTimeout: .seconds(2),
             maxResponseSize: 1234, caFile: "/etc/ca.pem", insecureSkipTLSVerify: true)
-        let request = HTTPRequest(method: "POST", url: "https://h/", source: spec)
+        var request = HTTPRequest(method: "POST", url: "https://h/")
+        request.applyTransportSettings(of: spec)
         #expect(request.timeout == .seconds(7))
         #expect(request.connectTimeout == .seconds(2))
         #expect(request.maxResponseSize == 1234)

@@ -38,22 +38,9 @@ package func isSecretParameterName(_ name: String) -> Bool {
 /// query parameters replaced by `<redacted>`. Everything else is kept byte for byte, so
 /// the result still names the exact endpoint.
 package func redactedURL(_ url: String) -> String {
-    var text = Substring(url)
-    var result = ""
-    // scheme://
-    if let schemeEnd = text.firstRange(of: "://") {
-        result += text[..<schemeEnd.upperBound]
-        text = text[schemeEnd.upperBound...]
-        // The authority ends at the first '/', '?' or '#'; userinfo is up to its last '@'.
-        let authorityEnd = text.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? text.endIndex
-        let authority = text[..<authorityEnd]
-        if let at = authority.lastIndex(of: "@") {
-            result += authority[authority.index(after: at)...]
-        } else {
-            result += authority
-        }
-        text = text[authorityEnd...]
-    }
+    let parts = URLParts(url)
+    var result = String(parts.scheme + parts.hostAndPort)
+    let text = parts.rest
     guard let queryStart = text.firstIndex(of: "?") else { return result + text }
     result += text[...queryStart]
     let afterQuery = text[text.index(after: queryStart)...]
@@ -71,12 +58,7 @@ package func redactedURL(_ url: String) -> String {
 /// `text` with every occurrence of the URL's userinfo (and its password alone) removed, for
 /// messages produced by libcurl that might quote the URL.
 func scrubbingUserinfo(of url: String, from text: String) -> String {
-    guard let schemeEnd = url.firstRange(of: "://") else { return text }
-    let rest = url[schemeEnd.upperBound...]
-    let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-    let authority = rest[..<authorityEnd]
-    guard let at = authority.lastIndex(of: "@") else { return text }
-    let userinfo = String(authority[..<at])
+    guard let userinfo = URLParts(url).userinfo.map(String.init) else { return text }
     var scrubbed = text.replacing(userinfo + "@", with: "")
     if let colon = userinfo.firstIndex(of: ":") {
         let password = String(userinfo[userinfo.index(after: colon)...])

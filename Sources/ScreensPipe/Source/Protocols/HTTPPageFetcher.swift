@@ -137,39 +137,23 @@ struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
 
 /// The settings every HTTP protocol shares, taken from `source:`.
 struct HTTPSourceSettings: Sendable {
-    var auth: AuthSpec?
-    var headers: [(name: String, value: String)]
-    var timeout: Duration
-    var connectTimeout: Duration
-    var maxResponseSize: Int
-    var caFile: String?
-    var verifyTLS: Bool
+    var source: SourceSpec
     var retry: RetryPolicy
     var onRetry: (@Sendable (RetryNotice) -> Void)?
     var logger: Logger
 
     init(source: SourceSpec, onRetry: (@Sendable (RetryNotice) -> Void)?, logger: Logger) {
-        auth = source.auth
-        headers = source.headers
-        timeout = source.timeout
-        connectTimeout = source.connectTimeout
-        maxResponseSize = source.maxResponseSize
-        caFile = source.caFile
-        verifyTLS = !source.insecureSkipTLSVerify
+        self.source = source
         retry = RetryPolicy(source.retry)
         self.onRetry = onRetry
         self.logger = logger
     }
 
     func apply(to request: inout HTTPRequest) {
-        request.timeout = timeout
-        request.connectTimeout = connectTimeout
-        request.maxResponseSize = maxResponseSize
-        request.caFile = caFile
-        request.verifyTLS = verifyTLS
+        request.applyTransportSettings(of: source)
         if !request.headers.contains("Accept") { request.headers.add(name: "Accept", value: "application/json") }
-        for header in headers { request.headers.replaceOrAdd(name: header.name, value: header.value) }
-        switch auth {
+        for header in source.headers { request.headers.replaceOrAdd(name: header.name, value: header.value) }
+        switch source.auth {
         case .basic(let username, let password):
             let token = Data("\(username):\(password)".utf8).base64EncodedString()
             request.headers.replaceOrAdd(name: "Authorization", value: "Basic \(token)")

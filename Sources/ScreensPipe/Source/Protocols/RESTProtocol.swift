@@ -1,16 +1,36 @@
 import ScreensBus
+internal import Foundation
 
 /// Any paged JSON API: offset/limit and page/per-page are indexed (prefetch works);
 /// a cursor in the body, a next link in the body and the `Link` header are chained.
 struct RESTProtocol: ListProtocol {
     let spec: RESTSourceSpec
-    let baseURL: String?
+    /// The URL of the first page: `url`, resolved against `server` when it is relative.
+    let firstURL: String
+    private let records: FieldPath?
+    private let total: FieldPath?
+    /// Where the body names the next page (cursor and next-link styles).
+    private let continuation: FieldPath?
 
-    var firstURL: String {
+    /// Parses the body paths once; a path that does not parse is a configuration error.
+    init(spec: RESTSourceSpec, baseURL: String?) throws(ScreensPipeError) {
+        self.spec = spec
         if let baseURL, !(spec.url.hasPrefix("http://") || spec.url.hasPrefix("https://")) {
-            return URLText.resolve(spec.url, against: baseURL.trimmingSuffix("/") + "/")
+            firstURL = URLText.resolve(spec.url, against: baseURL.trimmingSuffix("/") + "/")
+        } else {
+            firstURL = spec.url
         }
-        return spec.url
+        records = try Self.path(spec.records)
+        total = try Self.path(spec.total)
+        switch spec.paginate {
+        case .cursor(_, let cursorPath, _): continuation = try Self.path(cursorPath)
+        case .nextLink(let nextPath): continuation = try Self.path(nextPath)
+        case .offset, .page, .linkHeader: continuation = nil
+        }
+    }
+
+    private static func path(_ text: String?) throws(ScreensPipeError) -> FieldPath? {
+        try text.map { (text) throws(ScreensPipeError) in try FieldPath(text) }
     }
 
     var chaining: PageChaining {
@@ -48,26 +68,26 @@ struct RESTProtocol: ListProtocol {
     }
 
     func decode(_ body: JSONValue, response: HTTPResponse, page: PageRequest) throws(ScreensPipeError) -> DecodedPage {
-        let target = spec.records.map { RecordsPath($0).resolve(in: body) } ?? body
+        let target = records.map { $0.resolve(in: body) } ?? body
         guard case .array(let rows)? = target else {
             throw ScreensPipeError(
                 .malformedResponse,
                 "expected an array of rows\(spec.records.map { " at '\($0)'" } ?? ""), found \(target?.typeName ?? "nothing")")
         }
-        let total = spec.total.flatMap { RecordsPath($0).resolve(in: body)?.int64Value }.map { Int($0) }
-        var continuation: String?
+        let rowCount = total.flatMap { $0.resolve(in: body)?.int64Value }.map { Int($0) }
+        var next: String?
         switch spec.paginate {
         case .offset, .page:
             break
-        case .cursor(_, let cursorPath, _):
-            continuation = Self.text(RecordsPath(cursorPath).resolve(in: body))
-        case .nextLink(let nextPath):
-            continuation = Self.text(RecordsPath(nextPath).resolve(in: body)).map { URLText.resolve($0, against: response.effectiveURL) }
+        case .cursor:
+            next = Self.text(continuation?.resolve(in: body))
+        case .nextLink:
+            next = Self.text(continuation?.resolve(in: body)).map { URLText.resolve($0, against: response.effectiveURL) }
         case .linkHeader:
-            continuation = response.headers.values(for: "Link").lazy.compactMap(LinkHeader.next(in:)).first
+            next = response.headers.values(for: "Link").lazy.compactMap(LinkHeader.next(in:)).first
                 .map { URLText.resolve($0, against: response.effectiveURL) }
         }
-        return DecodedPage(rows: rows, rowCount: total, continuation: continuation)
+        return DecodedPage(rows: rows, rowCount: rowCount, continuation: next)
     }
 
     /// A cursor or link value; null, empty and missing all mean "no next page".
@@ -82,26 +102,19 @@ struct RESTProtocol: ListProtocol {
 
 /// RFC 8288 `Link` headers: `<https://api/items?page=2>; rel="next", <...>; rel="last"`.
 enum LinkHeader {
+    private static let spaceAndQuotes = CharacterSet.whitespaces.union(CharacterSet(charactersIn: "\""))
+
     static func next(in header: String) -> String? {
         for link in header.split(separator: ",") {
-            let parts = link.split(separator: ";").map { $0.trimmingCharacters(in: " \t") }
+            let parts = link.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
             guard let target = parts.first, target.hasPrefix("<"), target.hasSuffix(">") else { continue }
             let isNext = parts.dropFirst().contains { parameter in
-                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: " \t\"") }
+                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: Self.spaceAndQuotes) }
                 return pair.count == 2 && pair[0].lowercased() == "rel"
                     && pair[1].split(separator: " ").contains { $0.lowercased() == "next" }
             }
             if isNext { return String(target.dropFirst().dropLast()) }
         }
         return nil
-    }
-}
-
-extension StringProtocol {
-    fileprivate func trimmingCharacters(in set: String) -> String {
-        var scalars = Substring(self)
-        while let first = scalars.first, set.contains(first) { scalars.removeFirst() }
-        while let last = scalars.last, set.contains(last) { scalars.removeLast() }
-        return String(scalars)
     }
 }
