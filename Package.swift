@@ -3,7 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "screens-pipe",
-    platforms: [.macOS(.v15)],
+    // Linux only for now: OutputFile and Terminal call Glibc, and nothing builds for macOS
+    // here, so no platform is claimed.
     products: [
         .library(name: "ScreensBus", targets: ["ScreensBus"]),
         .library(name: "ScreensPipe", targets: ["ScreensPipe"]),
@@ -74,19 +75,29 @@ let package = Package(
             dependencies: ["ScreensBus", "ScreensPipe"],
             path: "Benchmarks/screens-pipe-bench"
         ),
-        .testTarget(name: "ScreensBusTests", dependencies: ["ScreensBus"]),
+        // What the test targets share; not a test target itself.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "ScreensBusTests", dependencies: ["ScreensBus", "TestSupport"]),
         .testTarget(
             name: "ScreensPipeTests",
             dependencies: [
-                "ScreensPipe", "Sandbox", "ScreensPipeService",
+                "ScreensPipe", "Sandbox", "ScreensPipeService", "TestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             exclude: ["Fixtures"]
         ),
+        .testTarget(
+            name: "ScreensPipeServiceTests",
+            dependencies: [
+                "ScreensPipeService", "ScreensPipe", "Sandbox", "TestSupport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "ScreensBus"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ScreensBus", "ScreensPipe", "Sandbox"]
+            dependencies: ["ScreensBus", "ScreensPipe", "Sandbox", "TestSupport"]
         ),
     ]
 )

@@ -6,15 +6,17 @@ import Synchronization
 ///
 /// ```swift
 /// let pipeline = try Pipeline(file: "pipelines/bookmarks.yaml", environment: .current(sandbox: BundledSandbox()))
-/// let events = pipeline.events           // subscribe before running
+/// let events = pipeline.subscribe()      // subscribe before running
 /// async let summary = pipeline.run()
 /// for await event in events { ... }
 /// ```
 ///
-/// A pipeline runs once: ``run()`` finishes the bus at the end, so build a new pipeline for
-/// the next run (a refresh). Every event goes through ``bus``: the spec's sink is one
-/// subscriber, and any number of others can watch the same run. Cancelling the task that
-/// runs ``run()`` stops the transfers, publishes `finished`, and ends every subscription.
+/// A pipeline runs once: ``run()`` finishes the bus at the end, and a second call throws
+/// ``ScreensPipeError/alreadyRan(pipeline:)``, so build a new pipeline for the next run (a
+/// refresh). Every event goes through ``bus``: the spec's sink is one subscriber, and any
+/// number of others can watch the same run. Cancelling the task that runs ``run()`` stops
+/// the transfers, publishes `finished` to every subscriber with room for it, ends every
+/// subscription and returns, even while a subscription is held and never read.
 public final class Pipeline: Sendable {
     /// The decoded pipeline file.
     public let spec: PipelineSpec
@@ -30,8 +32,16 @@ public final class Pipeline: Sendable {
         self.bus = bus
     }
 
-    /// A new subscription to this pipeline's events. Subscribe before ``run()`` to see them all.
-    public var events: EventSubscription { bus.subscribe() }
+    /// Set by the first ``run()``: a pipeline runs once.
+    private let started = Atomic(false)
+
+    /// A new subscription to this pipeline's events, with one consumer. Subscribe before
+    /// ``run()`` to see them all; call again for each further consumer.
+    public func subscribe() -> EventSubscription { bus.subscribe() }
+
+    /// A new subscription on every read; use ``subscribe()``, which says so.
+    @available(*, deprecated, renamed: "subscribe()")
+    public var events: EventSubscription { subscribe() }
 
     /// Attaches a delegate that receives this pipeline's events (subscribe before ``run()``).
     @discardableResult
@@ -43,9 +53,14 @@ public final class Pipeline: Sendable {
     /// the spec's sink, and finishing the bus at the end.
     ///
     /// Throws only when the run cannot start (a bad expression, an output that cannot be
-    /// created, a sandbox that does not start). Failures while loading are `error` events and
-    /// show in the summary: rows already delivered stay delivered.
+    /// created, a sandbox that does not start) or when this pipeline already ran
+    /// (``ScreensPipeError/alreadyRan(pipeline:)``, and the bus is left alone). Failures
+    /// while loading are `error` events and show in the summary: rows already delivered
+    /// stay delivered.
     public func run() async throws(ScreensPipeError) -> RunSummary {
+        guard started.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
+            throw .alreadyRan(pipeline: spec.name)
+        }
         let stages: Stages
         do throws(ScreensPipeError) {
             stages = try await prepare()

@@ -4,6 +4,9 @@ public struct RunPlan: Sendable {
     public let text: String
 
     /// Builds the plan without sending anything. `server: sandbox` shows a placeholder port.
+    ///
+    /// Pure: each wire format is asked for its requests; no cache database is opened, and no
+    /// HTTP client, thread or file is created.
     public init(spec: PipelineSpec, pages: Int) throws(ScreensPipeError) {
         let baseURL: String?
         switch spec.source.server {
@@ -11,22 +14,22 @@ public struct RunPlan: Sendable {
         case .url(let url): baseURL = url
         case nil: baseURL = nil
         }
-        let fetcher = try SourceFactory.makeFetcher(spec: spec, baseURL: baseURL, environment: PipelineEnvironment())
+        let source = try SourceFactory.makeBlueprint(spec: spec, baseURL: baseURL)
         var lines: [String] = []
         lines.append("# pipeline \(spec.name)\(spec.file.map { " (\($0))" } ?? "")")
         lines.append(spec.redactedDescription())
         lines.append("# requests")
         let pagination = SourceFactory.effectivePagination(for: spec.source)
         for index in 0..<max(1, pages) {
-            let request = PageRequest(index: index, pagination: pagination, continuation: fetcher.chaining == .chained && index > 0 ? "<from page \(index - 1)>" : nil)
+            let request = PageRequest(index: index, pagination: pagination, continuation: source.chaining == .chained && index > 0 ? "<from page \(index - 1)>" : nil)
             lines.append("page \(index): rows \(request.startRow)..<\(request.endRow)\(request.includesRowCount ? " + row count" : "")")
-            for planned in fetcher.plan(request) {
+            for planned in source.plan(request) {
                 lines.append("  \(planned.method) \(planned.url)")
                 for header in planned.headers { lines.append("  \(header)") }
                 if let body = planned.body { lines.append("  \(body)") }
             }
         }
-        switch fetcher.chaining {
+        switch source.chaining {
         case .indexed:
             lines.append(
                 "... then pages of \(pagination.pageSize) rows until the row count (asked with page 0) is reached, \(pagination.prefetch) in flight, at most \(pagination.maxPages) pages")

@@ -11,7 +11,7 @@ public struct ScreensPipeError: Error, Sendable, Hashable, CustomStringConvertib
         /// The name used in `error` events (`"kind"`).
         public let name: String
 
-        private init(_ name: String) { self.name = name }
+        init(_ name: String) { self.name = name }
 
         /// The pipeline file or the command line is wrong (exit 2).
         public static let configuration = Code("config")

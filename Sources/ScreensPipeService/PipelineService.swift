@@ -97,6 +97,10 @@ public struct PipelineService: Service {
     }
 
     /// One run of a fresh pipeline, with the delegate attached for all of it.
+    ///
+    /// Cancellation (a graceful shutdown) reaches the delegate's task too: a delegate that
+    /// stopped reading, or waits in one of its methods, cannot keep the service from
+    /// returning, as long as that method honours cancellation.
     private func runOnce() async -> Result<RunSummary, ScreensPipeError> {
         let pipeline = Pipeline(spec: spec, environment: environment)
         let delivery = delegate.map { pipeline.attach($0) }
@@ -106,7 +110,11 @@ public struct PipelineService: Service {
         } catch {
             result = .failure(error)
         }
-        await delivery?.value
+        await withTaskCancellationHandler {
+            await delivery?.value
+        } onCancel: {
+            delivery?.cancel()
+        }
         return result
     }
 

@@ -46,6 +46,7 @@ struct SocketError: Error, CustomStringConvertible {
 }
 
 /// A minimal HTTP/1.1 client over a blocking POSIX socket, one request per connection.
+/// Use it inside ``withSandbox(_:_:)``, which gives it a thread of its own.
 struct TestHTTPClient {
     var port: Int
     /// How long one receive may wait.
@@ -136,12 +137,18 @@ struct TestHTTPClient {
 }
 
 /// Starts a sandbox, runs `body` with a client for it, and stops it whatever happens.
+///
+/// `body` runs on a thread of its own (``DedicatedThreadExecutor``): the client's blocking
+/// sockets never hold a thread of the cooperative pool.
 func withSandbox<T>(
     _ configuration: SandboxConfigurationBuilder = .init(), _ body: (TestHTTPClient, SandboxServer) async throws -> T
 ) async throws -> T {
     let server = try await SandboxServer.start(configuration.configuration)
+    let clientThread = DedicatedThreadExecutor(name: "sandbox-test-client")
+    defer { clientThread.stop() }
     do {
-        let result = try await body(TestHTTPClient(port: server.port), server)
+        let client = TestHTTPClient(port: server.port)
+        let result = try await withTaskExecutorPreference(clientThread) { try await body(client, server) }
         try await server.stop()
         return result
     } catch {

@@ -5,7 +5,6 @@ import PackageDescription
 
 let package = Package(
     name: "embed-sample",
-    platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "screens-pipe", path: "../.."),
     ],

@@ -7,6 +7,10 @@ import Synchronization
 /// suspends until it catches up, so a slow subscriber slows the pipeline down and never
 /// loses an event. A subscriber that stops iterating (or whose task is cancelled) is
 /// removed and no longer holds the bus back.
+///
+/// Nothing on the bus waits for ever: cancelling a publishing task ends its wait (the full
+/// subscriber it gave up on is cut short: it gets the events it holds, then ends), and
+/// ``finish()`` releases every waiting publisher. Each subscription has one consumer.
 public final class EventBus: Sendable {
     private struct State {
         var subscribers: [Int: SubscriberChannel] = [:]
@@ -51,11 +55,16 @@ public final class EventBus: Sendable {
     }
 
     /// Publishes one event to every subscriber, waiting while any of them is full.
+    ///
+    /// Cancelling the calling task ends the wait at once: a subscriber that is full at that
+    /// moment is cut short (it gets the events it already holds, then its sequence ends, so
+    /// it sees a prefix of the events without gaps); subscribers with room get the event.
     public func publish(_ event: PipelineEvent) async {
         await publish(contentsOf: CollectionOfOne(event))
     }
 
     /// Publishes events in order; cheaper than one `publish` per event for a page of rows.
+    /// Cancellation ends the wait as for ``publish(_:)``.
     public func publish(contentsOf events: some Collection<PipelineEvent>) async {
         let channels = state.withLock { state in
             state.finished ? [] : state.subscribers.sorted { $0.key < $1.key }.map(\.value)
@@ -86,8 +95,12 @@ public final class EventBus: Sendable {
 
 /// The events of one subscriber, as an `AsyncSequence`.
 ///
-/// The subscription ends when the bus finishes, when the iterating task is cancelled, or
-/// when the sequence and its iterators are released.
+/// One consumer per subscription: the first iterator made takes the events, and any other
+/// iterator of the same subscription ends at once (call ``EventBus/subscribe()`` again for
+/// a second consumer). The subscription ends when the bus finishes, when the iterating task
+/// is cancelled, when ``cancel()`` is called, or when the sequence and its iterators are
+/// released. It also ends early, after the events it already buffered, when a publisher
+/// waiting for it to make room is cancelled; it never skips an event and then goes on.
 public struct EventSubscription: AsyncSequence, Sendable {
     /// Each element is one event of the bus, in publish order.
     public typealias Element = PipelineEvent
@@ -100,9 +113,10 @@ public struct EventSubscription: AsyncSequence, Sendable {
         lifetime = SubscriptionLifetime(channel: channel, onEnd: onEnd)
     }
 
-    /// The iterator; iterators of one subscription share its events (each event once).
+    /// The iterator. The first one made is the subscription's consumer; any later one ends
+    /// at once.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(lifetime: lifetime)
+        Iterator(lifetime: lifetime, isConsumer: lifetime.claimConsumer())
     }
 
     /// Stops the subscription: the bus stops waiting for it and iteration ends.
@@ -113,13 +127,24 @@ public struct EventSubscription: AsyncSequence, Sendable {
     /// Takes the subscription's events one at a time.
     public struct Iterator: AsyncIteratorProtocol {
         let lifetime: SubscriptionLifetime
+        /// Whether this iterator took the subscription; the others end at once.
+        let isConsumer: Bool
 
         /// The next event, waiting for one; nil once the bus finished (and the buffer is
-        /// drained) or the task was cancelled.
+        /// drained), the subscription was cancelled or cut short, or the task was cancelled.
+        /// Always nil for an iterator that is not the subscription's consumer, and for a
+        /// second `next()` made while another one of the same iterator is waiting.
         public mutating func next() async -> PipelineEvent? {
-            let event = await lifetime.channel.next()
-            if event == nil { lifetime.end() }
-            return event
+            guard isConsumer else { return nil }
+            switch await lifetime.channel.next() {
+            case .event(let event):
+                return event
+            case .end:
+                lifetime.end()
+                return nil
+            case .refused:
+                return nil
+            }
         }
     }
 }
@@ -128,10 +153,16 @@ public struct EventSubscription: AsyncSequence, Sendable {
 final class SubscriptionLifetime: Sendable {
     let channel: SubscriberChannel
     private let onEnd: Mutex<(@Sendable () -> Void)?>
+    private let consumerClaimed = Atomic(false)
 
     init(channel: SubscriberChannel, onEnd: @escaping @Sendable () -> Void) {
         self.channel = channel
         self.onEnd = Mutex(onEnd)
+    }
+
+    /// True for the first caller only: the subscription's one consumer.
+    func claimConsumer() -> Bool {
+        consumerClaimed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
     }
 
     func end() {

@@ -8,6 +8,10 @@ internal import GRDB
 /// timeout makes a second process wait for the write lock instead of failing. Every page
 /// write is one transaction, so a process killed at any moment leaves the last committed
 /// state: a page is either fully stored or not at all.
+///
+/// The page calls a run makes (``write(key:pipeline:page:)``, ``read(key:page:)``,
+/// ``lookup(key:request:)``) are async: they suspend while SQLite works (or waits out the
+/// busy timeout) on GRDB's own threads, never holding a thread of the cooperative pool.
 public final class CacheStore: Sendable {
     /// The database file.
     public let path: String
@@ -65,11 +69,11 @@ public final class CacheStore: Sendable {
     /// (the list got shorter since they were stored): page 0 with a row count removes the
     /// pages starting at or after the count; without a count, a short page removes the
     /// pages after it.
-    public func write(key: String, pipeline: String, page: FetchedPage) throws(ScreensPipeError) {
+    public func write(key: String, pipeline: String, page: FetchedPage) async throws(ScreensPipeError) {
         let text = JSONValue.array(page.rows).jsonString
         let request = page.request
-        try perform("store page \(request.index)") {
-            try pool.write { db in
+        try await performAsync("store page \(request.index)") { [pool] in
+            try await pool.write { db in
                 try db.execute(
                     sql: """
                         INSERT OR REPLACE INTO page (key, page_index, pipeline, start_row, end_row, rows,
@@ -96,17 +100,17 @@ public final class CacheStore: Sendable {
     }
 
     /// The stored page `page` of `key`, or nil.
-    public func read(key: String, page: Int) throws(ScreensPipeError) -> CachedPage? {
-        try perform("read page \(page)") {
-            try pool.read { db in try Self.page(db, key: key, index: page) }
+    public func read(key: String, page: Int) async throws(ScreensPipeError) -> CachedPage? {
+        try await performAsync("read page \(page)") { [pool] in
+            try await pool.read { db in try Self.page(db, key: key, index: page) }
         }
     }
 
     /// What the cache knows about `request`'s page of `key`: the page, the end of the list,
     /// or nothing. See ``CacheLookup/endOfList(fetchedAt:)`` for how the end is known.
-    public func lookup(key: String, request: PageRequest) throws(ScreensPipeError) -> CacheLookup {
-        try perform("read page \(request.index)") {
-            try pool.read { db in
+    public func lookup(key: String, request: PageRequest) async throws(ScreensPipeError) -> CacheLookup {
+        try await performAsync("read page \(request.index)") { [pool] in
+            try await pool.read { db in
                 if let page = try Self.page(db, key: key, index: request.index) { return .page(page) }
                 guard request.index > 0 else { return .miss }
                 if let first = try Row.fetchOne(
@@ -239,6 +243,22 @@ public final class CacheStore: Sendable {
 
     private static func rowCount(_ db: Database, key: String) throws -> Int? {
         try Int.fetchOne(db, sql: "SELECT row_count FROM page WHERE key = ? AND page_index = 0", arguments: [key])
+    }
+
+    /// Runs an async database operation, turning any failure into a `.cache` error that
+    /// names the file, and GRDB's cancellation into a `.cancelled` one.
+    private func performAsync<T: Sendable>(
+        _ action: String, _ body: @Sendable () async throws -> T
+    ) async throws(ScreensPipeError) -> T {
+        do {
+            return try await body()
+        } catch let error as ScreensPipeError {
+            throw error
+        } catch is CancellationError {
+            throw ScreensPipeError(.cancelled, "cancelled before the cache could \(action)")
+        } catch {
+            throw ScreensPipeError(.cache, "cannot \(action) in the cache database \(path): \(error)")
+        }
     }
 
     /// Runs a database operation, turning any failure into a `.cache` error that names the file.

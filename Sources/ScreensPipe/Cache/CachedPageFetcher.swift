@@ -76,7 +76,7 @@ public struct CachedPageFetcher: PageFetcher {
             return try await fetchAndStore(request)
 
         case .cacheOnly:
-            if let page = try cached(request, lookup: try store.lookup(key: key.text, request: request)) {
+            if let page = try cached(request, lookup: try await store.lookup(key: key.text, request: request)) {
                 return page
             }
             throw ScreensPipeError(
@@ -86,11 +86,11 @@ public struct CachedPageFetcher: PageFetcher {
             do {
                 return try await fetchAndStore(request)
             } catch where error.isConnectivity {
-                return try fallBack(request, after: error, lookup: try store.lookup(key: key.text, request: request))
+                return try fallBack(request, after: error, lookup: try await store.lookup(key: key.text, request: request))
             }
 
         case .cacheFirst:
-            let lookup = try store.lookup(key: key.text, request: request)
+            let lookup = try await store.lookup(key: key.text, request: request)
             if let page = try cached(request, lookup: lookup), isFresh(page) { return page }
             do {
                 return try await fetchAndStore(request)
@@ -99,7 +99,7 @@ public struct CachedPageFetcher: PageFetcher {
             }
 
         case .cacheAndRemote:
-            let lookup = try store.lookup(key: key.text, request: request)
+            let lookup = try await store.lookup(key: key.text, request: request)
             if case .page(let page) = lookup { await provisional(page.fetchedPage(for: request)) }
             do {
                 return try await fetchAndStore(request)
@@ -113,7 +113,7 @@ public struct CachedPageFetcher: PageFetcher {
 
     private func fetchAndStore(_ request: PageRequest) async throws(ScreensPipeError) -> FetchedPage {
         let page = try await base.fetch(request)
-        try store.write(key: key.text, pipeline: pipeline, page: page)
+        try await store.write(key: key.text, pipeline: pipeline, page: page)
         return page
     }
 

@@ -24,37 +24,60 @@ enum SourceFactory {
         return pagination
     }
 
+    /// The source of `spec` as `plan` shows it: built from the wire format alone, with the
+    /// same checks as a run, and no cache database, HTTP client or thread behind it.
+    static func makeBlueprint(spec: PipelineSpec, baseURL: String?) throws(ScreensPipeError) -> SourceBlueprint {
+        try blueprint(spec: spec, baseURL: baseURL, environment: PipelineEnvironment())
+    }
+
     private static func makeSource(
         spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment
     ) throws(ScreensPipeError) -> any PageFetcher {
-        let source = spec.source
-        switch source.protocolSpec {
+        switch try blueprint(spec: spec, baseURL: baseURL, environment: environment) {
         case .file(let file):
-            return try FileSource(spec: file)
-        case .liferayJSONWS(let jsonws):
-            let base = try requireServer(baseURL, type: "liferay-jsonws")
-            return try httpFetcher(JSONWSProtocol(spec: jsonws, baseURL: base), url: base, source: source, environment: environment)
-        case .liferayHeadless(let headless):
-            let base = try requireServer(baseURL, type: "liferay-headless")
-            let wire = HeadlessProtocol(spec: headless, baseURL: base, locale: spec.convert?.locale)
-            return try httpFetcher(wire, url: base, source: source, environment: environment)
-        case .rest(let rest):
-            let wire = try RESTProtocol(spec: rest, baseURL: baseURL)
-            return try httpFetcher(wire, url: wire.firstURL, source: source, environment: environment)
+            return file
+        case .http(let wire, let settings):
+            return httpFetcher(wire, settings: settings)
         }
     }
 
-    /// The fetcher every HTTP protocol shares, after the checks that apply to all of them.
-    private static func httpFetcher(
+    /// Opens the wire format's existential so the fetcher is specialised for it.
+    private static func httpFetcher(_ wire: some ListProtocol, settings: HTTPSourceSettings) -> any PageFetcher {
+        HTTPPageFetcher(wire: wire, settings: settings)
+    }
+
+    private static func blueprint(
+        spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment
+    ) throws(ScreensPipeError) -> SourceBlueprint {
+        let source = spec.source
+        switch source.protocolSpec {
+        case .file(let file):
+            // Reads nothing until the first page is asked for.
+            return .file(try FileSource(spec: file))
+        case .liferayJSONWS(let jsonws):
+            let base = try requireServer(baseURL, type: "liferay-jsonws")
+            return try http(JSONWSProtocol(spec: jsonws, baseURL: base), url: base, source: source, environment: environment)
+        case .liferayHeadless(let headless):
+            let base = try requireServer(baseURL, type: "liferay-headless")
+            let wire = HeadlessProtocol(spec: headless, baseURL: base, locale: spec.convert?.locale)
+            return try http(wire, url: base, source: source, environment: environment)
+        case .rest(let rest):
+            let wire = try RESTProtocol(spec: rest, baseURL: baseURL)
+            return try http(wire, url: wire.firstURL, source: source, environment: environment)
+        }
+    }
+
+    /// What every HTTP wire format shares, after the checks that apply to all of them.
+    private static func http(
         _ wire: some ListProtocol, url: String, source: SourceSpec, environment: PipelineEnvironment
-    ) throws(ScreensPipeError) -> any PageFetcher {
+    ) throws(ScreensPipeError) -> SourceBlueprint {
         try checkCredentialSafety(source, url: url)
         if source.insecureSkipTLSVerify {
             environment.logger.warning(
                 "TLS verification is off (source.insecure-skip-tls-verify): anyone on the network path can read and change this traffic")
         }
         let settings = HTTPSourceSettings(source: source, onRetry: environment.onRetry, logger: environment.logger)
-        return HTTPPageFetcher(wire: wire, settings: settings)
+        return .http(wire, settings)
     }
 
     private static func requireServer(_ baseURL: String?, type: String) throws(ScreensPipeError) -> String {

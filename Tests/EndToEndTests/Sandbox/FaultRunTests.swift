@@ -13,12 +13,12 @@ struct FaultRunTests {
 
     private func expectExactRows(_ faults: FaultPlan, extra: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let reference = try await ReferenceOutputs.shared.lines(for: Self.bookmarks, Self.smallPages)
-        let harness = try await SandboxHarness.start(faults: faults)
-        defer { Task { await harness.stop() } }
-        let result = try await harness.run(Self.bookmarks, ["--policy", "remote-only"] + Self.smallPages + extra)
-        #expect(result.status == 0, "stderr: \(result.stderr)", sourceLocation: sourceLocation)
-        #expect(result.stdoutLines == reference, sourceLocation: sourceLocation)
-        #expect(harness.server.requestCount > 9, sourceLocation: sourceLocation)
+        try await withSandbox(faults: faults) { harness in
+            let result = try await harness.run(Self.bookmarks, ["--policy", "remote-only"] + Self.smallPages + extra)
+            #expect(result.status == 0, "stderr: \(result.stderr)", sourceLocation: sourceLocation)
+            #expect(result.stdoutLines == reference, sourceLocation: sourceLocation)
+            #expect(harness.server.requestCount > 9, sourceLocation: sourceLocation)
+        }
     }
 
     // Retry-After: 0 means no jitter, so with several pages in flight their retries could
@@ -56,47 +56,47 @@ struct FaultRunTests {
 
     @Test("a 503 on every request: exit 1 naming the page, after the configured attempts")
     func persistentFailure() async throws {
-        let harness = try await SandboxHarness.start(faults: FaultPlan(failEvery: 1, failStatus: 503))
-        defer { Task { await harness.stop() } }
-        let result = try await harness.run(Self.bookmarks, ["--policy", "remote-only", "--set", "source.retry.attempts=3", "--set", "source.retry.backoff=10ms"])
-        #expect(result.status == 1)
-        #expect(result.stderr.contains("page 0"))
-        #expect(result.stderr.contains("503"))
-        #expect(harness.server.requestCount == 3)
+        try await withSandbox(faults: FaultPlan(failEvery: 1, failStatus: 503)) { harness in
+            let result = try await harness.run(Self.bookmarks, ["--policy", "remote-only", "--set", "source.retry.attempts=3", "--set", "source.retry.backoff=10ms"])
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("page 0"))
+            #expect(result.stderr.contains("503"))
+            #expect(harness.server.requestCount == 3)
+        }
     }
 
     @Test("a 500 portal exception is never retried")
     func serverErrorNotRetried() async throws {
-        let harness = try await SandboxHarness.start(faults: FaultPlan(failEvery: 1, failStatus: 500))
-        defer { Task { await harness.stop() } }
-        let result = try await harness.run(Self.bookmarks, ["--policy", "remote-only"])
-        #expect(result.status == 1)
-        #expect(harness.server.requestCount == 1)
+        try await withSandbox(faults: FaultPlan(failEvery: 1, failStatus: 500)) { harness in
+            let result = try await harness.run(Self.bookmarks, ["--policy", "remote-only"])
+            #expect(result.status == 1)
+            #expect(harness.server.requestCount == 1)
+        }
     }
 
     @Test("a server that is down: exit 1 with a connectivity error naming the request")
     func down() async throws {
-        let harness = try await SandboxHarness.start(faults: FaultPlan(down: true))
-        defer { Task { await harness.stop() } }
-        let result = try await harness.run(
-            Self.bookmarks, ["--events", "--policy", "remote-only", "--set", "source.retry.attempts=2", "--set", "source.retry.backoff=10ms"])
-        #expect(result.status == 1)
-        let error = try result.jsonLines().first { $0["event"] == "error" }
-        #expect(error?["kind"] == "connectivity")
-        #expect(error?["page"] == .int(0))
-        #expect(error?["request"]?.stringValue?.hasPrefix("POST http://127.0.0.1:") == true)
+        try await withSandbox(faults: FaultPlan(down: true)) { harness in
+            let result = try await harness.run(
+                Self.bookmarks, ["--events", "--policy", "remote-only", "--set", "source.retry.attempts=2", "--set", "source.retry.backoff=10ms"])
+            #expect(result.status == 1)
+            let error = try result.jsonLines().first { $0["event"] == "error" }
+            #expect(error?["kind"] == "connectivity")
+            #expect(error?["page"] == .int(0))
+            #expect(error?["request"]?.stringValue?.hasPrefix("POST http://127.0.0.1:") == true)
+        }
     }
 
     @Test("Ctrl-C during a stalled transfer stops the run promptly")
     func interrupt() async throws {
-        let harness = try await SandboxHarness.start(faults: FaultPlan(stallEvery: 1, stallDuration: .seconds(60)))
-        defer { Task { await harness.stop() } }
-        let started = ContinuousClock.now
-        let result = try await CommandRunner.shell(
-            #""$SP" run pipelines/bookmarks.yaml --policy remote-only & pid=$!; sleep 1; kill -INT $pid; wait $pid; echo "status=$?" >&2"#,
-            environment: ["LIFERAY_SERVER": harness.server.baseURL])
-        #expect(result.stderr.contains("status=130"), "stderr: \(result.stderr)")
-        // One second of sleep, then the interrupt must not wait for the 60 s stall or the 15 s timeout.
-        #expect(ContinuousClock.now - started < .seconds(10))
+        try await withSandbox(faults: FaultPlan(stallEvery: 1, stallDuration: .seconds(60))) { harness in
+            let started = ContinuousClock.now
+            let result = try await CommandRunner.shell(
+                #""$SP" run pipelines/bookmarks.yaml --policy remote-only & pid=$!; sleep 1; kill -INT $pid; wait $pid; echo "status=$?" >&2"#,
+                environment: ["LIFERAY_SERVER": harness.server.baseURL])
+            #expect(result.stderr.contains("status=130"), "stderr: \(result.stderr)")
+            // One second of sleep, then the interrupt must not wait for the 60 s stall or the 15 s timeout.
+            #expect(ContinuousClock.now - started < .seconds(10))
+        }
     }
 }

@@ -53,11 +53,11 @@ struct RESTPaginatorRunTests {
             convert:
               model: bookmark
             """.write(to: file, atomically: true, encoding: .utf8)
-        let harness = try await SandboxHarness.start()
-        defer { Task { await harness.stop() } }
-        let result = try await CommandRunner.run(["run", file.path], environment: ["REST_SERVER": harness.server.baseURL])
-        #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(result.stdoutLines == reference)
+        try await withSandbox { harness in
+            let result = try await CommandRunner.run(["run", file.path], environment: ["REST_SERVER": harness.server.baseURL])
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(result.stdoutLines == reference)
+        }
     }
 
     @Test("pipelines/rest-bookmarks.yaml runs against the in-process sandbox")

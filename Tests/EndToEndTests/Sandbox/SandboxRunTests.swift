@@ -24,58 +24,58 @@ struct SandboxRunTests {
 
     @Test("one response per page: 50 then 23 rows, with the count on page 0")
     func pagesAndCount() async throws {
-        let harness = try await SandboxHarness.start()
-        defer { Task { await harness.stop() } }
-        let result = try await harness.run(Self.bookmarks, ["--events", "--policy", "remote-only"])
-        #expect(result.status == 0, "stderr: \(result.stderr)")
-        let responses = try result.jsonLines().filter { $0["event"] == "response" }
-        #expect(responses.map { $0["rows"] } == [.int(50), .int(23)])
-        #expect(responses.first?["rowCount"] == .int(73))
-        #expect(responses.map { $0["origin"] } == ["remote", "remote"])
+        try await withSandbox { harness in
+            let result = try await harness.run(Self.bookmarks, ["--events", "--policy", "remote-only"])
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            let responses = try result.jsonLines().filter { $0["event"] == "response" }
+            #expect(responses.map { $0["rows"] } == [.int(50), .int(23)])
+            #expect(responses.first?["rowCount"] == .int(73))
+            #expect(responses.map { $0["origin"] } == ["remote", "remote"])
+        }
     }
 
     @Test("short pages with a count (permission filtering) still load every page")
     func permissionFiltering() async throws {
-        let harness = try await SandboxHarness.start(hideEvery: 4)
-        defer { Task { await harness.stop() } }
-        let result = try await harness.run(
-            Self.bookmarks, ["--events", "--policy", "remote-only", "--set", "source.pagination.page-size=10"])
-        #expect(result.status == 0, "stderr: \(result.stderr)")
-        let events = try result.jsonLines()
-        let responses = events.filter { $0["event"] == "response" }
-        // 73 rows: page 0 of 50, then 3 pages of 10 (the last has 3): every page is asked for.
-        #expect(responses.count == 4)
-        #expect(responses.allSatisfy { ($0["rows"]?.int64Value ?? 0) < ($0["endRow"]!.int64Value! - $0["startRow"]!.int64Value!) })
-        let selected = events.filter { $0["event"] == "selected" }
-        #expect(selected.count == 73 - 73 / 4)
+        try await withSandbox(hideEvery: 4) { harness in
+            let result = try await harness.run(
+                Self.bookmarks, ["--events", "--policy", "remote-only", "--set", "source.pagination.page-size=10"])
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            let events = try result.jsonLines()
+            let responses = events.filter { $0["event"] == "response" }
+            // 73 rows: page 0 of 50, then 3 pages of 10 (the last has 3): every page is asked for.
+            #expect(responses.count == 4)
+            #expect(responses.allSatisfy { ($0["rows"]?.int64Value ?? 0) < ($0["endRow"]!.int64Value! - $0["startRow"]!.int64Value!) })
+            let selected = events.filter { $0["event"] == "selected" }
+            #expect(selected.count == 73 - 73 / 4)
+        }
     }
 
     @Test("prefetch 1 and 8 deliver the same rows in the same order", arguments: [1, 8])
     func prefetchKeepsOrder(prefetch: Int) async throws {
         let reference = try await ReferenceOutputs.shared.lines(for: Self.bookmarks, ["--set", "source.pagination.page-size=5"])
-        let harness = try await SandboxHarness.start(faults: FaultPlan(latency: .milliseconds(20)))
-        defer { Task { await harness.stop() } }
-        let result = try await harness.run(
-            Self.bookmarks,
-            ["--policy", "remote-only", "--set", "source.pagination.page-size=5", "--set", "source.pagination.prefetch=\(prefetch)"])
-        #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(result.stdoutLines == reference)
+        try await withSandbox(faults: FaultPlan(latency: .milliseconds(20))) { harness in
+            let result = try await harness.run(
+                Self.bookmarks,
+                ["--policy", "remote-only", "--set", "source.pagination.page-size=5", "--set", "source.pagination.prefetch=\(prefetch)"])
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(result.stdoutLines == reference)
+        }
     }
 
     @Test("bad credentials: exit 1, a clear message, and the password never printed")
     func badCredentials() async throws {
-        let harness = try await SandboxHarness.start()
-        defer { Task { await harness.stop() } }
-        let secret = "hunter2-very-secret"
-        let result = try await harness.run(Self.bookmarks, ["--events", "--policy", "remote-only"], environment: ["LIFERAY_PASSWORD": secret])
-        #expect(result.status == 1)
-        #expect(result.stderr.contains("401"))
-        #expect(result.stderr.contains("page 0"))
-        #expect(result.stderr.contains("POST \(harness.server.baseURL)/api/jsonws/invoke"))
-        #expect(!result.stderr.contains(secret))
-        #expect(!result.stdoutText.contains(secret))
-        let base64 = Data("test@liferay.com:\(secret)".utf8).base64EncodedString()
-        #expect(!result.stderr.contains(base64) && !result.stdoutText.contains(base64))
+        try await withSandbox { harness in
+            let secret = "hunter2-very-secret"
+            let result = try await harness.run(Self.bookmarks, ["--events", "--policy", "remote-only"], environment: ["LIFERAY_PASSWORD": secret])
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("401"))
+            #expect(result.stderr.contains("page 0"))
+            #expect(result.stderr.contains("POST \(harness.server.baseURL)/api/jsonws/invoke"))
+            #expect(!result.stderr.contains(secret))
+            #expect(!result.stdoutText.contains(secret))
+            let base64 = Data("test@liferay.com:\(secret)".utf8).base64EncodedString()
+            #expect(!result.stderr.contains(base64) && !result.stdoutText.contains(base64))
+        }
     }
 
     @Test("headless delivery: 1-based pages of one size, totalCount, locale as Accept-Language")
@@ -103,25 +103,25 @@ struct SandboxRunTests {
 
     @Test("a redirect to the login page is reported as bad credentials")
     func loginRedirect() async throws {
-        let harness = try await SandboxHarness.start(loginRedirect: true)
-        defer { Task { await harness.stop() } }
-        let result = try await harness.run(Self.bookmarks, ["--policy", "remote-only"], environment: ["LIFERAY_PASSWORD": "wrong"])
-        #expect(result.status == 1)
-        #expect(result.stderr.contains("credentials"))
+        try await withSandbox(loginRedirect: true) { harness in
+            let result = try await harness.run(Self.bookmarks, ["--policy", "remote-only"], environment: ["LIFERAY_PASSWORD": "wrong"])
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("credentials"))
+        }
     }
 
     @Test("an unknown folder is a 404 naming the portal exception")
     func portalNotFound() async throws {
-        let harness = try await SandboxHarness.start()
-        defer { Task { await harness.stop() } }
-        let result = try await harness.run(
-            Self.bookmarks,
-            ["--events", "--policy", "remote-only", "--set", "source.rows.params.folderId=424242", "--set", "source.count.params.folderId=424242"])
-        #expect(result.status == 1)
-        let error = try result.jsonLines().first { $0["event"] == "error" }
-        #expect(error?["status"] == .int(404))
-        #expect(error?["exceptionType"]?.stringValue?.contains("NoSuchFolderException") == true)
-        #expect(error?["page"] == .int(0))
+        try await withSandbox { harness in
+            let result = try await harness.run(
+                Self.bookmarks,
+                ["--events", "--policy", "remote-only", "--set", "source.rows.params.folderId=424242", "--set", "source.count.params.folderId=424242"])
+            #expect(result.status == 1)
+            let error = try result.jsonLines().first { $0["event"] == "error" }
+            #expect(error?["status"] == .int(404))
+            #expect(error?["exceptionType"]?.stringValue?.contains("NoSuchFolderException") == true)
+            #expect(error?["page"] == .int(0))
+        }
     }
 
     @Test("plan shows the batch requests with credentials redacted")

@@ -60,9 +60,9 @@ struct FaultSoakTests {
     }
 
     private func output(rows: Int, faults: FaultPlan) async throws -> CommandResult {
-        let harness = try await SandboxHarness.start(faults: faults, generatedRows: rows)
-        defer { Task { await harness.stop() } }
-        return try await harness.run(Self.pipeline, Self.arguments)
+        return try await withSandbox(faults: faults, generatedRows: rows) { harness in
+            return try await harness.run(Self.pipeline, Self.arguments)
+        }
     }
 
     /// Line i is generated row i: its entryId, name and url, and nothing after the last row.

@@ -30,6 +30,25 @@ struct SandboxHarness {
     }
 }
 
+/// Starts a sandbox portal, runs `body` with it, and stops the portal whatever happens,
+/// waiting for the stop: the next test never shares the machine with a portal still
+/// shutting down.
+func withSandbox<T>(
+    faults: FaultPlan = .none, hideEvery: Int? = nil, generatedRows: Int = 0, loginRedirect: Bool = false, seed: UInt64 = 7,
+    _ body: (SandboxHarness) async throws -> T
+) async throws -> T {
+    let harness = try await SandboxHarness.start(
+        faults: faults, hideEvery: hideEvery, generatedRows: generatedRows, loginRedirect: loginRedirect, seed: seed)
+    do {
+        let result = try await body(harness)
+        await harness.stop()
+        return result
+    } catch {
+        await harness.stop()
+        throw error
+    }
+}
+
 extension CommandResult {
     /// The JSON lines of stdout, parsed with the project's own exact parser.
     func jsonLines() throws -> [JSONValue] {

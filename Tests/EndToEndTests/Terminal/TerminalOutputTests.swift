@@ -21,13 +21,13 @@ struct TerminalOutputTests {
 
     @Test("the progress line counts retries")
     func progressCountsRetries() async throws {
-        let harness = try await SandboxHarness.start(faults: FaultPlan(failEvery: 2, failStatus: 503))
-        defer { Task { await harness.stop() } }
-        let result = try await harness.run(
-            "pipelines/bookmarks.yaml", ["--progress", "always", "--policy", "remote-only", "--set", "source.retry.backoff=10ms"])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(try result.jsonLines().count == 73)
-        #expect(result.stderr.contains(", 1 retry"))
+        try await withSandbox(faults: FaultPlan(failEvery: 2, failStatus: 503)) { harness in
+            let result = try await harness.run(
+                "pipelines/bookmarks.yaml", ["--progress", "always", "--policy", "remote-only", "--set", "source.retry.backoff=10ms"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try result.jsonLines().count == 73)
+            #expect(result.stderr.contains(", 1 retry"))
+        }
     }
 
     @Test("--progress never and auto (stderr not a terminal) draw nothing; --quiet wins over always")

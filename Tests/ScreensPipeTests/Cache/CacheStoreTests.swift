@@ -12,7 +12,7 @@ import Testing
             origin: .remote, fetchedAt: fetchedAt)
     }
 
-    @Test func roundTripsIdsAndHostileStringsByteForByte() throws {
+    @Test func roundTripsIdsAndHostileStringsByteForByte() async throws {
         let directory = try TemporaryDirectory()
         let store = try CacheStore(path: directory.file("cache.sqlite"))
         let rows: [JSONValue] = [
@@ -25,9 +25,9 @@ import Testing
             ["nested": ["a": [1, nil, true, false, ["b": "c"]], "empty": [:], "list": []]],
         ]
         let fetchedAt = Date(timeIntervalSince1970: 1_700_000_000.25)
-        try store.write(key: "k", pipeline: "p", page: page(0, rows: rows, rowCount: 73, continuation: "c&d=e", fetchedAt: fetchedAt))
+        try await store.write(key: "k", pipeline: "p", page: page(0, rows: rows, rowCount: 73, continuation: "c&d=e", fetchedAt: fetchedAt))
 
-        let cached = try #require(try store.read(key: "k", page: 0))
+        let cached = try #require(try await store.read(key: "k", page: 0))
         #expect(cached.rows == rows)
         #expect(JSONValue.array(cached.rows).jsonBytes == JSONValue.array(rows).jsonBytes)
         #expect(cached.byteSize == JSONValue.array(rows).jsonBytes.count)
@@ -39,16 +39,16 @@ import Testing
 
         // A second store on the file sees the same bytes (nothing lives only in memory).
         let reopened = try CacheStore(path: store.path)
-        #expect(try reopened.read(key: "k", page: 0)?.rows == rows)
-        #expect(try reopened.read(key: "k", page: 1) == nil)
-        #expect(try reopened.read(key: "other", page: 0) == nil)
+        #expect(try await reopened.read(key: "k", page: 0)?.rows == rows)
+        #expect(try await reopened.read(key: "k", page: 1) == nil)
+        #expect(try await reopened.read(key: "other", page: 0) == nil)
     }
 
-    @Test func createsDirectoryAndFilesPrivately() throws {
+    @Test func createsDirectoryAndFilesPrivately() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("a/b/cache.sqlite")
         let store = try CacheStore(path: path)
-        try store.write(key: "k", pipeline: "p", page: page(0, rows: CacheFixtures.rows(2)))
+        try await store.write(key: "k", pipeline: "p", page: page(0, rows: CacheFixtures.rows(2)))
 
         func mode(_ path: String) throws -> Int {
             let attributes = try FileManager.default.attributesOfItem(atPath: path)
@@ -90,63 +90,63 @@ import Testing
                 == "/h/.cache/screens-pipe/cache.sqlite")
     }
 
-    @Test func theRowCountOfPageZeroMarksTheEndOfTheList() throws {
+    @Test func theRowCountOfPageZeroMarksTheEndOfTheList() async throws {
         let directory = try TemporaryDirectory()
         let store = try CacheStore(path: directory.file("cache.sqlite"))
         let fetchedAt = Date(timeIntervalSince1970: 1_000)
         // 6 rows: page 0 holds 4, page 1 holds 2 (short), page 2 starts at 7.
-        try store.write(key: "k", pipeline: "p", page: page(0, rows: CacheFixtures.rows(4), rowCount: 6, fetchedAt: fetchedAt))
+        try await store.write(key: "k", pipeline: "p", page: page(0, rows: CacheFixtures.rows(4), rowCount: 6, fetchedAt: fetchedAt))
 
-        #expect(try store.lookup(key: "k", request: CacheFixtures.request(1)) == .miss)
-        #expect(try store.lookup(key: "k", request: CacheFixtures.request(2)) == .endOfList(fetchedAt: fetchedAt))
-        #expect(try store.lookup(key: "other", request: CacheFixtures.request(2)) == .miss)
+        #expect(try await store.lookup(key: "k", request: CacheFixtures.request(1)) == .miss)
+        #expect(try await store.lookup(key: "k", request: CacheFixtures.request(2)) == .endOfList(fetchedAt: fetchedAt))
+        #expect(try await store.lookup(key: "other", request: CacheFixtures.request(2)) == .miss)
     }
 
-    @Test func withoutACountAShortPageMarksTheEnd() throws {
+    @Test func withoutACountAShortPageMarksTheEnd() async throws {
         let directory = try TemporaryDirectory()
         let store = try CacheStore(path: directory.file("cache.sqlite"))
         let fetchedAt = Date(timeIntervalSince1970: 2_000)
-        try store.write(key: "k", pipeline: "p", page: page(0, rows: CacheFixtures.rows(4)))
-        try store.write(key: "k", pipeline: "p", page: page(1, rows: CacheFixtures.rows(1), fetchedAt: fetchedAt))
+        try await store.write(key: "k", pipeline: "p", page: page(0, rows: CacheFixtures.rows(4)))
+        try await store.write(key: "k", pipeline: "p", page: page(1, rows: CacheFixtures.rows(1), fetchedAt: fetchedAt))
 
-        #expect(try store.lookup(key: "k", request: CacheFixtures.request(2)) == .endOfList(fetchedAt: fetchedAt))
-        guard case .page(let first) = try store.lookup(key: "k", request: CacheFixtures.request(0)) else {
+        #expect(try await store.lookup(key: "k", request: CacheFixtures.request(2)) == .endOfList(fetchedAt: fetchedAt))
+        guard case .page(let first) = try await store.lookup(key: "k", request: CacheFixtures.request(0)) else {
             Issue.record("page 0 is stored")
             return
         }
         #expect(first.rows == CacheFixtures.rows(4))
     }
 
-    @Test func aShorterListRemovesStalePagesPastItsEnd() throws {
+    @Test func aShorterListRemovesStalePagesPastItsEnd() async throws {
         let directory = try TemporaryDirectory()
         let store = try CacheStore(path: directory.file("cache.sqlite"))
-        try store.write(key: "k", pipeline: "p", page: page(0, rows: CacheFixtures.rows(4), rowCount: 10))
-        try store.write(key: "k", pipeline: "p", page: page(1, rows: CacheFixtures.rows(3)))
-        try store.write(key: "k", pipeline: "p", page: page(2, rows: CacheFixtures.rows(3)))
+        try await store.write(key: "k", pipeline: "p", page: page(0, rows: CacheFixtures.rows(4), rowCount: 10))
+        try await store.write(key: "k", pipeline: "p", page: page(1, rows: CacheFixtures.rows(3)))
+        try await store.write(key: "k", pipeline: "p", page: page(2, rows: CacheFixtures.rows(3)))
         // The list shrank to 5 rows: page 2 (rows 7..<10) no longer exists.
-        try store.write(key: "k", pipeline: "p", page: page(0, rows: CacheFixtures.rows(4), rowCount: 5))
-        #expect(try store.read(key: "k", page: 1) != nil)
-        #expect(try store.read(key: "k", page: 2) == nil)
+        try await store.write(key: "k", pipeline: "p", page: page(0, rows: CacheFixtures.rows(4), rowCount: 5))
+        #expect(try await store.read(key: "k", page: 1) != nil)
+        #expect(try await store.read(key: "k", page: 2) == nil)
 
         // Without a count, a short page removes the pages after it.
-        try store.write(key: "n", pipeline: "p", page: page(0, rows: CacheFixtures.rows(4)))
-        try store.write(key: "n", pipeline: "p", page: page(1, rows: CacheFixtures.rows(3)))
-        try store.write(key: "n", pipeline: "p", page: page(2, rows: CacheFixtures.rows(3)))
-        try store.write(key: "n", pipeline: "p", page: page(0, rows: CacheFixtures.rows(2)))
-        #expect(try store.read(key: "n", page: 0)?.rows.count == 2)
-        #expect(try store.read(key: "n", page: 1) == nil)
-        #expect(try store.read(key: "n", page: 2) == nil)
+        try await store.write(key: "n", pipeline: "p", page: page(0, rows: CacheFixtures.rows(4)))
+        try await store.write(key: "n", pipeline: "p", page: page(1, rows: CacheFixtures.rows(3)))
+        try await store.write(key: "n", pipeline: "p", page: page(2, rows: CacheFixtures.rows(3)))
+        try await store.write(key: "n", pipeline: "p", page: page(0, rows: CacheFixtures.rows(2)))
+        #expect(try await store.read(key: "n", page: 0)?.rows.count == 2)
+        #expect(try await store.read(key: "n", page: 1) == nil)
+        #expect(try await store.read(key: "n", page: 2) == nil)
     }
 
-    @Test func listsSummarizesAndClears() throws {
+    @Test func listsSummarizesAndClears() async throws {
         let directory = try TemporaryDirectory()
         let store = try CacheStore(path: directory.file("cache.sqlite"))
         let early = Date(timeIntervalSince1970: 1_000)
         let late = Date(timeIntervalSince1970: 5_000)
-        try store.write(key: "server-a k1", pipeline: "one", page: page(0, rows: CacheFixtures.rows(4), rowCount: 7, fetchedAt: early))
-        try store.write(key: "server-a k1", pipeline: "one", page: page(1, rows: CacheFixtures.rows(3), fetchedAt: late))
-        try store.write(key: "server-a k2", pipeline: "two", page: page(0, rows: CacheFixtures.rows(2), fetchedAt: early))
-        try store.write(key: "server-b k1", pipeline: "two", page: page(0, rows: CacheFixtures.rows(1), fetchedAt: late))
+        try await store.write(key: "server-a k1", pipeline: "one", page: page(0, rows: CacheFixtures.rows(4), rowCount: 7, fetchedAt: early))
+        try await store.write(key: "server-a k1", pipeline: "one", page: page(1, rows: CacheFixtures.rows(3), fetchedAt: late))
+        try await store.write(key: "server-a k2", pipeline: "two", page: page(0, rows: CacheFixtures.rows(2), fetchedAt: early))
+        try await store.write(key: "server-b k1", pipeline: "two", page: page(0, rows: CacheFixtures.rows(1), fetchedAt: late))
 
         let entries = try store.entries()
         #expect(entries.map(\.key) == ["server-a k1", "server-a k2", "server-b k1"])
@@ -173,11 +173,11 @@ import Testing
         #expect(empty.oldestFetch == nil)
     }
 
-    @Test func clearByPipelineKeepsOtherPipelines() throws {
+    @Test func clearByPipelineKeepsOtherPipelines() async throws {
         let directory = try TemporaryDirectory()
         let store = try CacheStore(path: directory.file("cache.sqlite"))
-        try store.write(key: "a", pipeline: "one", page: page(0, rows: CacheFixtures.rows(1)))
-        try store.write(key: "b", pipeline: "two", page: page(0, rows: CacheFixtures.rows(1)))
+        try await store.write(key: "a", pipeline: "one", page: page(0, rows: CacheFixtures.rows(1)))
+        try await store.write(key: "b", pipeline: "two", page: page(0, rows: CacheFixtures.rows(1)))
         // A prefix that is a LIKE pattern must match literally.
         #expect(try store.clear(keyPrefix: "%") == 0)
         #expect(try store.clear(pipeline: "one") == 1)
@@ -202,9 +202,9 @@ import Testing
                             let fetched = FetchedPage(
                                 request: CacheFixtures.request(index), rows: CacheFixtures.rows(3, tag: "\(storeIndex)-\(task)"),
                                 rowCount: index == 0 ? 1_000 : nil, origin: .remote)
-                            try store.write(key: "store\(storeIndex) task\(task)", pipeline: "p", page: fetched)
+                            try await store.write(key: "store\(storeIndex) task\(task)", pipeline: "p", page: fetched)
                             // Readers run alongside the writers (WAL: they never wait).
-                            _ = try store.read(key: "store\(1 - storeIndex) task\(task)", page: index)
+                            _ = try await store.read(key: "store\(1 - storeIndex) task\(task)", page: index)
                         }
                     }
                 }
@@ -218,7 +218,7 @@ import Testing
         for storeIndex in stores.indices {
             for task in 0..<tasksPerStore {
                 for index in 0..<pagesPerTask {
-                    let cached = try stores[1 - storeIndex].read(key: "store\(storeIndex) task\(task)", page: index)
+                    let cached = try await stores[1 - storeIndex].read(key: "store\(storeIndex) task\(task)", page: index)
                     #expect(cached?.rows == CacheFixtures.rows(3, tag: "\(storeIndex)-\(task)"))
                 }
             }

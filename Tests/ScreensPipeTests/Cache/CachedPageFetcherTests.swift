@@ -44,8 +44,8 @@ import Testing
         let pages = try await CacheFixtures.loadAll(try fetcher(.remoteOnly))
         #expect(pages.allSatisfy { $0.origin == .remote })
         #expect(pages.flatMap(\.rows) == source.rows)
-        #expect(try store.read(key: key.text, page: 2)?.rows == Array(source.rows[7...]))
-        #expect(try store.read(key: key.text, page: 0)?.rowCount == 9)
+        #expect(try await store.read(key: key.text, page: 2)?.rows == Array(source.rows[7...]))
+        #expect(try await store.read(key: key.text, page: 0)?.rowCount == 9)
     }
 
     @Test func remoteOnlyFailsWhenTheSourceFailsEvenWithACache() async throws {
@@ -106,7 +106,7 @@ import Testing
         let pages = try await CacheFixtures.loadAll(try fetcher(.remoteFirst))
         #expect(pages.allSatisfy { $0.origin == .remote })
         #expect(pages.flatMap(\.rows) == CacheFixtures.rows(9, tag: "v2"))
-        #expect(try store.read(key: key.text, page: 1)?.rows == Array(CacheFixtures.rows(9, tag: "v2")[4..<7]))
+        #expect(try await store.read(key: key.text, page: 1)?.rows == Array(CacheFixtures.rows(9, tag: "v2")[4..<7]))
     }
 
     @Test func remoteFirstFallsBackOnConnectivityFailures() async throws {
@@ -153,7 +153,7 @@ import Testing
     @Test func cacheFirstFetchesOnAMissAndStores() async throws {
         let pages = try await CacheFixtures.loadAll(try fetcher(.cacheFirst))
         #expect(pages.allSatisfy { $0.origin == .remote })
-        #expect(try store.read(key: key.text, page: 0)?.rows == Array(source.rows[0..<4]))
+        #expect(try await store.read(key: key.text, page: 0)?.rows == Array(source.rows[0..<4]))
         source.mode = .down
         #expect(try await CacheFixtures.loadAll(try fetcher(.cacheFirst)).allSatisfy { $0.origin == .cache })
     }
@@ -212,7 +212,7 @@ import Testing
         #expect(provisional.all.first?.rows == Array(CacheFixtures.rows(9)[4..<7]))
         #expect(final.origin == .remote)
         #expect(final.rows == Array(CacheFixtures.rows(9, tag: "v2")[4..<7]))
-        #expect(try store.read(key: key.text, page: 1)?.rows == final.rows)
+        #expect(try await store.read(key: key.text, page: 1)?.rows == final.rows)
     }
 
     @Test func cacheAndRemoteWithoutACachedPageDeliversOnlyTheFreshOne() async throws {
@@ -259,7 +259,7 @@ import Testing
             #expect(page.origin == .remote)
         }
         #expect(provisional.all.isEmpty)
-        #expect(try store.read(key: key.text, page: 0)?.rows == Array(CacheFixtures.rows(9, tag: "v2")[0..<4]))
+        #expect(try await store.read(key: key.text, page: 0)?.rows == Array(CacheFixtures.rows(9, tag: "v2")[0..<4]))
         // A refresh means the server's answer or nothing: no silent stale fallback.
         source.mode = .down
         await expectError(.connectivity) { _ = try await fetcher(.remoteFirst, refresh: true).fetch(CacheFixtures.request(0)) }

@@ -14,7 +14,7 @@ struct PipelineEmbeddingTests {
             file: Embedding.path("pipelines/bookmarks.yaml"), sink: .discard, environment: Embedding.environment())
         let delegate = RecordingDelegate()
         let delivery = pipeline.attach(delegate)
-        let events = pipeline.events
+        let events = pipeline.subscribe()
         async let collected: [PipelineEvent] = events.reduce(into: []) { $0.append($1) }
 
         await pipeline.publish("warm-up", payload: ["reason": "test"])
@@ -55,7 +55,7 @@ struct PipelineEmbeddingTests {
             """
         let pipeline = try Pipeline(yaml: yaml, sink: .discard, environment: Embedding.environment())
         #expect(pipeline.spec.name == "first-notes")
-        let events = pipeline.events
+        let events = pipeline.subscribe()
         async let names: [String] = events.reduce(into: []) { names, event in
             if case .selected(let row) = event, case .string(let name)? = row.item.objectValue?["name"] { names.append(name) }
         }
@@ -98,7 +98,7 @@ struct PipelineEmbeddingTests {
             filter: FilterSpec(expression: #"url contains "liferay""#),
             sink: SinkSpec(destination: .discard))
         let pipeline = Pipeline(spec: spec, environment: PipelineEnvironment())
-        let events = pipeline.events
+        let events = pipeline.subscribe()
         async let urls: [String] = events.reduce(into: []) { urls, event in
             if case .selected(let row) = event, case .string(let url)? = row.item.objectValue?["url"] { urls.append(url) }
         }
@@ -116,7 +116,7 @@ struct PipelineEmbeddingTests {
         let pipeline = try Pipeline(
             file: Embedding.path("pipelines/bookmarks.yaml"), sink: .discard,
             environment: PipelineEnvironment(variables: Embedding.variables()))
-        let events = pipeline.events
+        let events = pipeline.subscribe()
         async let seen: [PipelineEvent] = events.reduce(into: []) { $0.append($1) }
         let thrown = await #expect(throws: ScreensPipeError.self) { try await pipeline.run() }
         #expect(thrown?.code == .configuration)
@@ -137,7 +137,7 @@ struct PipelineEmbeddingTests {
         let pipeline = try Pipeline(yaml: Embedding.generatedListYAML, sink: .discard, environment: Embedding.environment(sandbox: sandbox))
         let delegate = RecordingDelegate()
         let delivery = pipeline.attach(delegate)
-        let events = pipeline.events
+        let events = pipeline.subscribe()
         let run = Task { try await pipeline.run() }
 
         var seen: [PipelineEvent] = []

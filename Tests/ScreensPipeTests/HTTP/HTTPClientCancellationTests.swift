@@ -40,7 +40,7 @@ struct HTTPClientCancellationTests {
     }
 
     @Test func shutdownCancelsTransfersInFlightAndLaterSends() async throws {
-        let server = try TestHTTPServer.start()
+        let server = try await TestHTTPServer.start()
         defer { server.stop() }
         let client = HTTPClient()
         let stalled = (0..<5).map { _ in
@@ -49,14 +49,14 @@ struct HTTPClientCancellationTests {
             }
         }
         try await Task.sleep(for: .milliseconds(300))
-        client.shutdown()
+        await client.shutdown()
         for task in stalled {
             let result = await task.result
             #expect(result.httpErrorKind == .cancelled)
         }
         let later = await httpError { () async throws(HTTPError) in try await client.send(HTTPRequest(url: server.url("/echo"))) }
         #expect(later?.kind == .cancelled)
-        client.shutdown()  // idempotent
+        await client.shutdown()  // idempotent
     }
 
     @Test func cancellationsRacingSubmissionAndCompletionAlwaysEnd() async throws {

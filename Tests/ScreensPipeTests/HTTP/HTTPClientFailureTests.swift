@@ -7,24 +7,24 @@ import Testing
 struct HTTPClientFailureTests {
     @Test func aClosedPortIsConnectionRefused() async throws {
         let port = try closedPort()
-        let client = HTTPClient()
-        defer { client.shutdown() }
-        let error = try #require(await httpError { () async throws(HTTPError) in
-            try await client.send(HTTPRequest(url: "http://127.0.0.1:\(port)/echo"))
-        })
-        #expect(error.kind == .connectionRefused)
-        #expect(error.isConnectivity)
-        #expect(error.request == "GET http://127.0.0.1:\(port)/echo")
+        try await withClient { client in
+            let error = try #require(await httpError { () async throws(HTTPError) in
+                try await client.send(HTTPRequest(url: "http://127.0.0.1:\(port)/echo"))
+            })
+            #expect(error.kind == .connectionRefused)
+            #expect(error.isConnectivity)
+            #expect(error.request == "GET http://127.0.0.1:\(port)/echo")
+        }
     }
 
     @Test func anUnknownHostIsDNS() async throws {
-        let client = HTTPClient()
-        defer { client.shutdown() }
-        let error = try #require(await httpError { () async throws(HTTPError) in
-            try await client.send(HTTPRequest(url: "http://screens-pipe-test.invalid/"))
-        })
-        #expect(error.kind == .dns)
-        #expect(error.isConnectivity)
+        try await withClient { client in
+            let error = try #require(await httpError { () async throws(HTTPError) in
+                try await client.send(HTTPRequest(url: "http://screens-pipe-test.invalid/"))
+            })
+            #expect(error.kind == .dns)
+            #expect(error.isConnectivity)
+        }
     }
 
     @Test func aResetWithoutResponseIsConnectionReset() async throws {
@@ -88,12 +88,12 @@ struct HTTPClientFailureTests {
     }
 
     @Test func anUnsupportedSchemeIsOther() async throws {
-        let client = HTTPClient()
-        defer { client.shutdown() }
-        let error = try #require(await httpError { () async throws(HTTPError) in
-            try await client.send(HTTPRequest(url: "ftp://127.0.0.1/file"))
-        })
-        #expect(error.kind == .other)
-        #expect(!error.isConnectivity)
+        try await withClient { client in
+            let error = try #require(await httpError { () async throws(HTTPError) in
+                try await client.send(HTTPRequest(url: "ftp://127.0.0.1/file"))
+            })
+            #expect(error.kind == .other)
+            #expect(!error.isConnectivity)
+        }
     }
 }

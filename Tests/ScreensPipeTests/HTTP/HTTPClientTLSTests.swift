@@ -28,21 +28,21 @@ struct HTTPClientTLSTests {
     @Test func verificationIsOnByDefaultAndTheCAFileOrAnExplicitOptOutPassesIt() async throws {
         let tls = try makeSelfSignedCertificate()
         defer { try? FileManager.default.removeItem(at: tls.directory) }
-        let server = try TestHTTPServer.start(tls: (tls.certificate, tls.key))
+        let server = try await TestHTTPServer.start(tls: (tls.certificate, tls.key))
         defer { server.stop() }
-        let client = HTTPClient()
-        defer { client.shutdown() }
+        try await withClient { client in
 
-        let untrusted = await httpError { () async throws(HTTPError) in try await client.send(HTTPRequest(url: server.url("/echo"))) }
-        #expect(untrusted?.kind == .tls)
-        #expect(untrusted?.isConnectivity == false)
+            let untrusted = await httpError { () async throws(HTTPError) in try await client.send(HTTPRequest(url: server.url("/echo"))) }
+            #expect(untrusted?.kind == .tls)
+            #expect(untrusted?.isConnectivity == false)
 
-        let trusted = try await client.send(HTTPRequest(url: server.url("/echo"), caFile: tls.certificate))
-        #expect(trusted.status == 200)
-        #expect(trusted.effectiveURL.hasPrefix("https://127.0.0.1:"))
+            let trusted = try await client.send(HTTPRequest(url: server.url("/echo"), caFile: tls.certificate))
+            #expect(trusted.status == 200)
+            #expect(trusted.effectiveURL.hasPrefix("https://127.0.0.1:"))
 
-        let unverified = try await client.send(HTTPRequest(url: server.url("/echo"), verifyTLS: false))
-        #expect(unverified.status == 200)
+            let unverified = try await client.send(HTTPRequest(url: server.url("/echo"), verifyTLS: false))
+            #expect(unverified.status == 200)
+        }
     }
 
     @Test func theSourceSpecCarriesTheTransportSettings() {

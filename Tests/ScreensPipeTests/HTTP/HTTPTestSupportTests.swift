@@ -18,8 +18,13 @@ final class TestHTTPServer: @unchecked Sendable {
         self.input = input
     }
 
-    /// Starts the server and waits for it to print its port.
-    static func start(tls: (certificate: String, key: String)? = nil) throws -> TestHTTPServer {
+    /// Starts the server and waits for it to print its port, on a thread of its own: the
+    /// blocking read must not hold a thread of the cooperative pool.
+    static func start(tls: (certificate: String, key: String)? = nil) async throws -> TestHTTPServer {
+        try await onOwnThread { try startBlocking(tls: tls) }
+    }
+
+    private static func startBlocking(tls: (certificate: String, key: String)?) throws -> TestHTTPServer {
         let script = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/http/test_server.py")
@@ -49,10 +54,10 @@ final class TestHTTPServer: @unchecked Sendable {
     /// `http://127.0.0.1:<port><path>`.
     func url(_ path: String) -> String { "\(scheme)://127.0.0.1:\(port)\(path)" }
 
+    /// Kills the server without waiting for it (Foundation reaps the process).
     func stop() {
         // SIGKILL: the spawning thread's blocked SIGTERM would be inherited and ignored.
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
         try? input.fileHandleForWriting.close()
     }
 }
@@ -66,13 +71,40 @@ struct TestServerError: Error, CustomStringConvertible {
 func withServer<T>(
     _ body: (TestHTTPServer, HTTPClient) async throws -> T
 ) async throws -> T {
-    let server = try TestHTTPServer.start()
+    let server = try await TestHTTPServer.start()
     let client = HTTPClient()
-    defer {
-        client.shutdown()
-        server.stop()
+    defer { server.stop() }
+    do {
+        let result = try await body(server, client)
+        await client.shutdown()
+        return result
+    } catch {
+        await client.shutdown()
+        throw error
     }
-    return try await body(server, client)
+}
+
+/// Runs `body` with a fresh client, and shuts the client down (awaited) whatever happens.
+func withClient<T>(_ body: (HTTPClient) async throws -> T) async throws -> T {
+    let client = HTTPClient()
+    do {
+        let result = try await body(client)
+        await client.shutdown()
+        return result
+    } catch {
+        await client.shutdown()
+        throw error
+    }
+}
+
+/// Runs blocking work on a thread of its own and suspends until it is done, so a test that
+/// waits for a process or a pipe never holds a thread of the cooperative pool.
+func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try work() }) }
+        thread.name = "test-blocking-io"
+        thread.start()
+    }
 }
 
 /// The JSON object a response body holds.

@@ -42,16 +42,16 @@ struct RedactionTests {
 
     @Test func transportErrorsNeverShowCredentials() async throws {
         let port = try closedPort()
-        let client = HTTPClient()
-        defer { client.shutdown() }
-        let request = HTTPRequest(
-            url: "http://admin:hunter2@127.0.0.1:\(port)/o/api?access_token=tok3n",
-            headers: ["Authorization": "Bearer tok3n"])
-        let error = try #require(await httpError { () async throws(HTTPError) in try await client.send(request) })
-        #expect(error.kind == .connectionRefused)
-        let everything = "\(error) \(error.message) \(error.request)"
-        for secret in ["hunter2", "admin:", "tok3n"] { #expect(!everything.contains(secret)) }
-        #expect(everything.contains("127.0.0.1:\(port)"))
+        try await withClient { client in
+            let request = HTTPRequest(
+                url: "http://admin:hunter2@127.0.0.1:\(port)/o/api?access_token=tok3n",
+                headers: ["Authorization": "Bearer tok3n"])
+            let error = try #require(await httpError { () async throws(HTTPError) in try await client.send(request) })
+            #expect(error.kind == .connectionRefused)
+            let everything = "\(error) \(error.message) \(error.request)"
+            for secret in ["hunter2", "admin:", "tok3n"] { #expect(!everything.contains(secret)) }
+            #expect(everything.contains("127.0.0.1:\(port)"))
+        }
     }
 
     @Test func userinfoQuotedByLibcurlIsScrubbed() {

@@ -76,16 +76,16 @@ struct RetryingSenderTests {
 
     @Test func exhaustedAttemptsThrowTheLastConnectivityError() async throws {
         let port = try closedPort()
-        let client = HTTPClient()
-        defer { client.shutdown() }
-        let log = RetryLog()
-        let retrying = sender(client, attempts: 3)
-        let error = try #require(await httpError { () async throws(HTTPError) in
-            try await retrying.send(HTTPRequest(url: "http://127.0.0.1:\(port)/"), onRetry: log.record)
-        })
-        #expect(error.kind == .connectionRefused)
-        #expect(log.all.count == 2)
-        #expect(log.all.allSatisfy { if case .error(let error) = $0.reason { error.kind == .connectionRefused } else { false } })
+        try await withClient { client in
+            let log = RetryLog()
+            let retrying = sender(client, attempts: 3)
+            let error = try #require(await httpError { () async throws(HTTPError) in
+                try await retrying.send(HTTPRequest(url: "http://127.0.0.1:\(port)/"), onRetry: log.record)
+            })
+            #expect(error.kind == .connectionRefused)
+            #expect(log.all.count == 2)
+            #expect(log.all.allSatisfy { if case .error(let error) = $0.reason { error.kind == .connectionRefused } else { false } })
+        }
     }
 
     @Test func truncatedBodiesAndResetsAreRetried() async throws {
@@ -93,12 +93,12 @@ struct RetryingSenderTests {
             for path in ["truncated", "reset"] {
                 // A fresh client: libcurl itself resends once when a *reused* connection dies
                 // before any answer, which would add a request to the count.
-                let fresh = HTTPClient()
-                defer { fresh.shutdown() }
-                let retrying = sender(fresh, attempts: 2)
-                let error = try #require(await httpError { () async throws(HTTPError) in
-                    try await retrying.send(HTTPRequest(url: server.url("/\(path)?id=\(path)")))
-                })
+                let error = try await withClient { fresh in
+                    let retrying = sender(fresh, attempts: 2)
+                    return try #require(await httpError { () async throws(HTTPError) in
+                        try await retrying.send(HTTPRequest(url: server.url("/\(path)?id=\(path)")))
+                    })
+                }
                 #expect(error.isConnectivity)
                 #expect(try await requestCount(server, client, id: path) == 2)
             }

@@ -3,8 +3,8 @@
 ///
 /// ```swift
 /// let client = HTTPClient()
-/// defer { client.shutdown() }
 /// let response = try await client.send(HTTPRequest(url: "http://127.0.0.1:8080/api/jsonws/invoke"))
+/// await client.shutdown()
 /// ```
 ///
 /// Any HTTP status is a response; only transport failures throw (`HTTPError`). Cancelling
@@ -40,7 +40,8 @@ package final class HTTPClient: Sendable {
     }
 
     deinit {
-        loop.shutdown()
+        // Never wait in deinit: the loop's thread finishes on its own.
+        loop.requestShutdown()
     }
 
     /// Sends `request` and returns the complete response, whatever its status.
@@ -64,8 +65,9 @@ package final class HTTPClient: Sendable {
     }
 
     /// Cancels every transfer in flight (they throw `.cancelled`), closes all connections
-    /// and stops the I/O thread. Later sends throw `.cancelled`. Safe to call twice.
-    package func shutdown() {
-        loop.shutdown()
+    /// and returns once the I/O thread has stopped (suspending, not blocking). Later sends
+    /// throw `.cancelled`. Safe to call twice.
+    package func shutdown() async {
+        await loop.shutdown()
     }
 }

@@ -60,17 +60,11 @@ struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
     }
 
     func plan(_ page: PageRequest) -> [PlannedRequest] {
-        guard let request = try? prepared(page) else { return [] }
-        let headers = redactedHeaders(request.headers).map { "\($0.name): \($0.value)" }
-        return [
-            PlannedRequest(
-                page: page.index, method: request.method, url: redactedURL(request.url), headers: headers,
-                body: request.body.map { String(decoding: $0, as: UTF8.self) })
-        ]
+        wire.plannedRequests(for: page, settings: settings)
     }
 
     func shutdown() async {
-        client.shutdown()
+        await client.shutdown()
     }
 
     // MARK: - Responses
@@ -129,9 +123,7 @@ struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
 
     /// The protocol's request with the pipeline's credentials, headers and limits.
     private func prepared(_ page: PageRequest) throws(ScreensPipeError) -> HTTPRequest {
-        var request = try wire.request(for: page)
-        settings.apply(to: &request)
-        return request
+        try wire.preparedRequest(for: page, settings: settings)
     }
 }
 

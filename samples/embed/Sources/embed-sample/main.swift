@@ -23,7 +23,7 @@ do {
 }
 
 // Subscribe before running, so the first event is seen too.
-let events = pipeline.events
+let events = pipeline.subscribe()
 let run = Task { () async -> Result<RunSummary, ScreensPipeError> in
     do throws(ScreensPipeError) {
         return .success(try await pipeline.run())

@@ -9,6 +9,11 @@ import Synchronization
 /// adds and removes easy handles, runs `curl_multi_perform`, resumes the continuations of
 /// finished transfers and sleeps in `curl_multi_poll`. The multi handle keeps the
 /// connection cache, so sequential and concurrent requests to one host reuse connections.
+///
+/// No task ever blocks on the thread: ``shutdown()`` suspends until the thread, on its way
+/// out, resumes the continuations of everyone who asked it to stop, and ``requestShutdown()``
+/// (for `deinit`) only asks. The thread holds the loop until it exits, so the multi handle
+/// is cleaned up after its last use, whoever drops the last reference.
 final class CurlMultiLoop: @unchecked Sendable {
     /// Tunables of the multi handle.
     struct Limits: Sendable {
@@ -19,8 +24,14 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// The loop's life: running until asked to stop, then stopped for good.
     private enum State {
         case running
-        case stopping
+        /// Asked to stop; the thread resumes `waiters` when it has exited its loop.
+        case stopping(waiters: [CheckedContinuation<Void, Never>])
         case stopped
+
+        var isRunning: Bool {
+            if case .running = self { return true }
+            return false
+        }
     }
 
     /// What tasks hand to the loop thread.
@@ -33,9 +44,6 @@ final class CurlMultiLoop: @unchecked Sendable {
     // `multi` is used only by the loop thread, except for curl_multi_wakeup.
     private let multi: UnsafeMutableRawPointer
     private let inbox = Mutex(Inbox())
-    private let exited = DispatchSemaphore(value: 0)
-    /// Written once in `init` before the thread starts, then only read (identity checks).
-    nonisolated(unsafe) private var loopThread: Thread?
 
     /// The transfers on the multi handle, by easy handle. Loop thread only.
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
@@ -50,12 +58,17 @@ final class CurlMultiLoop: @unchecked Sendable {
         _ = screens_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(1, limits.maxCachedConnections))
         _ = screens_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
 
+        // The thread keeps the loop alive until it has left `run()`.
         let thread = Thread { [self] in
             run()
-            exited.signal()
+            let waiters = inbox.withLock { inbox -> [CheckedContinuation<Void, Never>] in
+                defer { inbox.state = .stopped }
+                guard case .stopping(let waiters) = inbox.state else { return [] }
+                return waiters
+            }
+            for waiter in waiters { waiter.resume() }
         }
         thread.name = "screens-pipe.curl"
-        loopThread = thread
         thread.start()
     }
 
@@ -73,7 +86,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         // The phase change and the append happen under the inbox lock together, so a
         // cancellation that sees `submitted` is always queued after the addition.
         let outcome = inbox.withLock { inbox -> Outcome in
-            let running = inbox.state == .running
+            let running = inbox.state.isRunning
             let cancelledEarly = transfer.phase.withLock { phase -> Bool in
                 guard phase == .created else { return true }
                 if running { phase = .submitted }
@@ -113,19 +126,42 @@ final class CurlMultiLoop: @unchecked Sendable {
         curl_multi_wakeup(multi)
     }
 
-    /// Cancels every transfer, stops the loop and waits for its thread to end. Idempotent.
-    func shutdown() {
-        let shouldWait = inbox.withLock { inbox -> Bool in
-            guard inbox.state == .running else { return false }
-            inbox.state = .stopping
+    /// Cancels every transfer, stops the loop and returns once its thread has left the
+    /// loop (suspending, never blocking a thread of the pool). Idempotent; concurrent
+    /// callers all return after the thread is done.
+    func shutdown() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            enum Action { case wake, wait, resume }
+            let action = inbox.withLock { inbox -> Action in
+                switch inbox.state {
+                case .running:
+                    inbox.state = .stopping(waiters: [continuation])
+                    return .wake
+                case .stopping(var waiters):
+                    waiters.append(continuation)
+                    inbox.state = .stopping(waiters: waiters)
+                    return .wait
+                case .stopped:
+                    return .resume
+                }
+            }
+            switch action {
+            case .wake: curl_multi_wakeup(multi)
+            case .wait: break
+            case .resume: continuation.resume()
+            }
+        }
+    }
+
+    /// Cancels every transfer and asks the loop to stop, without waiting for its thread
+    /// (for `deinit`). Idempotent.
+    func requestShutdown() {
+        let wake = inbox.withLock { inbox -> Bool in
+            guard inbox.state.isRunning else { return false }
+            inbox.state = .stopping(waiters: [])
             return true
         }
-        guard shouldWait else { return }
-        curl_multi_wakeup(multi)
-        // Never wait for ourselves (a last reference dropped on the loop thread).
-        if loopThread !== Thread.current {
-            exited.wait()
-        }
+        if wake { curl_multi_wakeup(multi) }
     }
 
     // MARK: Loop thread
@@ -137,7 +173,7 @@ final class CurlMultiLoop: @unchecked Sendable {
                     inbox.additions.removeAll()
                     inbox.cancellations.removeAll()
                 }
-                return (inbox.additions, inbox.cancellations, inbox.state != .running)
+                return (inbox.additions, inbox.cancellations, !inbox.state.isRunning)
             }
             for transfer in additions { add(transfer) }
             for transfer in cancellations { remove(transfer, finishingWith: .failure(transfer.cancellationError)) }
@@ -152,7 +188,6 @@ final class CurlMultiLoop: @unchecked Sendable {
         for transfer in Array(active.values) {
             remove(transfer, finishingWith: .failure(HTTPError(.cancelled, "the HTTP client shut down", request: transfer.requestDescription)))
         }
-        inbox.withLock { $0.state = .stopped }
     }
 
     private func add(_ transfer: CurlTransfer) {

@@ -1,0 +1,21 @@
+extension ListProtocol {
+    /// The wire format's request for `page` with the pipeline's credentials, headers and
+    /// limits: exactly what a run sends.
+    func preparedRequest(for page: PageRequest, settings: HTTPSourceSettings) throws(ScreensPipeError) -> HTTPRequest {
+        var request = try request(for: page)
+        settings.apply(to: &request)
+        return request
+    }
+
+    /// The request `plan` shows for `page`: the prepared request with secrets redacted.
+    /// Pure: needs no client, sends nothing.
+    func plannedRequests(for page: PageRequest, settings: HTTPSourceSettings) -> [PlannedRequest] {
+        guard let request = try? preparedRequest(for: page, settings: settings) else { return [] }
+        let headers = redactedHeaders(request.headers).map { "\($0.name): \($0.value)" }
+        return [
+            PlannedRequest(
+                page: page.index, method: request.method, url: redactedURL(request.url), headers: headers,
+                body: request.body.map { String(decoding: $0, as: UTF8.self) })
+        ]
+    }
+}
