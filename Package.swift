@@ -97,7 +97,7 @@ let package = Package(
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "ScreensBus"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ScreensBus", "ScreensPipe", "Sandbox", "TestSupport"]
+            dependencies: ["ScreensBus", "ScreensPipe", "Sandbox"]
         ),
     ]
 )

@@ -18,8 +18,9 @@ public import ServiceLifecycle
 ///
 /// Each run builds a fresh ``Pipeline`` from the same spec (a pipeline runs once), attaches
 /// the delegate, and waits until the delegate has seen the run's last event. A graceful
-/// shutdown cancels the run in flight (transfers stop, `finished` is published) or the wait
-/// for the next one, and ``run()`` returns normally.
+/// shutdown cancels the run in flight (transfers stop, `finished` is published), the
+/// delegate's delivery, or the wait for the next run, and ``run()`` returns normally, even
+/// when the delegate has stopped reading (it waits in a method that honours cancellation).
 public struct PipelineService: Service {
     /// When the service runs its pipeline.
     public enum Schedule: Sendable, Hashable {
