@@ -94,10 +94,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "ScreensBus"]),
+        .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "ScreensBus", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ScreensBus", "ScreensPipe", "Sandbox"]
+            dependencies: ["ScreensBus", "ScreensPipe", "Sandbox", "TestSupport"]
         ),
     ]
 )

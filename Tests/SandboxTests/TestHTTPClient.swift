@@ -1,6 +1,7 @@
 import Foundation
 import Sandbox
 import ScreensBus
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -138,22 +139,23 @@ struct TestHTTPClient {
 
 /// Starts a sandbox, runs `body` with a client for it, and stops it whatever happens.
 ///
-/// `body` runs on a thread of its own (``DedicatedThreadExecutor``): the client's blocking
-/// sockets never hold a thread of the cooperative pool.
+/// All of it runs on a thread of its own (``DedicatedThreadExecutor``): loading the portal's
+/// data and the client's blocking sockets never hold a thread of the cooperative pool.
 func withSandbox<T>(
     _ configuration: SandboxConfigurationBuilder = .init(), _ body: (TestHTTPClient, SandboxServer) async throws -> T
 ) async throws -> T {
-    let server = try await SandboxServer.start(configuration.configuration)
-    let clientThread = DedicatedThreadExecutor(name: "sandbox-test-client")
-    defer { clientThread.stop() }
-    do {
-        let client = TestHTTPClient(port: server.port)
-        let result = try await withTaskExecutorPreference(clientThread) { try await body(client, server) }
-        try await server.stop()
-        return result
-    } catch {
-        try await server.stop()
-        throw error
+    let testThread = DedicatedThreadExecutor(name: "sandbox-test")
+    defer { testThread.stop() }
+    return try await withTaskExecutorPreference(testThread) {
+        let server = try await SandboxServer.start(configuration.configuration)
+        do {
+            let result = try await body(TestHTTPClient(port: server.port), server)
+            try await server.stop()
+            return result
+        } catch {
+            try await server.stop()
+            throw error
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Sandbox
 import ScreensBus
+import TestSupport
 
 /// Starts a sandbox portal for one test and runs the binary against it.
 struct SandboxHarness {
@@ -15,7 +16,12 @@ struct SandboxHarness {
         configuration.generatedRows = generatedRows
         configuration.loginRedirect = loginRedirect
         configuration.seed = seed
-        return SandboxHarness(server: try await SandboxServer.start(configuration))
+        // Loading and generating the portal's data is synchronous work: done on a thread of
+        // its own, it does not hold a thread of the cooperative pool.
+        let loader = DedicatedThreadExecutor(name: "sandbox-start")
+        defer { loader.stop() }
+        let server = try await withTaskExecutorPreference(loader) { try await SandboxServer.start(configuration) }
+        return SandboxHarness(server: server)
     }
 
     /// Runs `screens-pipe run FILE` with `LIFERAY_SERVER` pointing at this sandbox.

@@ -1,25 +1,28 @@
 import Foundation
 
-/// One thread of its own that runs the jobs of the tasks that prefer it.
+/// One thread of its own that runs the jobs of the tasks that prefer it
+/// (`withTaskExecutorPreference`).
 ///
-/// ``TestHTTPClient`` blocks on POSIX sockets. Run on the cooperative pool (one thread per
-/// core), one blocked test would stall every other test of the process; ``withSandbox(_:_:)``
-/// runs its body here instead, so a blocking receive holds this thread and nothing else.
-final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
+/// The cooperative pool has one thread per core. A test that blocks on a socket, or loads
+/// and parses a whole sandbox portal synchronously, holds one of them and stalls every other
+/// test of the process; run on a dedicated thread, it holds that thread and nothing else.
+public final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
     private let condition = NSCondition()
     /// Guarded by `condition`.
     private var jobs: [UnownedJob] = []
     /// Guarded by `condition`.
     private var stopping = false
 
-    init(name: String) {
+    /// Starts the thread.
+    public init(name: String) {
         // The thread keeps the executor alive until it has run its last job.
         let thread = Thread { [self] in runJobs() }
         thread.name = name
         thread.start()
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    /// Runs `job` on the thread, after the jobs before it.
+    public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         condition.lock()
         jobs.append(job)
@@ -28,7 +31,7 @@ final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     /// Lets the thread end once it has run every job it was given.
-    func stop() {
+    public func stop() {
         condition.lock()
         stopping = true
         condition.signal()
