@@ -4,7 +4,7 @@ import ScreensPipe
 struct PlanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plan",
-        abstract: "Show the requests a run would send, with secrets redacted. Sends nothing.",
+        abstract: "Show the requests a run would send, with secrets redacted. Sends nothing, writes nothing.",
         discussion: """
             Prints the decoded pipeline and the first pages' requests (method, URL, headers,
             body). Credentials show as <redacted>.
