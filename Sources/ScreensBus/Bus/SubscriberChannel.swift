@@ -14,12 +14,13 @@ import Synchronization
 /// - a second consumer waiting on the same subscription ends at once instead of taking
 ///   the first one's place.
 final class SubscriberChannel: Sendable {
-    typealias Delivery = SubscriberStateMachine.Delivery
+    typealias Delivery = SubscriberDelivery
+    private typealias Machine = SubscriberStateMachine<CheckedContinuation<Void, Never>, CheckedContinuation<Delivery, Never>>
 
-    private let machine: Mutex<SubscriberStateMachine>
+    private let machine: Mutex<Machine>
 
     init(capacity: Int) {
-        machine = Mutex(SubscriberStateMachine(capacity: capacity))
+        machine = Mutex(Machine(capacity: capacity))
     }
 
     /// Queues `events` in order, suspending while the buffer is full. Returns early, with
@@ -31,10 +32,10 @@ final class SubscriberChannel: Sendable {
         let id: Int
         switch machine.withLock({ $0.send(events) }) {
         case .done(let consumer):
-            consumer?.resume()
+            if let consumer { Self.resume(consumer) }
             return
         case .wait(let remaining, let producerID, let consumer):
-            consumer?.resume()
+            if let consumer { Self.resume(consumer) }
             rest = remaining
             id = producerID
         }
@@ -69,7 +70,7 @@ final class SubscriberChannel: Sendable {
                 case .none:
                     break
                 case .resume(let consumer, let producers):
-                    consumer.resume()
+                    Self.resume(consumer)
                     for producer in producers { producer.resume() }
                 }
             }
@@ -89,15 +90,19 @@ final class SubscriberChannel: Sendable {
         Self.run(machine.withLock { $0.cancel() })
     }
 
-    private static func run(_ action: SubscriberStateMachine.ProducerWaitAction) {
+    private static func resume(_ consumer: Machine.ConsumerResumption) {
+        consumer.continuation.resume(returning: consumer.delivery)
+    }
+
+    private static func run(_ action: Machine.ProducerWaitAction) {
         guard case .resume(let producers, let consumer) = action else { return }
-        consumer?.resume()
+        if let consumer { resume(consumer) }
         for producer in producers { producer.resume() }
     }
 
-    private static func run(_ action: SubscriberStateMachine.EndAction) {
+    private static func run(_ action: Machine.EndAction) {
         guard case .resume(let consumer, let producers) = action else { return }
-        consumer?.resume()
+        if let consumer { resume(consumer) }
         for producer in producers { producer.resume() }
     }
 }

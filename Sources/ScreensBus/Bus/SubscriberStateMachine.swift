@@ -14,28 +14,16 @@
 /// A subscriber sees a prefix of what was published, in order and without gaps: when a
 /// cancelled publisher gives up on a full subscriber, that subscriber is cut short (it
 /// drains its buffer, then ends) rather than skipping the events that did not fit.
-struct SubscriberStateMachine {
-    typealias ProducerContinuation = CheckedContinuation<Void, Never>
-    typealias ConsumerContinuation = CheckedContinuation<Delivery, Never>
+///
+/// The waiters are type parameters: ``SubscriberChannel`` uses continuations, tests use
+/// plain values and check every transition without a task.
+struct SubscriberStateMachine<ProducerContinuation, ConsumerContinuation> {
+    typealias Delivery = SubscriberDelivery
 
-    /// What the consumer gets from one `next`.
-    enum Delivery: Sendable, Hashable {
-        /// The next event.
-        case event(PipelineEvent)
-        /// The subscription is over: the bus finished and the buffer is drained, or the
-        /// subscriber left.
-        case end
-        /// Another `next` of the same subscription is already waiting: one consumer per
-        /// subscription, so this one ends at once and the waiting one keeps its place.
-        case refused
-    }
-
-    /// A consumer continuation and what to resume it with.
+    /// A waiting consumer and what to resume it with.
     struct ConsumerResumption {
         var continuation: ConsumerContinuation
         var delivery: Delivery
-
-        func resume() { continuation.resume(returning: delivery) }
     }
 
     struct WaitingProducer {
@@ -305,4 +293,16 @@ struct SubscriberStateMachine {
         }
         return (event, released)
     }
+}
+
+/// What the consumer of a subscription gets from one `next`.
+enum SubscriberDelivery: Sendable, Hashable {
+    /// The next event.
+    case event(PipelineEvent)
+    /// The subscription is over: the bus finished and the buffer is drained, the
+    /// subscription was cut short and is drained, or the subscriber left.
+    case end
+    /// Another `next` of the same subscription is already waiting: one consumer per
+    /// subscription, so this one ends at once and the waiting one keeps its place.
+    case refused
 }
