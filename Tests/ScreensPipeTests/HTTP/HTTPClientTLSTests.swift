@@ -26,7 +26,8 @@ private func makeSelfSignedCertificate() throws -> (directory: URL, certificate:
 @Suite("HTTP client TLS")
 struct HTTPClientTLSTests {
     @Test func verificationIsOnByDefaultAndTheCAFileOrAnExplicitOptOutPassesIt() async throws {
-        let tls = try makeSelfSignedCertificate()
+        // openssl runs for a while: wait for it on a thread of its own, not the pool's.
+        let tls = try await onOwnThread { try makeSelfSignedCertificate() }
         defer { try? FileManager.default.removeItem(at: tls.directory) }
         let server = try await TestHTTPServer.start(tls: (tls.certificate, tls.key))
         defer { server.stop() }
