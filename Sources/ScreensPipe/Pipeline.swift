@@ -143,7 +143,7 @@ public final class Pipeline: Sendable {
         }
         let fetcher: any PageFetcher
         do throws(ScreensPipeError) {
-            fetcher = try SourceFactory.makeFetcher(spec: spec, baseURL: baseURL, environment: environment)
+            fetcher = try await SourceFactory.makeFetcher(spec: spec, baseURL: baseURL, environment: environment)
         } catch {
             await server?.stop()
             throw error

@@ -9,9 +9,10 @@ internal import GRDB
 /// write is one transaction, so a process killed at any moment leaves the last committed
 /// state: a page is either fully stored or not at all.
 ///
-/// The page calls a run makes (``write(key:pipeline:page:)``, ``read(key:page:)``,
-/// ``lookup(key:request:)``) are async: they suspend while SQLite works (or waits out the
-/// busy timeout) on GRDB's own threads, never holding a thread of the cooperative pool.
+/// A run opens the store with ``open(spec:environment:)`` and then only makes async page
+/// calls (``write(key:pipeline:page:)``, ``read(key:page:)``, ``lookup(key:request:)``):
+/// they suspend while SQLite works (or waits out the busy timeout) on GRDB's own threads,
+/// never holding a thread of the cooperative pool.
 public final class CacheStore: Sendable {
     /// The database file.
     public let path: String
@@ -53,6 +54,21 @@ public final class CacheStore: Sendable {
         } else {
             try self.init(path: Self.defaultPath(environment: environment), ownsDirectory: true)
         }
+    }
+
+    /// Opens the database as ``init(spec:environment:)`` does, on a thread of its own: opening
+    /// brings the schema up to date, which waits for another process's write lock (up to the
+    /// busy timeout), and that wait must not hold a thread of the cooperative pool.
+    public static func open(spec: CacheSpec?, environment: [String: String]) async throws(ScreensPipeError) -> CacheStore {
+        let opened: Result<CacheStore, ScreensPipeError> = await withCheckedContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(
+                    returning: Result { () throws(ScreensPipeError) in try CacheStore(spec: spec, environment: environment) })
+            }
+            thread.name = "screens-pipe.cache-open"
+            thread.start()
+        }
+        return try opened.get()
     }
 
     /// `$SCREENS_PIPE_CACHE_DIR/cache.sqlite`, else `$XDG_CACHE_HOME/screens-pipe/cache.sqlite`,

@@ -2,10 +2,10 @@
 enum SourceFactory {
     static func makeFetcher(
         spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment
-    ) throws(ScreensPipeError) -> any PageFetcher {
+    ) async throws(ScreensPipeError) -> any PageFetcher {
         let source = try makeSource(spec: spec, baseURL: baseURL, environment: environment)
         guard let cache = spec.cache else { return source }
-        let store = try CacheStore(spec: cache, environment: environment.variables)
+        let store = try await CacheStore.open(spec: cache, environment: environment.variables)
         return try CachedPageFetcher(base: source, store: store, spec: spec, refresh: environment.refresh)
     }
 
