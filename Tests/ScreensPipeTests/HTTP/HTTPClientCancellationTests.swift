@@ -11,14 +11,11 @@ struct HTTPClientCancellationTests {
                 try await client.send(HTTPRequest(url: server.url("/stall?seconds=30"), timeout: .seconds(60)))
             }
             try await Task.sleep(for: .milliseconds(300))
-            let clock = ContinuousClock()
-            let start = clock.now
             task.cancel()
             let result = await task.result
-            // Bounded well under the 30 s stall and 60 s timeout: the transfer was aborted, not
-            // waited out. The bound is loose on purpose (a loaded 2-core CI); the 200 ms
-            // target is measured by `make bench`, not asserted here.
-            #expect(clock.now - start < .seconds(10))
+            // Aborted, not waited out: a transfer left to run would end in a stall error (the
+            // low-speed limit, a timeout, or the body cut short after 30 s), never in
+            // `.cancelled`. How fast the abort is, is measured by `make bench`, not asserted.
             #expect(result.httpErrorKind == .cancelled)
             // The client still works afterwards.
             let response = try await client.send(HTTPRequest(url: server.url("/echo")))
