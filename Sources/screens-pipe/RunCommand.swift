@@ -31,7 +31,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Output format: items, events or table.")
     var format: SinkFormat?
 
-    @Option(name: [.short, .long], help: "Write to this file (atomically: renamed into place when complete).")
+    @Option(name: [.short, .long], help: "Write to this file (atomically: renamed into place when complete; '-' is stdout).")
     var output: String?
 
     @Option(help: "Cache policy: remote-only, cache-only, remote-first, cache-first, cache-and-remote.")
@@ -86,7 +86,15 @@ struct RunCommand: AsyncParsableCommand {
                 return .failure(error)
             }
         }
-        let interrupts = InterruptWatcher { runTask.cancel() }
+        // First signal: stop fetching, write what was published, keep the file as .partial.
+        // A second one cancels the run outright; a third exits at once.
+        let interrupts = InterruptWatcher { signal, count in
+            switch count {
+            case 1: pipeline.interrupt(signal: signal.name)
+            case 2: runTask.cancel()
+            default: _exit(signal.exitCode)
+            }
+        }
         let result = await runTask.value
         await reporting.value
         reporter.finish()
@@ -94,11 +102,17 @@ struct RunCommand: AsyncParsableCommand {
 
         switch result {
         case .failure(let error):
+            if let signal = interrupts.received { throw ExitCode(signal.exitCode) }
             throw ExitCode(error.exitCode)
         case .success(let summary):
-            if interrupts.interrupted {
-                Terminal.note("screens-pipe: interrupted after \(summary.selected) rows")
-                throw ExitCode(130)
+            // Output failures happen in the sink, off the bus: say what and where here.
+            for failure in summary.failures where failure.code == .sink { Terminal.error(failure.description) }
+            if let warning = summary.ending.endWarning, !quiet { Terminal.warning(warning) }
+            if let signal = interrupts.received {
+                var note = "screens-pipe: interrupted by \(signal.name) after \(summary.selected) rows"
+                if let path = summary.outputPath { note += "; kept what was written as \(path)" }
+                Terminal.note(note)
+                throw ExitCode(signal.exitCode)
             }
             if let path = summary.outputPath, !quiet {
                 let verb = summary.succeeded ? "wrote" : "kept what was written as"
@@ -111,7 +125,7 @@ struct RunCommand: AsyncParsableCommand {
     private func apply(to spec: inout PipelineSpec) {
         if events { spec.sink.format = .events }
         if let format { spec.sink.format = format }
-        if let output { spec.sink.destination = .file(path: output) }
+        if let output { spec.sink.destination = output == "-" ? .stdout : .file(path: output) }
         if let limit {
             var filter = spec.filter ?? FilterSpec()
             filter.limit = limit
@@ -140,19 +154,31 @@ enum ProgressMode: String, ExpressibleByArgument, CaseIterable {
     }
 }
 
-/// Cancels the run on SIGINT or SIGTERM, so transfers stop and the output is closed cleanly.
+/// A signal that stops a run, with its name and the exit status it leads to (128 + number).
+struct StopSignal: Sendable {
+    let number: Int32
+    let name: String
+
+    var exitCode: Int32 { 128 + number }
+
+    static let all = [StopSignal(number: SIGINT, name: "SIGINT"), StopSignal(number: SIGTERM, name: "SIGTERM"), StopSignal(number: SIGHUP, name: "SIGHUP")]
+}
+
+/// Watches SIGINT, SIGTERM and SIGHUP, and calls `onSignal` with the signal and how many
+/// stop signals arrived so far (1 for the first), so the run can stop cleanly.
 final class InterruptWatcher {
     private let sources: [DispatchSourceSignal]
-    private let flag = SendableFlag()
+    private let state = SignalTally()
 
-    init(onInterrupt: @escaping @Sendable () -> Void) {
+    init(onSignal: @escaping @Sendable (StopSignal, Int) -> Void) {
         var sources: [DispatchSourceSignal] = []
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { [flag] in
-                flag.set()
-                onInterrupt()
+        let state = self.state
+        for stopSignal in StopSignal.all {
+            signal(stopSignal.number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: stopSignal.number, queue: .global())
+            source.setEventHandler {
+                let count = state.record(stopSignal)
+                onSignal(stopSignal, count)
             }
             source.resume()
             sources.append(source)
@@ -160,15 +186,26 @@ final class InterruptWatcher {
         self.sources = sources
     }
 
-    var interrupted: Bool { flag.isSet }
+    /// The first stop signal received, if any.
+    var received: StopSignal? { state.first }
 
     func stop() {
         for source in sources { source.cancel() }
     }
 }
 
-final class SendableFlag: Sendable {
-    private let storage = Atomic<Bool>(false)
-    func set() { storage.store(true, ordering: .sequentiallyConsistent) }
-    var isSet: Bool { storage.load(ordering: .sequentiallyConsistent) }
+/// The stop signals received so far.
+final class SignalTally: Sendable {
+    private let state = Mutex<(first: StopSignal?, count: Int)>((nil, 0))
+
+    /// Notes `signal`; returns how many stop signals arrived, this one included.
+    func record(_ signal: StopSignal) -> Int {
+        state.withLock { state in
+            if state.first == nil { state.first = signal }
+            state.count += 1
+            return state.count
+        }
+    }
+
+    var first: StopSignal? { state.withLock { $0.first } }
 }
