@@ -66,7 +66,7 @@ struct ChainedLoadState {
                     after: .fail(
                         ScreensPipeError(
                             .pagination,
-                            "page \(pageIndex) is full (\(page.rows.count) rows) but has \(missing), so nothing says whether rows follow; check the path, or make page-size the server's page size if it sends more rows per page",
+                            "the page is full (\(page.rows.count) rows) but has \(missing), so nothing says whether rows follow; check the path, or make page-size the server's page size if it sends more rows per page",
                             page: pageIndex)))
             }
             return .deliver(page, after: .end(.shortPage, warning: PageLoader.shortPageWarning(page: fetched, marker: missing)))
@@ -78,8 +78,8 @@ struct ChainedLoadState {
                 after: .fail(
                     ScreensPipeError(
                         .pagination,
-                        "page \(pageIndex) names the same next page as page \(earlier) did; stopping instead of looping",
-                        page: pageIndex + 1)))
+                        "the page names the same next page as page \(earlier) did; stopping instead of looping",
+                        page: pageIndex)))
         }
         pageByContinuation[next] = pageIndex
         if index >= pagination.maxPages {

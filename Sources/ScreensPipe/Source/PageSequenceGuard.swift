@@ -38,7 +38,7 @@ struct PageSequenceGuard: Sendable {
         if let earlier = seen[digest] {
             return ScreensPipeError(
                 .pagination,
-                "page \(index) repeats the \(page.rows.count) rows of page \(earlier); the server seems to ignore the requested range or cursor, so rows would repeat",
+                "the page repeats the \(page.rows.count) rows of page \(earlier); the server seems to ignore the requested range or cursor, so rows would repeat",
                 page: index)
         }
         seen[digest] = index
