@@ -59,6 +59,9 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
+        // Past a file size limit (ulimit -f), a write fails with EFBIG and the run keeps its
+        // complete lines as .partial, instead of being killed with a half-written file.
+        signal(SIGXFSZ, SIG_IGN)
         var spec = try pipelineFile.loadSpec()
         apply(to: &spec)
         let variables = ProcessInfo.processInfo.environment

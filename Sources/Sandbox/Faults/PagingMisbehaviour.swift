@@ -4,9 +4,9 @@ import ScreensBus
 /// `X-Sandbox-Misbehave: <name>` (a pipeline sends it with `source.headers`), so a client's
 /// end-of-list rules can be tried against each way a real API goes wrong:
 ///
-/// | name | JSON-WS `invoke` | REST `offset` / `pages` | REST `cursor` / `next-link` / `link-header` |
+/// | name | JSON-WS `invoke`, headless | REST `offset` / `pages` | REST `cursor` / `next-link` / `link-header` |
 /// |---|---|---|---|
-/// | `ignore-end` | `end` is ignored: rows from `start` to the end of the list | `limit` / `per_page` ignored: every row from the offset (all rows for `pages`) | as `pages` for `link-header` |
+/// | `ignore-end` | `end` is ignored: rows from `start` to the end of the list (headless: all rows) | `limit` / `per_page` ignored: every row from the offset (all rows for `pages`) | as `pages` for `link-header` |
 /// | `repeat-pages` | `start` is ignored: every page is the first one | every page is the first one | every page holds the first page's rows, with fresh next links |
 /// | `drop-next` | – | – | the next-page key (`next_cursor`, `next`) or the `Link` header is left out |
 /// | `repeat-link` | – | – | every next link or cursor names the second page |
@@ -26,6 +26,13 @@ enum PagingMisbehaviour: String, CaseIterable, Sendable {
     /// The answer to `request` under this misbehaviour; `honest` answers a request the normal way.
     func respond(to request: SandboxRequest, honest: (SandboxRequest) -> SandboxResponse) -> SandboxResponse {
         if request.path == Router.invokePath { return honest(rewritingInvoke(request)) }
+        if request.path.hasPrefix(StructuredContents.pathPrefix) {
+            switch self {
+            case .ignoreEnd: return honest(request.replacingQuery(["page": "1", "pageSize": String(RESTEndpoints.maximumLimit)]))
+            case .repeatPages: return honest(request.replacingQuery(["page": "1"]))
+            default: return honest(request)
+            }
+        }
         guard request.path.hasPrefix(RESTEndpoints.pathPrefix) else { return honest(request) }
         let style = request.path.split(separator: "/").last.map(String.init) ?? ""
         switch (self, style) {

@@ -93,7 +93,7 @@ final class OutputFile: @unchecked Sendable {  // owned by the one sink task tha
             if lastError != EEXIST { break }
         }
         throw ScreensPipeError(
-            .configuration, "cannot create a temporary file beside output \(path): \(systemMessage(lastError))")
+            .configuration, "cannot create output file \(path) (a temporary file beside it): \(systemMessage(lastError))")
     }
 
     private static func inPlace(_ path: String) throws(ScreensPipeError) -> OutputFile {
