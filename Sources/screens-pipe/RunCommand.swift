@@ -82,6 +82,17 @@ struct RunCommand: AsyncParsableCommand {
         let reporter = DiagnosticsReporter(verbose: verbose && !quiet, progress: progressLine)
         let reporting = pipeline.attach(reporter)
 
+        // First signal: stop fetching, write what was published, keep the file as .partial.
+        // A second one cancels the run outright; a third exits at once. The handlers are in
+        // place before the run starts, so no signal falls between two owners.
+        let cancelRun = RunCanceller()
+        let interrupts = InterruptWatcher { signal, count in
+            switch count {
+            case 1: pipeline.interrupt(signal: signal.name)
+            case 2: cancelRun.cancel()
+            default: _exit(signal.exitCode)
+            }
+        }
         let runTask = Task { () -> Result<RunSummary, ScreensPipeError> in
             do throws(ScreensPipeError) {
                 return .success(try await pipeline.run())
@@ -89,15 +100,7 @@ struct RunCommand: AsyncParsableCommand {
                 return .failure(error)
             }
         }
-        // First signal: stop fetching, write what was published, keep the file as .partial.
-        // A second one cancels the run outright; a third exits at once.
-        let interrupts = InterruptWatcher { signal, count in
-            switch count {
-            case 1: pipeline.interrupt(signal: signal.name)
-            case 2: runTask.cancel()
-            default: _exit(signal.exitCode)
-            }
-        }
+        cancelRun.set { runTask.cancel() }
         let result = await runTask.value
         await reporting.value
         reporter.finish()
@@ -155,60 +158,4 @@ enum ProgressMode: String, ExpressibleByArgument, CaseIterable {
         case .never: false
         }
     }
-}
-
-/// A signal that stops a run, with its name and the exit status it leads to (128 + number).
-struct StopSignal: Sendable {
-    let number: Int32
-    let name: String
-
-    var exitCode: Int32 { 128 + number }
-
-    static let all = [StopSignal(number: SIGINT, name: "SIGINT"), StopSignal(number: SIGTERM, name: "SIGTERM"), StopSignal(number: SIGHUP, name: "SIGHUP")]
-}
-
-/// Watches SIGINT, SIGTERM and SIGHUP, and calls `onSignal` with the signal and how many
-/// stop signals arrived so far (1 for the first), so the run can stop cleanly.
-final class InterruptWatcher {
-    private let sources: [DispatchSourceSignal]
-    private let state = SignalTally()
-
-    init(onSignal: @escaping @Sendable (StopSignal, Int) -> Void) {
-        var sources: [DispatchSourceSignal] = []
-        let state = self.state
-        for stopSignal in StopSignal.all {
-            signal(stopSignal.number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: stopSignal.number, queue: .global())
-            source.setEventHandler {
-                let count = state.record(stopSignal)
-                onSignal(stopSignal, count)
-            }
-            source.resume()
-            sources.append(source)
-        }
-        self.sources = sources
-    }
-
-    /// The first stop signal received, if any.
-    var received: StopSignal? { state.first }
-
-    func stop() {
-        for source in sources { source.cancel() }
-    }
-}
-
-/// The stop signals received so far.
-final class SignalTally: Sendable {
-    private let state = Mutex<(first: StopSignal?, count: Int)>((nil, 0))
-
-    /// Notes `signal`; returns how many stop signals arrived, this one included.
-    func record(_ signal: StopSignal) -> Int {
-        state.withLock { state in
-            if state.first == nil { state.first = signal }
-            state.count += 1
-            return state.count
-        }
-    }
-
-    var first: StopSignal? { state.withLock { $0.first } }
 }
