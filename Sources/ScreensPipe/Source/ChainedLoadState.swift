@@ -33,10 +33,22 @@ struct ChainedLoadState {
     /// The page that named each continuation, to name both pages when one repeats.
     private var pageByContinuation: [String: Int] = [:]
     private var checks: PageSequenceGuard
+    /// The most rows any page held so far: the server's page size, where the server picks it.
+    private var largestPage = 0
 
     init(pagination: PaginationSpec, requestsPageSize: Bool) {
         self.pagination = pagination
         checks = PageSequenceGuard(requestsPageSize: requestsPageSize)
+    }
+
+    /// Whether `page` is as long as a page of this list gets, so that a missing next marker
+    /// cannot mean "last page". Where the request carries the size, that is the size asked
+    /// for; where the server picks it (next links, `Link` headers, a cursor without a size
+    /// parameter), page 0 with any row is full (it sets the size), and a later page is full
+    /// when it holds as many rows as the largest page before it.
+    private func isFull(_ page: FetchedPage, asked: Int) -> Bool {
+        if checks.requestsPageSize { return page.rows.count >= asked }
+        return page.request.index == 0 ? !page.rows.isEmpty : page.rows.count >= largestPage
     }
 
     /// The request for the next page: it asks for `first-page-size` rows on page 0 and
@@ -53,6 +65,8 @@ struct ChainedLoadState {
         if let broken = checks.check(fetched) { return .reject(broken) }
         let pageIndex = fetched.request.index
         let asked = fetched.request.endRow - fetched.request.startRow
+        let full = isFull(fetched, asked: asked)
+        largestPage = max(largestPage, fetched.rows.count)
         var page = fetched
         page.request.endRow = page.request.startRow + page.rows.count
         receivedRows += page.rows.count
@@ -60,13 +74,13 @@ struct ChainedLoadState {
 
         guard let next = page.continuation else {
             guard let missing = page.missingContinuation else { return .deliver(page, after: .end(.lastPage, warning: nil)) }
-            if page.rows.count >= asked {
+            if full {
                 return .deliver(
                     page,
                     after: .fail(
                         ScreensPipeError(
                             .pagination,
-                            "the page is full (\(page.rows.count) rows) but has \(missing), so nothing says whether rows follow; check the path, or make page-size the server's page size if it sends more rows per page",
+                            "the page is full (\(page.rows.count) rows) but has \(missing), so nothing says whether rows follow: check the path; a server whose list has no more pages should say so with a null or empty value (or a Link header without rel=\"next\")",
                             page: pageIndex)))
             }
             return .deliver(page, after: .end(.shortPage, warning: PageLoader.shortPageWarning(page: fetched, marker: missing)))

@@ -178,6 +178,26 @@ struct ListEndingRunTests {
         #expect(run.result.stderr.contains("page 0: the page is full (10 rows) but has no"))
     }
 
+    @Test("a wrong next-path with the server's own page size (25 of 50 asked): an error on page 0, not 25 rows and exit 0")
+    func wrongNextPath() async throws {
+        let file = try CommandRunner.temporaryDirectory().appendingPathComponent("wrong-path.yaml")
+        try """
+            name: wrong-path
+            source:
+              type: rest
+              server: ${ENDING_SERVER}
+              url: /rest/bookmarks/next-link
+              records: items
+              paginate: { style: next-link, next-path: nxt }
+            """.write(to: file, atomically: true, encoding: .utf8)
+        let harness = try await SandboxHarness.start()
+        let result = try await CommandRunner.run(["run", file.path], environment: ["ENDING_SERVER": harness.server.baseURL])
+        await harness.stop()
+        #expect(result.status == 1)
+        #expect(result.stdoutLines.count == 25)
+        #expect(result.stderr.contains("page 0: the page is full (25 rows) but has no 'nxt' (next-path) in the body"))
+    }
+
     @Test("a next link or cursor that repeats: an error naming both pages", arguments: ["cursor", "next-link", "link-header"])
     func repeatedNextLink(source: String) async throws {
         let run = try await Self.run(source, misbehave: "repeat-link")

@@ -96,6 +96,33 @@ struct ListEndingTests {
         #expect(error.page == 0 && error.message.contains("is full (3 rows)"))
     }
 
+    @Test("chained, server-sized pages: a missing marker fails page 0 with rows, ends a later shorter page")
+    func missingMarkerServerSized() {
+        let missing = "no 'next' (next-path) in the body"
+        var first = ChainedLoadState(pagination: PaginationSpec(firstPageSize: 50, pageSize: 50), requestsPageSize: false)
+        // 25 rows of 50 asked, but the server picks the size: a wrong next-path looks exactly like this.
+        guard case .deliver(_, .fail(let error)) = first.receive(page(0, rows: Array(repeating: 1, count: 25), size: 50, missing: missing)) else {
+            Issue.record("page 0 with rows and no marker is an error where the server picks the size")
+            return
+        }
+        #expect(error.page == 0)
+        var later = ChainedLoadState(pagination: PaginationSpec(firstPageSize: 50, pageSize: 50), requestsPageSize: false)
+        _ = later.receive(page(0, rows: [1, 2, 3], size: 50, next: "b"))
+        guard case .deliver(_, .end(.shortPage, _?)) = later.receive(page(1, rows: [4], start: 3, size: 50, missing: missing)) else {
+            Issue.record("a page shorter than the largest one before it ends the list, ambiguously")
+            return
+        }
+        guard case .deliver(_, .fail) = later.receive(page(2, rows: [5, 6, 7], start: 4, size: 50, missing: missing)) else {
+            Issue.record("a page as long as the largest one is full")
+            return
+        }
+        var empty = ChainedLoadState(pagination: PaginationSpec(firstPageSize: 50, pageSize: 50), requestsPageSize: false)
+        guard case .deliver(_, .end(.shortPage, _)) = empty.receive(page(0, rows: [], size: 50, missing: missing)) else {
+            Issue.record("an empty first page without a marker is an empty list")
+            return
+        }
+    }
+
     @Test("chained: a next link named twice is an error naming both pages, without the link")
     func repeatedLink() {
         var state = ChainedLoadState(pagination: PaginationSpec(firstPageSize: 3, pageSize: 3), requestsPageSize: true)
