@@ -175,5 +175,7 @@ struct LinkHeaderTests {
         #expect(LinkHeader.target(relation: "next", in: ["<a>; rel=prev", "<b>; rel=\"last next\""]) == "b")
         #expect(LinkHeader.target(relation: "next", in: ["<a>; rel=prev; rel=next"]) == nil)
         #expect(LinkHeader.target(relation: "next", in: []) == nil)
+        // RFC 8288 §3.2: an anchored link describes another resource.
+        #expect(LinkHeader.target(relation: "next", in: ["<a>; rel=next; anchor=\"#other\", <b>; rel=next"]) == "b")
     }
 }

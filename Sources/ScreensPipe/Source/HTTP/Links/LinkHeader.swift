@@ -62,9 +62,12 @@ enum LinkHeader {
     }
 
     /// The target of the first link whose relation types include `relation`, unresolved.
+    ///
+    /// A link with an `anchor` parameter is skipped: its relation is about the anchored
+    /// resource (RFC 8288 §3.2), not about the response it came with.
     static func target(relation: String, in fields: [String]) -> String? {
         let wanted = relation.lowercased()
-        return parse(fields: fields).first { $0.relations.contains(wanted) }?.target
+        return parse(fields: fields).first { $0.relations.contains(wanted) && $0.parameter("anchor") == nil }?.target
     }
 
     /// The position-keeping reader behind ``parse(_:)``; works on UTF-8 bytes so that a
