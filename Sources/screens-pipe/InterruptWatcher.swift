@@ -20,31 +20,40 @@ struct StopSignal: Sendable {
 /// The write end of the pipe the signal handler writes to; set before a handler is installed.
 nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
 
-/// Watches SIGINT, SIGTERM and SIGHUP and calls `onSignal` with the signal and how many stop
-/// signals arrived so far (1 for the first), on a thread of its own.
+/// Watches SIGINT, SIGTERM and SIGHUP from the moment it is created, and calls the action
+/// given to ``handle(_:)`` with each signal and how many stop signals arrived so far (1 for
+/// the first), on a thread of its own; signals that came before the action are replayed.
 ///
 /// The handler is installed synchronously with `signal(2)` and only writes the signal's
 /// number to a pipe (async-signal-safe); a dedicated thread reads the pipe. Dispatch signal
 /// sources were not enough: they need the signal ignored first and are armed later, and a
 /// signal that came in between was lost.
 final class InterruptWatcher: Sendable {
-    private let tally = SignalTally()
+    private struct State {
+        var action: (@Sendable (StopSignal, Int) -> Void)?
+        var received: [StopSignal] = []
+    }
 
-    init(onSignal: @escaping @Sendable (StopSignal, Int) -> Void) {
+    private let state = Mutex(State())
+
+    init() {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { return }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         signalPipeWriteEnd = ends[1]
         let readEnd = ends[0]
-        let tally = self.tally
-        Thread.detachNewThread {
+        Thread.detachNewThread { [self] in
             var byte: UInt8 = 0
             while true {
                 let count = read(readEnd, &byte, 1)
                 if count < 0, errno == EINTR { continue }
                 if count <= 0 { return }
                 guard let stopSignal = StopSignal.all.first(where: { $0.number == Int32(byte) }) else { continue }
-                onSignal(stopSignal, tally.record(stopSignal))
+                let (action, number) = state.withLock { state in
+                    state.received.append(stopSignal)
+                    return (state.action, state.received.count)
+                }
+                action?(stopSignal, number)
             }
         }
         for stopSignal in StopSignal.all {
@@ -55,29 +64,22 @@ final class InterruptWatcher: Sendable {
         }
     }
 
+    /// Acts on every stop signal from now on, after replaying those received so far.
+    func handle(_ action: @escaping @Sendable (StopSignal, Int) -> Void) {
+        let earlier = state.withLock { state in
+            state.action = action
+            return state.received
+        }
+        for (offset, stopSignal) in earlier.enumerated() { action(stopSignal, offset + 1) }
+    }
+
     /// The first stop signal received, if any.
-    var received: StopSignal? { tally.first }
+    var received: StopSignal? { state.withLock { $0.received.first } }
 
     /// Gives the signals their default action back.
     func stop() {
         for stopSignal in StopSignal.all { signal(stopSignal.number, SIG_DFL) }
     }
-}
-
-/// The stop signals received so far.
-final class SignalTally: Sendable {
-    private let state = Mutex<(first: StopSignal?, count: Int)>((nil, 0))
-
-    /// Notes `signal`; returns how many stop signals arrived, this one included.
-    func record(_ signal: StopSignal) -> Int {
-        state.withLock { state in
-            if state.first == nil { state.first = signal }
-            state.count += 1
-            return state.count
-        }
-    }
-
-    var first: StopSignal? { state.withLock { $0.first } }
 }
 
 /// Cancels the run's task once it exists (a second signal may come before).

@@ -58,6 +58,9 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // First, so that a signal sent while the pipeline loads is not lost (a shell's
+        // background job starts with SIGINT ignored); it is acted on once the run exists.
+        let interrupts = InterruptWatcher()
         signal(SIGPIPE, SIG_IGN)
         // Past a file size limit (ulimit -f), a write fails with EFBIG and the run keeps its
         // complete lines as .partial, instead of being killed with a half-written file.
@@ -86,7 +89,7 @@ struct RunCommand: AsyncParsableCommand {
         // A second one cancels the run outright; a third exits at once. The handlers are in
         // place before the run starts, so no signal falls between two owners.
         let cancelRun = RunCanceller()
-        let interrupts = InterruptWatcher { signal, count in
+        interrupts.handle { signal, count in
             switch count {
             case 1: pipeline.interrupt(signal: signal.name)
             case 2: cancelRun.cancel()
