@@ -24,6 +24,8 @@ public final class Pipeline: Sendable {
     public let bus: EventBus
     /// What the pipeline takes from the process around it (variables, sandbox, logger).
     public let environment: PipelineEnvironment
+    /// The interruption asked for by ``interrupt(signal:)``, and the loading task it stops.
+    private let interruption = Mutex<InterruptionState>(InterruptionState())
 
     /// Creates a pipeline from a spec (decoded from YAML, or built in code).
     public init(spec: PipelineSpec, environment: PipelineEnvironment = PipelineEnvironment(), bus: EventBus = EventBus()) {
@@ -42,6 +44,22 @@ public final class Pipeline: Sendable {
     /// A new subscription on every read; use ``subscribe()``, which says so.
     @available(*, deprecated, renamed: "subscribe()")
     public var events: EventSubscription { subscribe() }
+
+    /// Stops a running ``run()`` the way a signal should: no further page is fetched, every
+    /// row already published is still written, `finished` says `interrupted` (with `signal`
+    /// when given, e.g. `"SIGTERM"`), and a file output is kept as `<path>.partial` while
+    /// the previous file at its path stays untouched. Safe from any thread, at any time,
+    /// any number of times; before ``run()`` it makes the run stop at once.
+    public func interrupt(signal: String? = nil) {
+        let loading = interruption.withLock { state -> Task<Void, Never>? in
+            if !state.requested {
+                state.requested = true
+                state.signal = signal
+            }
+            return state.loading
+        }
+        loading?.cancel()
+    }
 
     /// Attaches a delegate that receives this pipeline's events (subscribe before ``run()``).
     @discardableResult
@@ -72,26 +90,32 @@ public final class Pipeline: Sendable {
         let sinkSubscription = bus.subscribe()
         let tally = RunTally()
 
-        await withTaskGroup(of: Bool.self) { group in
-            // Each child says whether the run must stop early.
+        // Loading runs in its own task so that an interruption, or a sink that failed, can
+        // stop the fetching alone: the sink still writes everything published before it.
+        let loading = Task { await self.load(stages, tally: tally) }
+        let interruptedEarly = interruption.withLock { state in
+            state.loading = loading
+            return state.requested
+        }
+        if interruptedEarly { loading.cancel() }
+
+        await withDiscardingTaskGroup { group in
             group.addTask {
                 do throws(OutputFile.WriteFailure) {
                     try await stages.sink.consume(sinkSubscription)
-                    return false
                 } catch {
+                    // The reader is gone or the disk failed: nothing more can be delivered.
                     tally.sinkStopped(by: error)
                     sinkSubscription.cancel()
-                    return true
+                    loading.cancel()
                 }
             }
             group.addTask {
-                await self.load(stages, tally: tally)
-                self.bus.finish()
-                return false
-            }
-            for await stopEarly in group where stopEarly {
-                // The reader is gone or the disk failed: nothing more can be delivered.
-                group.cancelAll()
+                await withTaskCancellationHandler {
+                    await loading.value
+                } onCancel: {
+                    loading.cancel()
+                }
                 self.bus.finish()
             }
         }
@@ -99,12 +123,20 @@ public final class Pipeline: Sendable {
         await stages.server?.stop()
 
         var summary = tally.summary
+        let completed = summary.succeeded && !summary.outputClosed && !Task.isCancelled
         do throws(OutputFile.WriteFailure) {
-            summary.outputPath = try stages.sink.close(succeeded: summary.succeeded && !summary.outputClosed)
+            summary.outputPath = try stages.sink.close(succeeded: completed)
         } catch {
             if case .failed(let message) = error { summary.failures.append(ScreensPipeError(.sink, message)) }
         }
         return summary
+    }
+
+    /// What ``interrupt(signal:)`` asked for, and the task it cancels.
+    private struct InterruptionState {
+        var requested = false
+        var signal: String?
+        var loading: Task<Void, Never>?
     }
 
     // MARK: - Stages
@@ -166,7 +198,7 @@ public final class Pipeline: Sendable {
         switch spec.sink.destination {
         case .discard: return DiscardSink()
         case .stdout: output = OutputFile.standardOutput()
-        case .file(let path): output = try OutputFile.file(atomicallyAt: path)
+        case .file(let path): output = try OutputFile.file(at: path)
         }
         switch spec.sink.format {
         case .items: return JSONLinesSink(output: output, mode: .items)
@@ -182,24 +214,48 @@ public final class Pipeline: Sendable {
         let bus = self.bus
         await bus.publish(.started(RunStarted(pipeline: name, source: stages.fetcher.summary)))
         let loader = PageLoader(fetcher: stages.fetcher, pagination: SourceFactory.effectivePagination(for: spec.source))
+        var ending = RunEnding()
         do throws(ScreensPipeError) {
-            try await loader.load(
+            let outcome = try await loader.load(
                 provisional: { page in
                     await bus.publish(.response(Self.response(for: page, pipeline: name)))
                 },
                 deliver: { (page) throws(ScreensPipeError) -> PageLoader.Decision in
                     await Self.deliver(page, stages: stages, pipeline: name, bus: bus, tally: tally)
                 })
+            switch outcome {
+            case .stopped:
+                ending.reason = .limit
+            case .ended(let end, let warning):
+                ending.reason = .completed
+                ending.end = end
+                ending.endWarning = warning
+            }
         } catch {
             if error.code != .cancelled || !Task.isCancelled {
                 tally.record(failure: error)
                 await bus.publish(.error(error.event(pipeline: name)))
             }
+            ending.reason = .failed
         }
+        let (interrupted, signal) = interruption.withLock { ($0.requested, $0.signal) }
         let totals = tally.summary
-        let finished = RunFinished(
+        if totals.outputClosed {
+            ending.reason = .outputClosed
+        } else if !totals.failures.isEmpty {
+            ending.reason = .failed
+        } else if interrupted || (Task.isCancelled && ending.reason == .failed) {
+            ending.reason = .interrupted
+            ending.signal = signal
+        }
+        tally.record(ending)
+        var finished = RunFinished(
             pipeline: name, pages: totals.pages, rows: totals.rows, selected: totals.selected,
-            errors: totals.failures.count, succeeded: totals.succeeded)
+            errors: totals.failures.count, succeeded: totals.failures.isEmpty && ending.reason != .interrupted)
+        finished.reason = ending.reason
+        finished.signal = ending.signal
+        finished.end = ending.end
+        finished.endWarning = ending.endWarning
         await bus.publish(.finished(finished))
     }
 
@@ -305,15 +361,41 @@ public struct RunSummary: Sendable {
     public var outputClosed = false
     /// Where a file sink's data ended up (the final path, or `.partial` after a failure).
     public var outputPath: String?
+    /// Why the run stopped, how the list ended, and the interrupting signal (as in `finished`).
+    public var ending = RunEnding()
 
     /// Whether every row was delivered.
-    public var succeeded: Bool { failures.isEmpty }
+    public var succeeded: Bool { failures.isEmpty && ending.reason != .interrupted }
 
-    /// The process exit status (DESIGN §7): 0 all rows delivered (or the reader left), 1 not.
+    /// The process exit status: 0 all rows delivered (or the reader left), 1 not; after an
+    /// interruption 128 + the signal's number (130 SIGINT, 143 SIGTERM, 129 SIGHUP; 130
+    /// when no signal was named).
     public var exitCode: Int32 {
+        if ending.reason == .interrupted && failures.isEmpty {
+            switch ending.signal {
+            case "SIGTERM": return 143
+            case "SIGHUP": return 129
+            default: return 130
+            }
+        }
         if outputClosed && failures.allSatisfy({ $0.code == .cancelled }) { return 0 }
         return failures.isEmpty ? 0 : 1
     }
+}
+
+/// How a run ended, as its `finished` event says.
+public struct RunEnding: Sendable, Hashable {
+    /// Why the run stopped; nil until it did.
+    public var reason: RunStopReason?
+    /// The signal that interrupted it (`SIGINT`, `SIGTERM`, `SIGHUP`), when one did.
+    public var signal: String?
+    /// How the end of the list was recognised, when it was reached.
+    public var end: ListEnd?
+    /// Why that end may not be the real end of the list (a short page without a row count).
+    public var endWarning: String?
+
+    /// An ending that says nothing yet.
+    public init() {}
 }
 
 /// The counters of a run, shared by the loading task and the sink task.
@@ -336,6 +418,10 @@ final class RunTally: Sendable {
 
     func record(failure: ScreensPipeError) {
         state.withLock { $0.failures.append(failure) }
+    }
+
+    func record(_ ending: RunEnding) {
+        state.withLock { $0.ending = ending }
     }
 
     func sinkStopped(by failure: OutputFile.WriteFailure) {

@@ -34,7 +34,8 @@ public struct RunPlan: Sendable {
             lines.append(
                 "... then pages of \(pagination.pageSize) rows until the row count (asked with page 0) is reached, \(pagination.prefetch) in flight, at most \(pagination.maxPages) pages")
         case .chained:
-            lines.append("... each next page from the previous page's link or cursor, one at a time, at most \(pagination.maxPages) pages")
+            lines.append(
+                "... each next page from the previous page's link or cursor, one at a time, until a page's next marker is null or empty (or its Link header has no rel=\"next\"), at most \(pagination.maxPages) pages")
         }
         text = lines.joined(separator: "\n") + "\n"
     }

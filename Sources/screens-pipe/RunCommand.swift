@@ -31,7 +31,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Output format: items, events or table.")
     var format: SinkFormat?
 
-    @Option(name: [.short, .long], help: "Write to this file (atomically: renamed into place when complete).")
+    @Option(name: [.short, .long], help: "Write to this file (atomically: renamed into place when complete; '-' is stdout).")
     var output: String?
 
     @Option(help: "Cache policy: remote-only, cache-only, remote-first, cache-first, cache-and-remote.")
@@ -58,7 +58,13 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // First, so that a signal sent while the pipeline loads is not lost (a shell's
+        // background job starts with SIGINT ignored); it is acted on once the run exists.
+        let interrupts = InterruptWatcher()
         signal(SIGPIPE, SIG_IGN)
+        // Past a file size limit (ulimit -f), a write fails with EFBIG and the run keeps its
+        // complete lines as .partial, instead of being killed with a half-written file.
+        signal(SIGXFSZ, SIG_IGN)
         var spec = try pipelineFile.loadSpec()
         apply(to: &spec)
         let variables = ProcessInfo.processInfo.environment
@@ -79,6 +85,17 @@ struct RunCommand: AsyncParsableCommand {
         let reporter = DiagnosticsReporter(verbose: verbose && !quiet, progress: progressLine)
         let reporting = pipeline.attach(reporter)
 
+        // First signal: stop fetching, write what was published, keep the file as .partial.
+        // A second one cancels the run outright; a third exits at once. The handlers are in
+        // place before the run starts, so no signal falls between two owners.
+        let cancelRun = RunCanceller()
+        interrupts.handle { signal, count in
+            switch count {
+            case 1: pipeline.interrupt(signal: signal.name)
+            case 2: cancelRun.cancel()
+            default: _exit(signal.exitCode)
+            }
+        }
         let runTask = Task { () -> Result<RunSummary, ScreensPipeError> in
             do throws(ScreensPipeError) {
                 return .success(try await pipeline.run())
@@ -86,7 +103,7 @@ struct RunCommand: AsyncParsableCommand {
                 return .failure(error)
             }
         }
-        let interrupts = InterruptWatcher { runTask.cancel() }
+        cancelRun.set { runTask.cancel() }
         let result = await runTask.value
         await reporting.value
         reporter.finish()
@@ -94,11 +111,17 @@ struct RunCommand: AsyncParsableCommand {
 
         switch result {
         case .failure(let error):
+            if let signal = interrupts.received { throw ExitCode(signal.exitCode) }
             throw ExitCode(error.exitCode)
         case .success(let summary):
-            if interrupts.interrupted {
-                Terminal.note("screens-pipe: interrupted after \(summary.selected) rows")
-                throw ExitCode(130)
+            // Output failures happen in the sink, off the bus: say what and where here.
+            for failure in summary.failures where failure.code == .sink { Terminal.error(failure.description) }
+            if let warning = summary.ending.endWarning, !quiet { Terminal.warning(warning) }
+            if let signal = interrupts.received {
+                var note = "screens-pipe: interrupted by \(signal.name) after \(summary.selected) rows"
+                if let path = summary.outputPath { note += "; kept what was written as \(path)" }
+                Terminal.note(note)
+                throw ExitCode(signal.exitCode)
             }
             if let path = summary.outputPath, !quiet {
                 let verb = summary.succeeded ? "wrote" : "kept what was written as"
@@ -111,7 +134,7 @@ struct RunCommand: AsyncParsableCommand {
     private func apply(to spec: inout PipelineSpec) {
         if events { spec.sink.format = .events }
         if let format { spec.sink.format = format }
-        if let output { spec.sink.destination = .file(path: output) }
+        if let output { spec.sink.destination = output == "-" ? .stdout : .file(path: output) }
         if let limit {
             var filter = spec.filter ?? FilterSpec()
             filter.limit = limit
@@ -138,37 +161,4 @@ enum ProgressMode: String, ExpressibleByArgument, CaseIterable {
         case .never: false
         }
     }
-}
-
-/// Cancels the run on SIGINT or SIGTERM, so transfers stop and the output is closed cleanly.
-final class InterruptWatcher {
-    private let sources: [DispatchSourceSignal]
-    private let flag = SendableFlag()
-
-    init(onInterrupt: @escaping @Sendable () -> Void) {
-        var sources: [DispatchSourceSignal] = []
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { [flag] in
-                flag.set()
-                onInterrupt()
-            }
-            source.resume()
-            sources.append(source)
-        }
-        self.sources = sources
-    }
-
-    var interrupted: Bool { flag.isSet }
-
-    func stop() {
-        for source in sources { source.cancel() }
-    }
-}
-
-final class SendableFlag: Sendable {
-    private let storage = Atomic<Bool>(false)
-    func set() { storage.store(true, ordering: .sequentiallyConsistent) }
-    var isSet: Bool { storage.load(ordering: .sequentiallyConsistent) }
 }

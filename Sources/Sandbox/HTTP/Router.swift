@@ -14,6 +14,19 @@ struct Router: Sendable {
     }
 
     func respond(to request: SandboxRequest) -> SandboxResponse {
+        if let name = request.headers[PagingMisbehaviour.headerName], !name.isEmpty {
+            guard let misbehaviour = PagingMisbehaviour(rawValue: name) else {
+                return .text(400, "Unknown \(PagingMisbehaviour.headerName): \(name)\n")
+            }
+            var honest = request
+            honest.headers[PagingMisbehaviour.headerName] = nil
+            return misbehaviour.respond(to: honest) { respond(to: $0) }
+        }
+        if let template = request.headers[LinkTemplate.headerName], !template.isEmpty {
+            var honest = request
+            honest.headers[LinkTemplate.headerName] = nil
+            return LinkTemplate.respond(to: honest, template: template, honest: respond(to: honest))
+        }
         let baseURL = request.baseURL
         let authentication = portal.data.accounts.authenticate(authorization: request.headers["authorization"])
         switch request.path {

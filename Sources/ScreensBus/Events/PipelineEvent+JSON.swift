@@ -43,6 +43,10 @@ extension PipelineEvent {
             object["selected"] = .int(Int64(event.selected))
             object["errors"] = .int(Int64(event.errors))
             object["succeeded"] = .bool(event.succeeded)
+            if let reason = event.reason { object["reason"] = .string(reason.rawValue) }
+            if let signal = event.signal { object["signal"] = .string(signal) }
+            if let end = event.end { object["end"] = .string(end.rawValue) }
+            if let endWarning = event.endWarning { object["endWarning"] = .string(endWarning) }
         case .custom(let event):
             object["event"] = "custom"
             object["pipeline"] = .string(event.pipeline)

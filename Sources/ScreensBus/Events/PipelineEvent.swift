@@ -152,6 +152,14 @@ public struct RunFinished: Sendable, Hashable {
     public var errors: Int
     /// Whether every row was delivered (exit status 0).
     public var succeeded: Bool
+    /// Why the run stopped; nil when the publisher did not say.
+    public var reason: RunStopReason?
+    /// The signal that interrupted the run (`SIGINT`, `SIGTERM`, `SIGHUP`), when one did.
+    public var signal: String?
+    /// How the end of the list was recognised, when it was reached.
+    public var end: ListEnd?
+    /// Why that end may not be the real end of the list, and how to make it exact.
+    public var endWarning: String?
 
     /// Creates an end-of-run event with the run's totals.
     public init(pipeline: String, pages: Int, rows: Int, selected: Int, errors: Int, succeeded: Bool) {

@@ -55,6 +55,9 @@ public struct CachedPageFetcher: PageFetcher {
 
     /// The base fetcher's chaining.
     public var chaining: PageChaining { base.chaining }
+
+    /// The base fetcher's answer: cached pages were asked for the same way.
+    public var requestsPageSize: Bool { base.requestsPageSize }
     /// The base fetcher's identity: caching does not change the answers.
     public var identity: String { base.identity }
     /// The base fetcher's summary with the policy, e.g. `... (cache remote-first, refresh)`.

@@ -4,52 +4,132 @@ internal import Glibc
 internal import Darwin
 #endif
 
-/// Where sink bytes go: a file descriptor with a write buffer.
+/// Where sink bytes go: standard output, a device or FIFO written in place, or a regular
+/// file replaced atomically, each through one write buffer.
 ///
-/// A file destination is written under a temporary name in the same directory and renamed
-/// over the final name only when the run completed, so a reader never sees half a file.
-/// A run that fails keeps what it wrote as `<path>.partial` (no data is lost).
+/// A regular file is written under an unpredictable temporary name in the same directory,
+/// created with `O_CREAT|O_EXCL|O_NOFOLLOW` and mode 0600 (so nothing planted at that name,
+/// a symlink included, is ever opened, and nobody else can read half a file), and renamed
+/// over the final name only when the run completed. A run that did not complete (an error,
+/// a signal, a cancellation) keeps what it wrote as `<path>.partial`, cut after the last
+/// complete line, and leaves whatever was at `<path>` untouched.
+///
+/// A path that is not a regular file is never replaced: a character device (`/dev/null`,
+/// a terminal) or a FIFO is written in place; a symbolic link, a directory, a block device
+/// or a socket is refused before the run starts. Every failure names the path and the
+/// system's reason (`No space left on device`).
 final class OutputFile: @unchecked Sendable {  // owned by the one sink task that writes it
     /// Why writing stopped.
     enum WriteFailure: Error {
         /// The reader went away (EPIPE): `| head` closed the pipe.
         case closed
+        /// A write, sync or rename failed: the message names the path and the cause.
         case failed(String)
     }
 
+    private enum Target {
+        case standardOutput
+        /// A device or FIFO: written where it is, never renamed.
+        case inPlace(path: String)
+        /// A regular file (or none yet): a temporary file renamed into place at the end.
+        case atomic(path: String, temporary: String, mode: mode_t)
+    }
+
     private let descriptor: Int32
-    private let ownsDescriptor: Bool
-    private let finalPath: String?
-    private let temporaryPath: String?
+    private let target: Target
     private var buffer: [UInt8] = []
+    /// Bytes written to the descriptor so far.
+    private var written = 0
+    /// The length of the written bytes up to and including their last newline: what a
+    /// `.partial` file keeps.
+    private var completeLines = 0
 
     /// Writes to standard output.
     static func standardOutput() -> OutputFile {
-        OutputFile(descriptor: 1, owns: false, finalPath: nil, temporaryPath: nil)
+        OutputFile(descriptor: 1, target: .standardOutput)
     }
 
-    /// Creates `<dir>/.<name>.<pid>.tmp` for `path`.
-    static func file(atomicallyAt path: String) throws(ScreensPipeError) -> OutputFile {
-        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-        let name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
-        let temporary = "\(directory.isEmpty ? "/" : directory)/.\(name).\(getpid()).tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        if descriptor < 0 {
-            throw ScreensPipeError(.configuration, "cannot create output file \(path): \(String(cString: strerror(errno)))")
+    /// Opens `path` for a run's output: `-` is standard output; a device or FIFO is written
+    /// in place; a regular file or a new name gets a temporary file beside it.
+    static func file(at path: String) throws(ScreensPipeError) -> OutputFile {
+        if path == "-" { return standardOutput() }
+        var status = stat()
+        guard lstat(path, &status) == 0 else {
+            let code = errno
+            guard code == ENOENT else { throw cannotWrite(path, code) }
+            return try atomic(path, mode: 0o666 & ~currentUmask())
         }
-        return OutputFile(descriptor: descriptor, owns: true, finalPath: path, temporaryPath: temporary)
+        switch status.st_mode & S_IFMT {
+        case S_IFREG:
+            return try atomic(path, mode: status.st_mode & 0o777)
+        case S_IFCHR, S_IFIFO:
+            return try inPlace(path)
+        case S_IFLNK:
+            throw ScreensPipeError(
+                .configuration,
+                "output \(path) is a symbolic link; it is neither followed nor replaced: give the path of its target")
+        case S_IFDIR:
+            throw cannotWrite(path, EISDIR)
+        default:
+            throw ScreensPipeError(
+                .configuration, "output \(path) is a block device or a socket; only files, character devices and FIFOs are written")
+        }
     }
 
-    private init(descriptor: Int32, owns: Bool, finalPath: String?, temporaryPath: String?) {
+    private static func atomic(_ path: String, mode: mode_t) throws(ScreensPipeError) -> OutputFile {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        var lastError: Int32 = EEXIST
+        for _ in 0..<8 {
+            var generator = SystemRandomNumberGenerator()
+            let token = (0..<2).map { _ in String(generator.next() as UInt64, radix: 16) }.joined(separator: "")
+            let temporary = "\(directory).\(name).\(token).tmp"
+            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            if descriptor >= 0 {
+                return OutputFile(descriptor: descriptor, target: .atomic(path: path, temporary: temporary, mode: mode))
+            }
+            lastError = errno
+            if lastError != EEXIST { break }
+        }
+        throw ScreensPipeError(
+            .configuration, "cannot create output file \(path) (a temporary file beside it): \(systemMessage(lastError))")
+    }
+
+    private static func inPlace(_ path: String) throws(ScreensPipeError) -> OutputFile {
+        // O_NONBLOCK: opening a FIFO nobody reads would otherwise wait forever.
+        let descriptor = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == ENXIO { throw ScreensPipeError(.configuration, "cannot write output \(path): the FIFO has no reader") }
+            throw cannotWrite(path, code)
+        }
+        var status = stat()
+        let kind = fstat(descriptor, &status) == 0 ? status.st_mode & S_IFMT : 0
+        guard kind == S_IFCHR || kind == S_IFIFO else {
+            _ = Glibc.close(descriptor)
+            throw ScreensPipeError(.configuration, "output \(path) changed while it was opened; not written")
+        }
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+        return OutputFile(descriptor: descriptor, target: .inPlace(path: path))
+    }
+
+    private init(descriptor: Int32, target: Target) {
         self.descriptor = descriptor
-        self.ownsDescriptor = owns
-        self.finalPath = finalPath
-        self.temporaryPath = temporaryPath
+        self.target = target
         buffer.reserveCapacity(Self.chunkSize * 2)
     }
 
     /// Bytes worth one `write(2)`: writers that buffer themselves hand over chunks this size.
     static let chunkSize = 1 << 16
+
+    /// The path as the user named it, or "standard output".
+    var displayName: String {
+        switch target {
+        case .standardOutput: "standard output"
+        case .inPlace(let path), .atomic(let path, _, _): path
+        }
+    }
 
     /// Appends bytes, flushing when the buffer is full. A chunk that fills a buffer on its
     /// own goes straight to the descriptor instead of being copied into ours first.
@@ -70,37 +150,138 @@ final class OutputFile: @unchecked Sendable {  // owned by the one sink task tha
     private func writeAll(_ bytes: [UInt8]) throws(WriteFailure) {
         var offset = 0
         let total = bytes.count
-        let failure: WriteFailure? = bytes.withUnsafeBytes { raw -> WriteFailure? in
+        let code: Int32? = bytes.withUnsafeBytes { raw -> Int32? in
+            defer { noteWritten(raw, count: offset) }
             while offset < total {
-                let written = Glibc.write(descriptor, raw.baseAddress! + offset, total - offset)
-                if written < 0 {
+                let count = Glibc.write(descriptor, raw.baseAddress! + offset, total - offset)
+                if count < 0 {
                     if errno == EINTR { continue }
-                    if errno == EPIPE { return .closed }
-                    return .failed(String(cString: strerror(errno)))
+                    return errno
                 }
-                offset += written
+                offset += count
             }
             return nil
         }
-        if let failure { throw failure }
+        guard let code else { return }
+        if code == EPIPE { throw .closed }
+        throw .failed("cannot write \(displayName): \(Self.systemMessage(code))")
     }
 
-    /// Flushes and, for a file, renames it into place (`succeeded`) or keeps it as `.partial`.
-    /// Returns the path the data ended up at, for files.
+    /// Moves the complete-lines mark past the last newline among the first `count` bytes.
+    private func noteWritten(_ bytes: UnsafeRawBufferPointer, count: Int) {
+        guard count > 0 else { return }
+        if let newline = bytes[..<count].lastIndex(of: UInt8(ascii: "\n")) {
+            completeLines = written + newline + 1
+        }
+        written += count
+    }
+
+    /// Flushes and finishes the output. A regular file is renamed into place when
+    /// `succeeded`, else kept as `<path>.partial` with complete lines only. Returns where
+    /// the data is (nil for standard output). A failure here keeps the data as `.partial`
+    /// too, and the error says so.
     @discardableResult
     func close(succeeded: Bool) throws(WriteFailure) -> String? {
-        defer { if ownsDescriptor { _ = Glibc.close(descriptor) } }
-        try flush()
-        guard let finalPath, let temporaryPath else { return nil }
-        if succeeded {
-            if fsync(descriptor) != 0 { throw .failed("fsync \(finalPath): \(String(cString: strerror(errno)))") }
-            if rename(temporaryPath, finalPath) != 0 {
-                throw .failed("cannot rename output into \(finalPath): \(String(cString: strerror(errno)))")
+        defer { if case .standardOutput = target {} else { _ = Glibc.close(descriptor) } }
+        var flushFailure: WriteFailure?
+        do throws(WriteFailure) { try flush() } catch { flushFailure = error }
+        switch target {
+        case .standardOutput:
+            if let flushFailure { throw flushFailure }
+            return nil
+        case .inPlace(let path):
+            if let flushFailure { throw flushFailure }
+            return path
+        case .atomic(let path, let temporary, let mode):
+            var failure = flushFailure.map(Self.message)
+            if failure == nil, succeeded {
+                failure = finishInPlace(path: path, temporary: temporary, mode: mode)
+                if failure == nil { return path }
             }
-            return finalPath
+            let kept = keepPartial(path: path, temporary: temporary)
+            if let failure { throw .failed("\(failure); kept what was written as \(kept)") }
+            return kept
         }
-        let partial = finalPath + ".partial"
-        if rename(temporaryPath, partial) != 0 { return temporaryPath }
-        return partial
     }
+
+    /// Syncs, sets the final mode and renames the temporary file over `path`; returns why
+    /// that failed, or nil.
+    private func finishInPlace(path: String, temporary: String, mode: mode_t) -> String? {
+        if fsync(descriptor) != 0 { return "cannot write \(path): \(Self.systemMessage(errno))" }
+        if fchmod(descriptor, mode) != 0 { return "cannot set the mode of \(path): \(Self.systemMessage(errno))" }
+        // The path was checked when the run started; a link, device or directory put there
+        // since is not replaced either.
+        var status = stat()
+        if lstat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            return "output \(path) is no longer a regular file, so it is not replaced"
+        }
+        if rename(temporary, path) != 0 { return "cannot rename the output into \(path): \(Self.systemMessage(errno))" }
+        return nil
+    }
+
+    /// Cuts the temporary file after its last complete line and renames it to
+    /// `<path>.partial` (unless something that is not a regular file is there); returns
+    /// where the data is.
+    private func keepPartial(path: String, temporary: String) -> String {
+        _ = ftruncate(descriptor, off_t(completeLines))
+        let partial = path + ".partial"
+        var status = stat()
+        if lstat(partial, &status) == 0, status.st_mode & S_IFMT != S_IFREG { return temporary }
+        return rename(temporary, partial) == 0 ? partial : temporary
+    }
+
+    private static func message(_ failure: WriteFailure) -> String {
+        switch failure {
+        case .closed: "the reader closed the output"
+        case .failed(let message): message
+        }
+    }
+
+    private static func cannotWrite(_ path: String, _ code: Int32) -> ScreensPipeError {
+        ScreensPipeError(.configuration, "cannot write output \(path): \(systemMessage(code))")
+    }
+
+    static func systemMessage(_ code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+
+    /// The process umask, read without changing it (`umask(2)` can only set it, and setting
+    /// it briefly would race with other threads creating files).
+    private static func currentUmask() -> mode_t {
+        if let status = try? String(contentsOfProcFile: "/proc/self/status"),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+            let value = mode_t(line.dropFirst(6).trimmingCharacters(in: " \t"), radix: 8)
+        {
+            return value
+        }
+        return 0o022
+    }
+}
+
+extension String {
+    /// A small file of `/proc`, read with plain `read(2)` (its size is not known up front).
+    fileprivate init(contentsOfProcFile path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw OutputFile.WriteFailure.failed(path) }
+        defer { _ = Glibc.close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while bytes.count < 1 << 16 {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress!, $0.count) }
+            if count <= 0 { break }
+            bytes += chunk[..<count]
+        }
+        self = String(decoding: bytes, as: UTF8.self)
+    }
+
+    fileprivate func trimmingCharacters(in set: String) -> String {
+        var text = Substring(self)
+        while let first = text.first, set.contains(first) { text.removeFirst() }
+        while let last = text.last, set.contains(last) { text.removeLast() }
+        return String(text)
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingCharacters(in set: String) -> String { String(self).trimmingCharacters(in: set) }
 }

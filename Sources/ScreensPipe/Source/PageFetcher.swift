@@ -46,6 +46,12 @@ public struct FetchedPage: Sendable, Hashable {
     public var origin: PageOrigin
     /// When the rows were fetched from the server (for cached pages: when they were stored).
     public var fetchedAt: Date
+    /// For chained protocols: what the response lacked where the next page is named (`no
+    /// 'next_cursor' in the body`, `no Link header`), when it lacked it altogether. A null
+    /// or empty value marks the end of the list; a missing one does not, so the loader
+    /// takes it as the end only on a short page. Nil when the marker was there (or for
+    /// indexed sources).
+    public var missingContinuation: String?
 
     /// Creates a page; `fetchedAt` defaults to now, and `rowCount` and `continuation` to nil
     /// (no count, no next page).
@@ -104,6 +110,12 @@ public protocol PageFetcher: Sendable {
     /// Whether pages can be asked for by index, and so prefetched, or only one after another.
     var chaining: PageChaining { get }
 
+    /// Whether each request asks the server for at most `endRow - startRow` rows, so that a
+    /// page with more rows means the server ignored the range (an error). False when the
+    /// server chooses the page size: next links, `Link` headers, a cursor without a size
+    /// parameter.
+    var requestsPageSize: Bool { get }
+
     /// Everything about the source that changes its answers except the page (server, user,
     /// service and params, locale, sort, page sizes), for cache keys. Never holds secrets.
     var identity: String { get }
@@ -125,6 +137,9 @@ public protocol PageFetcher: Sendable {
 extension PageFetcher {
     /// ``PageChaining/indexed``: most sources can ask for any page.
     public var chaining: PageChaining { .indexed }
+
+    /// True: most sources ask for each page's rows by range or size.
+    public var requestsPageSize: Bool { true }
 
     /// Fetches one page, ignoring any provisional answer.
     public func fetch(_ request: PageRequest) async throws(ScreensPipeError) -> FetchedPage {

@@ -1,13 +1,25 @@
 import ScreensBus
 
-/// Walks a list page by page with fluent pagination (DESIGN §2), fetching up to
-/// `prefetch` pages at once and handing them over strictly in list order.
+/// Walks a list page by page with fluent pagination, fetching up to `prefetch` pages at
+/// once and handing them over strictly in list order.
 ///
-/// Stop rules: with a row count (asked with page 0), pages continue until
-/// `firstRow(p) >= rowCount`, even past short pages (portals filter by permission after
-/// slicing). Without a count, the first short or empty page ends the list. More than
-/// `maxPages` pages, or a page that repeats the previous one, is an error: a loader that
-/// stops silently would lose rows without anyone noticing.
+/// The one rule that ends a list, per kind of source (README, "How a list is loaded"):
+///
+/// - Indexed lists (JSON-WS, headless, REST offset and page, file) with a row count (asked
+///   with page 0): the list ends at the first page `p` with `firstRow(p) >= rowCount`, even
+///   past short pages (portals filter by permission after slicing).
+/// - Indexed lists without a row count: the first page with fewer rows than asked ends the
+///   list. That ending is ambiguous (a page shortened by permission filtering looks the
+///   same), so the outcome carries a warning that says how to make it exact.
+/// - Chained lists (cursor, next link, `Link` header): the list ends on the first page whose
+///   next-page marker is there and empty: a null or empty cursor or link, or a `Link` header
+///   without `rel="next"`. A page without any marker ends the list only when it is short
+///   (ambiguous, warned about as above); a full page without one is an error. A page with a
+///   next link goes on, even when it has no rows (hidden rows can empty a page).
+///
+/// Every other ending is an error naming the page: more rows than asked for, a page that
+/// repeats an earlier one (``PageSequenceGuard``), a next link or cursor seen before, more
+/// than `maxPages` pages. A loader that stopped silently would lose rows unnoticed.
 public struct PageLoader: Sendable {
     /// What the consumer wants after a page.
     public enum Decision: Sendable {
@@ -15,6 +27,15 @@ public struct PageLoader: Sendable {
         case next
         /// Stop fetching (a `limit` was reached, the output closed).
         case stop
+    }
+
+    /// How a load that did not fail came to its end.
+    public enum Outcome: Sendable, Hashable {
+        /// The consumer asked to stop (``Decision/stop``).
+        case stopped
+        /// The end of the list was reached by `end`; `warning` says why that end may not be
+        /// the real one (only for ``ListEnd/shortPage``).
+        case ended(ListEnd, warning: String?)
     }
 
     /// The source (or cache stage) every page is fetched from.
@@ -30,15 +51,28 @@ public struct PageLoader: Sendable {
 
     /// Loads the list. `provisional` gets early answers (cached copies under
     /// cache-and-remote) for the page that is due next; `deliver` gets every final page in
-    /// order, exactly once.
+    /// order, exactly once. Returns how the load ended; throws the error that stopped it.
+    @discardableResult
     public func load(
         provisional: @Sendable (FetchedPage) async -> Void,
         deliver: @Sendable (FetchedPage) async throws(ScreensPipeError) -> Decision
-    ) async throws(ScreensPipeError) {
+    ) async throws(ScreensPipeError) -> Outcome {
         switch fetcher.chaining {
         case .indexed: try await loadIndexed(provisional: provisional, deliver: deliver)
         case .chained: try await loadChained(provisional: provisional, deliver: deliver)
         }
+    }
+
+    /// The warning for a list that ended on a short page with nothing else marking its end.
+    static func shortPageWarning(page: FetchedPage, marker: String?) -> String {
+        let asked = page.request.endRow - page.request.startRow
+        var text = "the list ended on page \(page.request.index), which had \(page.rows.count) of \(asked) rows"
+        if let marker {
+            text += " and \(marker); a server that hides rows by permission sends such pages mid-list too, so rows after it may be missing. Make the end exact: the server should send the next-page marker as null (or an empty string) on the last page"
+        } else {
+            text += ", and the source reports no row count; a portal that hides rows by permission sends such pages mid-list too, so rows after it may be missing. Make the end exact with a row count: count (liferay-jsonws) or total (rest)"
+        }
+        return text
     }
 
     // MARK: - Indexed pages (prefetch)
@@ -51,15 +85,16 @@ public struct PageLoader: Sendable {
     private func loadIndexed(
         provisional: @Sendable (FetchedPage) async -> Void,
         deliver: @Sendable (FetchedPage) async throws(ScreensPipeError) -> Decision
-    ) async throws(ScreensPipeError) {
+    ) async throws(ScreensPipeError) -> Outcome {
         let fetcher = self.fetcher
         let pagination = self.pagination
         // A discarding group: page tasks report through `messages`, never through the group,
         // and a plain task group keeps every finished child until it is awaited, so memory
         // grew with the length of the list (about 10 KB per page).
-        let outcome: Result<Void, ScreensPipeError> = await withDiscardingTaskGroup { group in
+        let requestsPageSize = fetcher.requestsPageSize
+        let outcome: Result<Outcome, ScreensPipeError> = await withDiscardingTaskGroup { group in
             let (messages, sender) = AsyncStream.makeStream(of: Message.self)
-            var state = IndexedLoadState(pagination: pagination)
+            var state = IndexedLoadState(pagination: pagination, requestsPageSize: requestsPageSize)
 
             func launch(_ index: Int) {
                 let request = PageRequest(index: index, pagination: pagination)
@@ -94,14 +129,14 @@ public struct PageLoader: Sendable {
                         await provisional(page)
                     case .deliver(let page):
                         do throws(ScreensPipeError) {
-                            if try await deliver(page) == .stop { return .success(()) }
+                            if try await deliver(page) == .stop { return .success(.stopped) }
                         } catch {
                             return .failure(error)
                         }
                     case .fail(let error):
                         return .failure(error)
                     case .finished:
-                        return .success(())
+                        return .success(state.outcome)
                     }
                 }
                 if Task.isCancelled { return .failure(ScreensPipeError(.cancelled, "the run was cancelled")) }
@@ -109,7 +144,7 @@ public struct PageLoader: Sendable {
             }
             return .failure(ScreensPipeError(.cancelled, "the run was cancelled"))
         }
-        try outcome.get()
+        return try outcome.get()
     }
 
     // MARK: - Chained pages (cursor, next link)
@@ -117,30 +152,22 @@ public struct PageLoader: Sendable {
     private func loadChained(
         provisional: @Sendable (FetchedPage) async -> Void,
         deliver: @Sendable (FetchedPage) async throws(ScreensPipeError) -> Decision
-    ) async throws(ScreensPipeError) {
-        var continuation: String?
-        var seenContinuations: Set<String> = []
-        var rowCount: Int?
-        var index = 0
+    ) async throws(ScreensPipeError) -> Outcome {
+        var state = ChainedLoadState(pagination: pagination, requestsPageSize: fetcher.requestsPageSize)
         while true {
-            if index >= pagination.maxPages {
-                throw PageLoader.tooManyPages(pagination.maxPages, page: index)
-            }
             if Task.isCancelled { throw ScreensPipeError(.cancelled, "the run was cancelled") }
-            let request = PageRequest(index: index, pagination: pagination, continuation: continuation)
-            let page = try await fetcher.fetch(request, provisional: provisional)
-            rowCount = rowCount ?? page.rowCount
-            if try await deliver(page) == .stop { return }
-            if page.rows.isEmpty { return }
-            if let count = rowCount, pagination.firstRow(ofPage: index + 1) >= count { return }
-            guard let next = page.continuation else { return }
-            if !seenContinuations.insert(next).inserted {
-                throw ScreensPipeError(
-                    .pagination, "the server sent the same next-page link twice (\(next)); stopping instead of looping",
-                    page: index + 1)
+            let page = try await fetcher.fetch(state.nextRequest(), provisional: provisional)
+            switch state.receive(page) {
+            case .reject(let error):
+                throw error
+            case .deliver(let page, let after):
+                if try await deliver(page) == .stop { return .stopped }
+                switch after {
+                case .next: continue
+                case .end(let end, let warning): return .ended(end, warning: warning)
+                case .fail(let error): throw error
+                }
             }
-            continuation = next
-            index += 1
         }
     }
 
@@ -153,7 +180,7 @@ public struct PageLoader: Sendable {
 }
 
 /// The bookkeeping of an indexed load, kept apart from the concurrency so each rule of
-/// DESIGN §2 is one small, testable decision.
+/// fluent pagination is one small, testable decision.
 struct IndexedLoadState {
     enum Step {
         case provisional(FetchedPage)
@@ -174,10 +201,21 @@ struct IndexedLoadState {
     private var provisionals: [Int: FetchedPage] = [:]
     private var provisionalSent: Set<Int> = []
     private var inFlight = 0
-    private var previous: (count: Int, first: JSONValue?, last: JSONValue?)?
+    private var checks: PageSequenceGuard
+    /// The short page that ended a list without a row count.
+    private var endingShortPage: FetchedPage?
 
-    init(pagination: PaginationSpec) {
+    init(pagination: PaginationSpec, requestsPageSize: Bool = true) {
         self.pagination = pagination
+        checks = PageSequenceGuard(requestsPageSize: requestsPageSize)
+    }
+
+    /// How the list ended, once ``nextStep()`` said `.finished`.
+    var outcome: PageLoader.Outcome {
+        if let endingShortPage, rowCount == nil {
+            return .ended(.shortPage, warning: PageLoader.shortPageWarning(page: endingShortPage, marker: nil))
+        }
+        return .ended(.rowCount, warning: nil)
     }
 
     /// Pages to request now: keep `prefetch` in flight, never past the known end or max-pages.
@@ -231,9 +269,10 @@ struct IndexedLoadState {
             rowCount = count
             endIndex = max(1, pageCount(forRows: count))
         }
-        if let repeated = checkRepeated(page) { return .fail(repeated) }
-        if rowCount == nil {
-            if page.isShort { endIndex = index + 1 }
+        if let broken = checks.check(page) { return .fail(broken) }
+        if rowCount == nil, page.isShort {
+            endIndex = index + 1
+            endingShortPage = page
         }
         nextToDeliver += 1
         // Results of speculative requests past the end are dropped, errors included.
@@ -247,19 +286,5 @@ struct IndexedLoadState {
         if rows <= pagination.firstPageSize { return 1 }
         let rest = rows - pagination.firstPageSize
         return 1 + (rest + pagination.pageSize - 1) / pagination.pageSize
-    }
-
-    /// A page identical to the one before it means the server ignores start/end: without
-    /// this check the loader would repeat rows until max-pages.
-    private mutating func checkRepeated(_ page: FetchedPage) -> ScreensPipeError? {
-        let signature = (count: page.rows.count, first: page.rows.first, last: page.rows.last)
-        defer { previous = signature }
-        guard let previous, signature.count > 0, previous.count == signature.count,
-            previous.first == signature.first, previous.last == signature.last
-        else { return nil }
-        return ScreensPipeError(
-            .pagination,
-            "page \(page.request.index) repeats the rows of page \(page.request.index - 1); the server seems to ignore start/end",
-            page: page.request.index)
     }
 }

@@ -90,23 +90,18 @@ struct FaultRunTests {
     @Test("Ctrl-C during a stalled transfer stops the run: the interrupt is handled, not waited out")
     func interrupt() async throws {
         try await withSandbox(faults: FaultPlan(stallEvery: 1, stallDuration: .seconds(60))) { harness in
-            let directory = try CommandRunner.temporaryDirectory()
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let go = directory.appendingPathComponent("go")
-            // The interrupt goes out once the first request is stalling in the portal: the run
-            // is under way, with its interrupt handler in place.
-            async let finished = CommandRunner.shell(
-                #""$SP" run pipelines/bookmarks.yaml --policy remote-only & pid=$!; while [ ! -e "$GO" ]; do sleep 0.05; done; kill -INT $pid; wait $pid; echo "status=$?" >&2"#,
-                environment: ["LIFERAY_SERVER": harness.server.baseURL, "GO": go.path])
-            // Bounded, so a binary that never sends (a regression) fails below instead of hanging.
-            for _ in 0..<3_000 where harness.server.requestCount == 0 { try await Task.sleep(for: .milliseconds(20)) }
-            _ = FileManager.default.createFile(atPath: go.path, contents: nil)
-            let result = try await finished
-            #expect(result.stderr.contains("status=130"), "stderr: \(result.stderr)")
-            // Handled: the run says it was interrupted, and it did not end on the 15 s timeout
-            // of the 60 s stall.
-            #expect(result.stderr.contains("interrupted after"), "stderr: \(result.stderr)")
-            #expect(!result.stderr.contains("Timeout was reached"), "stderr: \(result.stderr)")
+            let run = try RunningCommand(
+                ["run", Self.bookmarks, "--policy", "remote-only"], environment: ["LIFERAY_SERVER": harness.server.baseURL])
+            // Interrupt once the transfer is under way (the sandbox has the request and stalls).
+            try await waitUntil { harness.server.requestCount >= 1 }
+            try await Task.sleep(for: .milliseconds(200))
+            let interrupted = ContinuousClock.now
+            run.send(SIGINT)
+            let (status, stderr) = await run.wait()
+            #expect(status == 130, "stderr: \(stderr)")
+            #expect(stderr.contains("interrupted by SIGINT after 0 rows"))
+            // The interrupt must not wait for the 60 s stall or the 15 s timeout.
+            #expect(ContinuousClock.now - interrupted < .seconds(10))
         }
     }
 }

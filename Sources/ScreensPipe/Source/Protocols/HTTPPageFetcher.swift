@@ -20,6 +20,8 @@ struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
 
     var chaining: PageChaining { wire.chaining }
 
+    var requestsPageSize: Bool { wire.requestsPageSize }
+
     var identity: String { wire.identity }
 
     var summary: String { wire.summary }
@@ -54,9 +56,11 @@ struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
             throw ScreensPipeError(code, error.message, page: page.index, request: description)
         }
         let decoded = try outcome.get()
-        return FetchedPage(
+        var fetched = FetchedPage(
             request: page, rows: decoded.rows, rowCount: decoded.rowCount, continuation: decoded.continuation,
             origin: .remote)
+        fetched.missingContinuation = decoded.missingContinuation
+        return fetched
     }
 
     func plan(_ page: PageRequest) -> [PlannedRequest] {

@@ -64,17 +64,9 @@ enum URLText {
         return result
     }
 
-    /// Resolves a link from a response against the URL it came from.
+    /// Resolves a link from a response against the URL it came from (RFC 3986 §5.2).
     static func resolve(_ link: String, against base: String) -> String {
-        if link.hasPrefix("http://") || link.hasPrefix("https://") { return link }
-        guard let schemeEnd = base.range(of: "://") else { return link }
-        let afterScheme = base[schemeEnd.upperBound...]
-        let hostEnd = afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex
-        let origin = String(base[..<hostEnd])
-        if link.hasPrefix("/") { return origin + link }
-        let path = base[..<(base.firstIndex(of: "?") ?? base.endIndex)]
-        let directory = path[..<(path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.endIndex)]
-        return String(directory) + link
+        URIReference.resolve(link, against: base)
     }
 }
 

@@ -5,6 +5,9 @@ import ScreensBus
 protocol ListProtocol: Sendable {
     var chaining: PageChaining { get }
 
+    /// Whether requests carry the page's size (see ``PageFetcher/requestsPageSize``).
+    var requestsPageSize: Bool { get }
+
     /// Everything that changes the answer except the page and the user (cache keys).
     var identity: String { get }
 
@@ -26,10 +29,14 @@ struct DecodedPage: Sendable {
     var rows: [JSONValue]
     var rowCount: Int?
     var continuation: String?
+    /// What the response lacked where the next page is named (``FetchedPage/missingContinuation``).
+    var missingContinuation: String?
 }
 
 extension ListProtocol {
     var chaining: PageChaining { .indexed }
+
+    var requestsPageSize: Bool { true }
 
     func error(for response: HTTPResponse, page: PageRequest, request: String) -> ScreensPipeError {
         LiferayErrorBody.error(for: response, page: page.index, request: request)

@@ -40,6 +40,14 @@ struct RESTProtocol: ListProtocol {
         }
     }
 
+    var requestsPageSize: Bool {
+        switch spec.paginate {
+        case .offset, .page: true
+        case .cursor(_, _, let sizeParam): sizeParam != nil
+        case .nextLink, .linkHeader: false
+        }
+    }
+
     var identity: String {
         (["rest", spec.url, "\(spec.paginate)"] + spec.query.map { "\($0.name)=\($0.value)" }).joined(separator: " ")
     }
@@ -76,45 +84,40 @@ struct RESTProtocol: ListProtocol {
         }
         let rowCount = total.flatMap { $0.resolve(in: body)?.int64Value }.map { Int($0) }
         var next: String?
+        var missing: String?
         switch spec.paginate {
         case .offset, .page:
             break
-        case .cursor:
-            next = Self.text(continuation?.resolve(in: body))
-        case .nextLink:
-            next = Self.text(continuation?.resolve(in: body)).map { URLText.resolve($0, against: response.effectiveURL) }
+        case .cursor(_, let cursorPath, _):
+            let marker = continuation?.resolve(in: body)
+            next = try Self.text(marker, path: cursorPath)
+            if marker == nil { missing = "no '\(cursorPath)' (cursor-path) in the body" }
+        case .nextLink(let nextPath):
+            let marker = continuation?.resolve(in: body)
+            next = try Self.text(marker, path: nextPath).map { URLText.resolve($0, against: response.effectiveURL) }
+            if marker == nil { missing = "no '\(nextPath)' (next-path) in the body" }
         case .linkHeader:
-            next = response.headers.values(for: "Link").lazy.compactMap(LinkHeader.next(in:)).first
-                .map { URLText.resolve($0, against: response.effectiveURL) }
+            // A Link header without rel="next" marks the last page; no Link header at all
+            // marks nothing (a proxy may have dropped it).
+            let fields = response.headers.values(for: "Link")
+            next = LinkHeader.target(relation: "next", in: fields).map { URLText.resolve($0, against: response.effectiveURL) }
+            if fields.isEmpty { missing = "no Link header" }
         }
-        return DecodedPage(rows: rows, rowCount: rowCount, continuation: next)
+        return DecodedPage(rows: rows, rowCount: rowCount, continuation: next, missingContinuation: missing)
     }
 
-    /// A cursor or link value; null, empty and missing all mean "no next page".
-    private static func text(_ value: JSONValue?) -> String? {
+    /// A cursor or link value: null, `false` and an empty string mark the last page; a
+    /// string or an integer names the next one; anything else (an object, an array) is an
+    /// error rather than a silent end of the list.
+    private static func text(_ value: JSONValue?, path: String) throws(ScreensPipeError) -> String? {
         switch value {
-        case .string(let text)? where !text.isEmpty: text
-        case .int(let number)?: String(number)
-        default: nil
+        case nil, .null?, .bool(false)?: return nil
+        case .string(let text)?: return text.isEmpty ? nil : text
+        case .int(let number)?: return String(number)
+        case .number(let digits)?: return digits
+        case let other?:
+            throw ScreensPipeError(
+                .malformedResponse, "expected a string, an integer or null at '\(path)', found \(other.typeName)")
         }
-    }
-}
-
-/// RFC 8288 `Link` headers: `<https://api/items?page=2>; rel="next", <...>; rel="last"`.
-enum LinkHeader {
-    private static let spaceAndQuotes = CharacterSet.whitespaces.union(CharacterSet(charactersIn: "\""))
-
-    static func next(in header: String) -> String? {
-        for link in header.split(separator: ",") {
-            let parts = link.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard let target = parts.first, target.hasPrefix("<"), target.hasSuffix(">") else { continue }
-            let isNext = parts.dropFirst().contains { parameter in
-                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: Self.spaceAndQuotes) }
-                return pair.count == 2 && pair[0].lowercased() == "rel"
-                    && pair[1].split(separator: " ").contains { $0.lowercased() == "next" }
-            }
-            if isNext { return String(target.dropFirst().dropLast()) }
-        }
-        return nil
     }
 }

@@ -1,0 +1,29 @@
+/// Why a run stopped, as the `finished` event's `reason`.
+public enum RunStopReason: String, Sendable, Hashable {
+    /// The whole list was delivered: its end was reached by the rule of ``ListEnd``.
+    case completed
+    /// A `limit` of selected rows was reached, so fetching stopped on purpose.
+    case limit
+    /// The reader closed the output (`| head`), so fetching stopped on purpose.
+    case outputClosed = "output-closed"
+    /// An error stopped the run (each error was also an `error` event).
+    case failed
+    /// A signal or a cancellation stopped the run before the end of the list.
+    case interrupted
+}
+
+/// How the end of a list was recognised, as the `finished` event's `end`.
+///
+/// Only ``shortPage`` is ambiguous: without a row count, a page that a portal shortened by
+/// hiding rows (permission filtering happens after the page is sliced) looks exactly like
+/// the last page, so rows after it may exist. The run says so on stderr and in `endWarning`.
+public enum ListEnd: String, Sendable, Hashable {
+    /// The row count the source reported with page 0 was reached (JSON-WS `count`,
+    /// headless `totalCount`, REST `total`, a file's length).
+    case rowCount = "row-count"
+    /// The server marked the last page: a null or empty cursor or next link, or a `Link`
+    /// header without `rel="next"`.
+    case lastPage = "last-page"
+    /// A page came back with fewer rows than asked and nothing else marks the end.
+    case shortPage = "short-page"
+}

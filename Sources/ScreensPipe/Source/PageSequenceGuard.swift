@@ -1,0 +1,55 @@
+import ScreensBus
+
+/// The checks every page passes before it is delivered, for indexed and chained lists
+/// alike, so that no ending other than the paginator's own rule goes unnoticed:
+///
+/// - more rows than the request asked for means the server ignores the range (the rows
+///   would be delivered twice, and a page may not grow without bound);
+/// - a page whose rows are exactly those of an earlier page means the server repeats
+///   pages (it ignores start/end, or hands out fresh links to the same rows).
+///
+/// Pages are compared by a digest of all their rows (a keyed 64-bit hash, so a server
+/// cannot aim for a collision), never by count, first and last row alone: two different
+/// pages that share those would be a false alarm. Empty pages are not compared: rows
+/// hidden by permission can empty several pages of one list.
+struct PageSequenceGuard: Sendable {
+    /// Whether the source asks for a page size (see ``PageFetcher/requestsPageSize``).
+    let requestsPageSize: Bool
+    /// Page index by digest, for every non-empty page seen so far (at most max-pages entries).
+    private var seen: [Int: Int] = [:]
+
+    init(requestsPageSize: Bool) {
+        self.requestsPageSize = requestsPageSize
+    }
+
+    /// An error naming the page when `page` breaks a rule; nil when it may be delivered.
+    mutating func check(_ page: FetchedPage) -> ScreensPipeError? {
+        let index = page.request.index
+        let asked = page.request.endRow - page.request.startRow
+        if requestsPageSize, page.rows.count > asked {
+            return ScreensPipeError(
+                .pagination,
+                "the server sent \(page.rows.count) rows for a page of \(asked) (rows \(page.request.startRow)..<\(page.request.endRow)); it seems to ignore the requested range, so rows would repeat",
+                page: index)
+        }
+        // A local file is sliced here, not by a server: equal pages are equal rows in the file.
+        guard !page.rows.isEmpty, page.origin != .file else { return nil }
+        let digest = Self.digest(page.rows)
+        if let earlier = seen[digest] {
+            return ScreensPipeError(
+                .pagination,
+                "the page repeats the \(page.rows.count) rows of page \(earlier); the server seems to ignore the requested range or cursor, so rows would repeat",
+                page: index)
+        }
+        seen[digest] = index
+        return nil
+    }
+
+    /// A digest of every row, in order.
+    static func digest(_ rows: [JSONValue]) -> Int {
+        var hasher = Hasher()
+        hasher.combine(rows.count)
+        for row in rows { hasher.combine(row) }
+        return hasher.finalize()
+    }
+}

@@ -1,0 +1,153 @@
+import ScreensBus
+import Testing
+
+@testable import ScreensPipe
+
+/// The end-of-list rules of the page loader, one decision at a time: the page checks every
+/// list shares (``PageSequenceGuard``) and the chained list's rule (``ChainedLoadState``).
+@Suite("List endings")
+struct ListEndingTests {
+    private func page(_ index: Int, rows: [JSONValue], start: Int = 0, size: Int = 3, next: String? = nil, missing: String? = nil) -> FetchedPage {
+        var page = FetchedPage(
+            request: PageRequest(index: index, startRow: start, endRow: start + size, includesRowCount: index == 0),
+            rows: rows, continuation: next, origin: .remote)
+        page.missingContinuation = missing
+        return page
+    }
+
+    @Test("pages with the same count, first and last row but another middle are not a repeat")
+    func noFalseRepeat() {
+        var checks = PageSequenceGuard(requestsPageSize: true)
+        #expect(checks.check(page(0, rows: [1, 2, 3])) == nil)
+        #expect(checks.check(page(1, rows: [1, 9, 3], start: 3)) == nil)
+    }
+
+    @Test("a page equal to any earlier page is a repeat naming both pages")
+    func repeatOfAnEarlierPage() throws {
+        var checks = PageSequenceGuard(requestsPageSize: true)
+        #expect(checks.check(page(0, rows: [1, 2, 3])) == nil)
+        #expect(checks.check(page(1, rows: [4, 5, 6], start: 3)) == nil)
+        let found = checks.check(page(2, rows: [1, 2, 3], start: 6))
+        let error = try #require(found)
+        #expect(error.code == .pagination && error.page == 2)
+        #expect(error.message.contains("rows of page 0"))
+    }
+
+    @Test("empty pages are never a repeat; file pages are never compared")
+    func emptyAndFilePages() {
+        var checks = PageSequenceGuard(requestsPageSize: true)
+        #expect(checks.check(page(0, rows: [])) == nil)
+        #expect(checks.check(page(1, rows: [], start: 3)) == nil)
+        var file = page(2, rows: [7, 7, 7], start: 6)
+        file.origin = .file
+        #expect(checks.check(file) == nil)
+        #expect(checks.check(file) == nil)
+    }
+
+    @Test("more rows than asked is an error only where the source asks for a size")
+    func moreRowsThanAsked() {
+        var sized = PageSequenceGuard(requestsPageSize: true)
+        #expect(sized.check(page(0, rows: [1, 2, 3, 4]))?.message.contains("4 rows for a page of 3") == true)
+        var serverSized = PageSequenceGuard(requestsPageSize: false)
+        #expect(serverSized.check(page(0, rows: [1, 2, 3, 4])) == nil)
+    }
+
+    @Test("chained: a null marker ends the list; row indices count received rows")
+    func chainedEnd() {
+        var state = ChainedLoadState(pagination: PaginationSpec(firstPageSize: 3, pageSize: 3), requestsPageSize: false)
+        let first = state.nextRequest()
+        #expect(first.startRow == 0 && first.endRow == 3)
+        guard case .deliver(let delivered, .next) = state.receive(page(0, rows: [1, 2, 3, 4, 5], size: 3, next: "b")) else {
+            Issue.record("page 0 should go on")
+            return
+        }
+        #expect(delivered.request.startRow == 0 && delivered.request.endRow == 5)
+        let second = state.nextRequest()
+        #expect(second.startRow == 5 && second.continuation == "b")
+        guard case .deliver(let last, .end(.lastPage, nil)) = state.receive(page(1, rows: [6], start: 5, size: 3)) else {
+            Issue.record("a page without a next link ends the list")
+            return
+        }
+        #expect(last.request.startRow == 5 && last.request.endRow == 6)
+    }
+
+    @Test("chained: an empty page with a next link goes on")
+    func emptyPageGoesOn() {
+        var state = ChainedLoadState(pagination: PaginationSpec(firstPageSize: 3, pageSize: 3), requestsPageSize: true)
+        guard case .deliver(_, .next) = state.receive(page(0, rows: [], next: "b")) else {
+            Issue.record("an empty page with a next link is not the end")
+            return
+        }
+    }
+
+    @Test("chained: a missing marker ends a short page (ambiguous) and fails a full one")
+    func missingMarker() {
+        var short = ChainedLoadState(pagination: PaginationSpec(firstPageSize: 3, pageSize: 3), requestsPageSize: true)
+        guard case .deliver(_, .end(.shortPage, let warning?)) = short.receive(page(0, rows: [1, 2], missing: "no 'next' (next-path) in the body")) else {
+            Issue.record("a short page without a marker ends the list with a warning")
+            return
+        }
+        #expect(warning.contains("page 0") && warning.contains("2 of 3 rows"))
+        var full = ChainedLoadState(pagination: PaginationSpec(firstPageSize: 3, pageSize: 3), requestsPageSize: true)
+        guard case .deliver(_, .fail(let error)) = full.receive(page(0, rows: [1, 2, 3], missing: "no 'next' (next-path) in the body")) else {
+            Issue.record("a full page without a marker is an error")
+            return
+        }
+        #expect(error.page == 0 && error.message.contains("is full (3 rows)"))
+    }
+
+    @Test("chained, server-sized pages: a missing marker fails page 0 with rows, ends a later shorter page")
+    func missingMarkerServerSized() {
+        let missing = "no 'next' (next-path) in the body"
+        var first = ChainedLoadState(pagination: PaginationSpec(firstPageSize: 50, pageSize: 50), requestsPageSize: false)
+        // 25 rows of 50 asked, but the server picks the size: a wrong next-path looks exactly like this.
+        guard case .deliver(_, .fail(let error)) = first.receive(page(0, rows: Array(repeating: 1, count: 25), size: 50, missing: missing)) else {
+            Issue.record("page 0 with rows and no marker is an error where the server picks the size")
+            return
+        }
+        #expect(error.page == 0)
+        var later = ChainedLoadState(pagination: PaginationSpec(firstPageSize: 50, pageSize: 50), requestsPageSize: false)
+        _ = later.receive(page(0, rows: [1, 2, 3], size: 50, next: "b"))
+        guard case .deliver(_, .end(.shortPage, _?)) = later.receive(page(1, rows: [4], start: 3, size: 50, missing: missing)) else {
+            Issue.record("a page shorter than the largest one before it ends the list, ambiguously")
+            return
+        }
+        guard case .deliver(_, .fail) = later.receive(page(2, rows: [5, 6, 7], start: 4, size: 50, missing: missing)) else {
+            Issue.record("a page as long as the largest one is full")
+            return
+        }
+        var empty = ChainedLoadState(pagination: PaginationSpec(firstPageSize: 50, pageSize: 50), requestsPageSize: false)
+        guard case .deliver(_, .end(.shortPage, _)) = empty.receive(page(0, rows: [], size: 50, missing: missing)) else {
+            Issue.record("an empty first page without a marker is an empty list")
+            return
+        }
+    }
+
+    @Test("chained: a next link named twice is an error naming both pages, without the link")
+    func repeatedLink() {
+        var state = ChainedLoadState(pagination: PaginationSpec(firstPageSize: 3, pageSize: 3), requestsPageSize: true)
+        _ = state.receive(page(0, rows: [1, 2, 3], next: "https://x/?access_token=s3cret&p=2"))
+        guard case .deliver(_, .fail(let error)) = state.receive(page(1, rows: [4, 5, 6], start: 3, next: "https://x/?access_token=s3cret&p=2")) else {
+            Issue.record("a repeated next link is an error")
+            return
+        }
+        #expect(error.page == 1 && error.message.contains("page 0"))
+        #expect(!error.message.contains("s3cret"))
+    }
+
+    @Test("indexed without a count: the short page that ends the list carries a warning")
+    func indexedShortPageWarning() {
+        var state = IndexedLoadState(pagination: PaginationSpec(firstPageSize: 3, pageSize: 3, prefetch: 1))
+        #expect(state.pagesToLaunch() == [0])
+        state.receive(index: 0, result: .success(page(0, rows: [1, 2])))
+        guard case .deliver = state.nextStep(), case .finished = state.nextStep() else {
+            Issue.record("page 0 is delivered and ends the list")
+            return
+        }
+        guard case .ended(.shortPage, let warning?) = state.outcome else {
+            Issue.record("the end is a short page")
+            return
+        }
+        #expect(warning.contains("count (liferay-jsonws) or total (rest)"))
+    }
+}
