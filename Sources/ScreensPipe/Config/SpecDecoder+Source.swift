@@ -28,7 +28,7 @@ extension SpecDecoder {
     fileprivate static let sharedSourceKeys = ["type", "pagination"]
     fileprivate static let networkSourceKeys = [
         "server", "auth", "timeout", "connect-timeout", "retry", "max-response-size", "allow-insecure-auth",
-        "ca-file", "insecure-skip-tls-verify", "headers",
+        "follow-other-origins", "ca-file", "insecure-skip-tls-verify", "headers",
     ]
 
     func decodeSource(_ section: Section) -> SourceSpec? {
@@ -88,6 +88,7 @@ extension SpecDecoder {
         if let retry = section.section("retry") { spec.retry = decodeRetry(retry) }
         if let value = section.size("max-response-size") { spec.maxResponseSize = value }
         if let value = section.bool("allow-insecure-auth") { spec.allowInsecureAuth = value }
+        if let value = section.bool("follow-other-origins") { spec.followOtherOrigins = value }
         spec.caFile = section.nonEmptyString("ca-file")
         if let value = section.bool("insecure-skip-tls-verify") { spec.insecureSkipTLSVerify = value }
         if let headers = section.section("headers") { spec.headers = decodeHeaders(headers) }
@@ -100,7 +101,7 @@ extension SpecDecoder {
         guard let scheme = ["http://", "https://"].first(where: { lowered.hasPrefix($0) }),
             text.count > scheme.count, !text.contains(where: \.isWhitespace)
         else {
-            context.fail("expected an http:// or https:// URL or 'sandbox' for 'server', found '\(text)'", at: location)
+            context.fail("expected an http:// or https:// URL or 'sandbox' for 'server', found '\(redactedURL(text, markingUserinfo: true))'", at: location)
             return nil
         }
         var url = text
@@ -197,7 +198,14 @@ extension SpecDecoder {
     }
 
     private func decodeHeadless(_ section: Section) -> HeadlessSourceSpec? {
-        let path = section.required("path", for: "source of type 'liferay-headless'").flatMap { context.nonEmptyString($0, key: "path") }
+        let pathNode = section.required("path", for: "source of type 'liferay-headless'")
+        var path = pathNode.flatMap { context.nonEmptyString($0, key: "path") }
+        // The path is joined to `server`: anything but a path would move the request (and its
+        // credentials) to another host (`@other-host/o/...`, `//other-host/...`, `http://...`).
+        if let text = path, let node = pathNode, !(text.hasPrefix("/") && !text.hasPrefix("//") && !text.contains("://")) {
+            context.fail("'path' must be a path on the server starting with a single '/', found '\(redactedURL(text))'", at: node.location)
+            path = nil
+        }
         let query = section.section("query").map(decodeQuery) ?? []
         return path.map { HeadlessSourceSpec(path: $0, query: query) }
     }

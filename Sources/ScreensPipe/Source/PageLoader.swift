@@ -136,7 +136,7 @@ public struct PageLoader: Sendable {
             guard let next = page.continuation else { return }
             if !seenContinuations.insert(next).inserted {
                 throw ScreensPipeError(
-                    .pagination, "the server sent the same next-page link twice (\(next)); stopping instead of looping",
+                    .pagination, "the server sent the same next-page link twice (\(sanitizedServerText(redactedURL(next)))); stopping instead of looping",
                     page: index + 1)
             }
             continuation = next

@@ -65,7 +65,7 @@ struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
         return [
             PlannedRequest(
                 page: page.index, method: request.method, url: redactedURL(request.url), headers: headers,
-                body: request.body.map { String(decoding: $0, as: UTF8.self) })
+                body: request.body.map(redactedBody))
         ]
     }
 
@@ -101,8 +101,8 @@ struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
             return .final(
                 .failure(
                     ScreensPipeError(
-                        .portal, exception.message, page: page.index, request: request, status: response.status,
-                        exceptionType: exception.type)))
+                        .portal, sanitizedServerText(exception.message), page: page.index, request: request, status: response.status,
+                        exceptionType: exception.type.map { sanitizedServerText($0, limit: 200) })))
         }
         do throws(ScreensPipeError) {
             return .final(.success(try wire.decode(body, response: response, page: page)))
@@ -123,14 +123,17 @@ struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
                 request: request, status: response.status)
         }
         return ScreensPipeError(
-            .http, "HTTP \(response.status) redirect to \(redactedURL(location)) (redirects are not followed)",
+            .http, "HTTP \(response.status) redirect to \(sanitizedServerText(redactedURL(location))) (redirects are not followed)",
             page: page.index, request: request, status: response.status)
     }
 
     /// The protocol's request with the pipeline's credentials, headers and limits.
     private func prepared(_ page: PageRequest) throws(ScreensPipeError) -> HTTPRequest {
         var request = try wire.request(for: page)
-        settings.apply(to: &request)
+        let decision = try CredentialPolicy.check(
+            url: request.url, configured: settings.configuredURL, hasCredentials: settings.hasCredentials,
+            source: settings.source)
+        settings.apply(to: &request, withCredentials: decision == .sendWithCredentials)
         return request
     }
 }
@@ -141,18 +144,32 @@ struct HTTPSourceSettings: Sendable {
     var retry: RetryPolicy
     var onRetry: (@Sendable (RetryNotice) -> Void)?
     var logger: Logger
+    /// The URL the pipeline names; its origin is the only one that receives credentials.
+    var configuredURL: String
 
-    init(source: SourceSpec, onRetry: (@Sendable (RetryNotice) -> Void)?, logger: Logger) {
+    init(source: SourceSpec, configuredURL: String, onRetry: (@Sendable (RetryNotice) -> Void)?, logger: Logger) {
         self.source = source
+        self.configuredURL = configuredURL
         retry = RetryPolicy(source.retry)
         self.onRetry = onRetry
         self.logger = logger
     }
 
-    func apply(to request: inout HTTPRequest) {
+    /// Whether the pipeline sends credentials: auth, a secret-named header, or userinfo in its URL.
+    var hasCredentials: Bool {
+        source.auth != nil || source.headers.contains { isSecretHeaderName($0.name) }
+            || URLParts(configuredURL).userinfo != nil
+    }
+
+    /// Adds transport settings and headers; credentials (auth and secret-named headers) only
+    /// when `withCredentials`, that is for the configured origin.
+    func apply(to request: inout HTTPRequest, withCredentials: Bool = true) {
         request.applyTransportSettings(of: source)
         if !request.headers.contains("Accept") { request.headers.add(name: "Accept", value: "application/json") }
-        for header in source.headers { request.headers.replaceOrAdd(name: header.name, value: header.value) }
+        for header in source.headers where withCredentials || !isSecretHeaderName(header.name) {
+            request.headers.replaceOrAdd(name: header.name, value: header.value)
+        }
+        guard withCredentials else { return }
         switch source.auth {
         case .basic(let username, let password):
             let token = Data("\(username):\(password)".utf8).base64EncodedString()
