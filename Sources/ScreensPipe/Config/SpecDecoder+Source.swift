@@ -101,12 +101,20 @@ extension SpecDecoder {
         guard let scheme = ["http://", "https://"].first(where: { lowered.hasPrefix($0) }),
             text.count > scheme.count, !text.contains(where: \.isWhitespace)
         else {
-            context.fail("expected an http:// or https:// URL or 'sandbox' for 'server', found '\(redactedURL(text, markingUserinfo: true))'", at: location)
+            context.fail("expected an http:// or https:// URL or 'sandbox' for 'server', found '\(Self.redactedServerText(text))'", at: location)
             return nil
         }
         var url = text
         while url.hasSuffix("/") { url.removeLast() }
         return .url(url)
+    }
+
+    /// A `server` value that is not a URL, for its error: anything before an `@` may be a
+    /// user and password (`htp://alice:p/w@host`), so it is not shown.
+    private static func redactedServerText(_ text: String) -> String {
+        guard let at = text.lastIndex(of: "@") else { return redactedURL(text, markingUserinfo: true) }
+        let scheme = text.range(of: "://").map { String(text[..<$0.upperBound]) } ?? ""
+        return scheme + redactedPlaceholder + String(text[at...])
     }
 
     private func decodeAuth(_ section: Section) -> AuthSpec? {
