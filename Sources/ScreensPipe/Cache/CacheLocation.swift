@@ -105,11 +105,11 @@ enum CacheLocation {
 
     /// Sets the companion files SQLite made (-wal, -shm) to 0600, in case they predate us.
     static func tightenCompanions(of path: String) {
+        // Not open()+close(): closing any descriptor of a file drops this process's POSIX
+        // locks on it, SQLite's included, and another process would then reset the -shm it
+        // has mapped (SIGBUS). fchmodat without following a link works on the path.
         for suffix in ["-wal", "-shm"] {
-            let descriptor = open(path + suffix, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-            guard descriptor >= 0 else { continue }
-            _ = fchmod(descriptor, 0o600)
-            close(descriptor)
+            _ = fchmodat(AT_FDCWD, path + suffix, 0o600, AT_SYMLINK_NOFOLLOW)
         }
     }
 
