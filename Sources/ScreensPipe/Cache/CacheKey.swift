@@ -64,7 +64,7 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
         switch auth {
         case .basic(let username, _): return username
         // 64 bits of the digest tell tokens apart without making the token recoverable.
-        case .bearer(let token): return "bearer:sha256:" + SHA256.hexDigest(token, characters: 16)
+        case .bearer(let token): return "bearer:sha256:" + SHA256.hexDigest(token.revealed, characters: 16)
         case nil: return "anonymous"
         }
     }

@@ -149,9 +149,9 @@ public enum ServerAddress: Sendable, Hashable {
 /// Credentials. Values never appear in any output.
 public enum AuthSpec: Sendable, Hashable {
     /// `Authorization: Basic base64(username:password)`.
-    case basic(username: String, password: String)
+    case basic(username: String, password: Secret)
     /// `Authorization: Bearer <token>`.
-    case bearer(token: String)
+    case bearer(token: Secret)
 }
 
 /// One JSON-WS command: a service path and its parameters.

@@ -134,10 +134,10 @@ extension SpecDecoder {
             let username = basic.required("username").flatMap { context.nonEmptyString($0, key: "username") }
             let password = basic.required("password").flatMap { context.string($0, key: "password") }
             guard let username, let password else { return nil }
-            return .basic(username: username, password: password)
+            return .basic(username: username, password: Secret(password))
         case (false, true):
             let token = section.required("bearer").flatMap { context.nonEmptyString($0, key: "bearer") }
-            return token.map { .bearer(token: $0) }
+            return token.map { .bearer(token: Secret($0)) }
         }
     }
 

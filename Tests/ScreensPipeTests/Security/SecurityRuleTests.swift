@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ScreensBus
 import ScreensPipeService
 import Testing
@@ -54,6 +55,22 @@ struct SecurityRuleTests {
         #expect(long.count == 501)
     }
 
+    @Test("a Secret shows only the marker, and the transport still sends the real value")
+    func secretType() {
+        let secret = Secret("pw-SECRET")
+        var dumped = ""
+        dump(secret, to: &dumped)
+        for text in ["\(secret)", String(reflecting: secret), dumped, "\(Mirror(reflecting: secret).children.map(\.value))"] {
+            #expect(!text.contains("pw-SECRET"), "\(text)")
+        }
+        #expect(secret.revealed == "pw-SECRET")
+        var request = HTTPRequest(url: "https://h.example/x")
+        let source = SourceSpec(protocolSpec: .file(FileSourceSpec(path: "")), auth: .basic(username: "u", password: secret))
+        HTTPSourceSettings(source: source, configuredURL: "https://h.example", onRetry: nil, logger: Logger(label: "t"))
+            .apply(to: &request)
+        #expect(request.headers["Authorization"] == "Basic " + Data("u:pw-SECRET".utf8).base64EncodedString())
+    }
+
     @Test("credentials print redacted in description, debugDescription, dump and Mirror")
     func reflection() {
         let auth = AuthSpec.basic(username: "alice", password: "pw-SECRET")
@@ -102,7 +119,7 @@ struct SecurityRuleTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let target = directory + "/target"
-        FileManager.default.createFile(atPath: target, contents: Data("keep".utf8), attributes: [.posixPermissions: 0o644])
+        _ = FileManager.default.createFile(atPath: target, contents: Data("keep".utf8), attributes: [.posixPermissions: 0o644])
         let link = directory + "/cache.sqlite"
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
         #expect(throws: ScreensPipeError.self) { try CacheStore(path: link) }
@@ -110,7 +127,7 @@ struct SecurityRuleTests {
         #expect(mode == 0o644)
 
         let shared = directory + "/shared.sqlite"
-        FileManager.default.createFile(atPath: shared, contents: nil, attributes: [.posixPermissions: 0o666])
+        _ = FileManager.default.createFile(atPath: shared, contents: nil, attributes: [.posixPermissions: 0o666])
         #expect(throws: ScreensPipeError.self) { try CacheStore(path: shared) }
 
         let openDirectory = directory + "/open"
@@ -120,7 +137,7 @@ struct SecurityRuleTests {
 
         if geteuid() == 0 {
             let foreign = directory + "/foreign.sqlite"
-            FileManager.default.createFile(atPath: foreign, contents: nil, attributes: [.posixPermissions: 0o600])
+            _ = FileManager.default.createFile(atPath: foreign, contents: nil, attributes: [.posixPermissions: 0o600])
             chown(foreign, 65534, 65534)
             let error = #expect(throws: ScreensPipeError.self) { try CacheStore(path: foreign) }
             #expect(error?.message.contains("owned by uid 65534") == true)

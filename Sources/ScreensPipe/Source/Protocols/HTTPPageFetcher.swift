@@ -172,10 +172,11 @@ struct HTTPSourceSettings: Sendable {
         guard withCredentials else { return }
         switch source.auth {
         case .basic(let username, let password):
-            let token = Data("\(username):\(password)".utf8).base64EncodedString()
+            // The transport is the one place a Secret is unwrapped.
+            let token = Data("\(username):\(password.revealed)".utf8).base64EncodedString()
             request.headers.replaceOrAdd(name: "Authorization", value: "Basic \(token)")
         case .bearer(let token):
-            request.headers.replaceOrAdd(name: "Authorization", value: "Bearer \(token)")
+            request.headers.replaceOrAdd(name: "Authorization", value: "Bearer \(token.revealed)")
         case nil:
             break
         }
