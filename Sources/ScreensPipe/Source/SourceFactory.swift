@@ -48,13 +48,13 @@ enum SourceFactory {
     private static func httpFetcher(
         _ wire: some ListProtocol, url: String, source: SourceSpec, environment: PipelineEnvironment
     ) throws(ScreensPipeError) -> any PageFetcher {
-        try CredentialPolicy.requireSafeTransport(
-            URLParts(url), sendsCredentials: source.auth != nil || URLParts(url).userinfo != nil, source: source)
+        let settings = HTTPSourceSettings(source: source, configuredURL: url, onRetry: environment.onRetry, logger: environment.logger)
+        // Checked here too, so `plan` and `validate`-time runs refuse before any request.
+        try CredentialPolicy.requireSafeTransport(URLParts(url), sendsCredentials: settings.hasCredentials, source: source)
         if source.insecureSkipTLSVerify {
             environment.logger.warning(
                 "TLS verification is off (source.insecure-skip-tls-verify): anyone on the network path can read and change this traffic")
         }
-        let settings = HTTPSourceSettings(source: source, configuredURL: url, onRetry: environment.onRetry, logger: environment.logger)
         return HTTPPageFetcher(wire: wire, settings: settings)
     }
 
