@@ -146,3 +146,15 @@ public struct PipelineRunFailed: Error, Sendable, CustomStringConvertible {
         return summary.failures.count > 1 ? "\(first) (and \(summary.failures.count - 1) more errors)" : first
     }
 }
+
+/// ServiceLifecycle logs each service's description at debug level: it names the pipeline
+/// and its schedule, never the spec's credentials.
+extension PipelineService: CustomStringConvertible, CustomReflectable {
+    /// `PipelineService(pipeline: bookmarks, schedule: once)`.
+    public var description: String { "PipelineService(pipeline: \(spec.name), schedule: \(schedule))" }
+
+    /// The pipeline's name and schedule only.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["pipeline": spec.name, "schedule": schedule], displayStyle: .struct)
+    }
+}

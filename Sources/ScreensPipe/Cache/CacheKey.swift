@@ -55,7 +55,7 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
         case .url(let url):
             var trimmed = Substring(url)
             while trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-            return String(trimmed)
+            return hashingSecrets(inURL: String(trimmed))
         case nil: return "none"
         }
     }
@@ -64,7 +64,7 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
         switch auth {
         case .basic(let username, _): return username
         // 64 bits of the digest tell tokens apart without making the token recoverable.
-        case .bearer(let token): return "bearer:sha256:" + SHA256.hexDigest(token, characters: 16)
+        case .bearer(let token): return "bearer:sha256:" + SHA256.hexDigest(token.revealed, characters: 16)
         case nil: return "anonymous"
         }
     }
@@ -76,6 +76,32 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
         return "sha256:" + SHA256.hexDigest(lines.joined(separator: "\n"), characters: 16)
     }
 
+    /// A secret's value as a digest: entries stay apart per secret, the secret stays out.
+    static func digest(_ secret: some StringProtocol) -> String {
+        "sha256:" + SHA256.hexDigest(String(secret), characters: 16)
+    }
+
+    /// `url` with userinfo and secret-named query values as digests.
+    static func hashingSecrets(inURL url: String) -> String {
+        replacingSecrets(in: url, userinfo: { digest($0) + "@" }, value: { digest($0) })
+    }
+
+    /// Secret-named members (`p_auth`, `password`, `api_key`...) at any depth as digests.
+    static func hashingSecretMembers(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .object(let object):
+            return .object(
+                JSONObject(
+                    object.map { member in
+                        (member.key, isSecretParameterName(member.key) ? .string(digest(member.value.jsonString)) : hashingSecretMembers(member.value))
+                    }))
+        case .array(let array):
+            return .array(array.map(hashingSecretMembers))
+        default:
+            return value
+        }
+    }
+
     private static func request(_ source: SourceProtocol) -> JSONValue {
         var request = JSONObject()
         request["type"] = .string(source.typeName)
@@ -84,10 +110,10 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
             request["rows"] = call(spec.rows)
             if let count = spec.count { request["count"] = call(count) }
         case .liferayHeadless(let spec):
-            request["path"] = .string(spec.path)
+            request["path"] = .string(hashingSecrets(inURL: spec.path))
             request["query"] = query(spec.query)
         case .rest(let spec):
-            request["url"] = .string(spec.url)
+            request["url"] = .string(hashingSecrets(inURL: spec.url))
             request["query"] = query(spec.query)
             request["records"] = spec.records.map(JSONValue.string) ?? .null
             request["total"] = spec.total.map(JSONValue.string) ?? .null
@@ -100,12 +126,15 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     private static func call(_ call: ServiceCall) -> JSONValue {
-        ["service": .string(call.service), "params": canonical(.object(call.params))]
+        ["service": .string(call.service), "params": canonical(hashingSecretMembers(.object(call.params)))]
     }
 
     /// Query parameters keep their order: an API may read a repeated name in order.
     private static func query(_ parameters: [QueryParameter]) -> JSONValue {
-        .array(parameters.map { .array([.string($0.name), .string($0.value)]) })
+        .array(
+            parameters.map {
+                .array([.string($0.name), .string(isSecretParameterName($0.name) ? digest($0.value) : $0.value)])
+            })
     }
 
     private static func paginate(_ style: RESTPaginationStyle) -> String {
@@ -162,7 +191,9 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
                 throw ScreensPipeError(
                     .configuration, "cache.key \"\(template)\": unknown placeholder {\(name)}; \(hint)")
             }
+            let lastComponent = name.split(separator: ".").last.map(String.init) ?? name
             switch value {
+            case _ where isSecretParameterName(lastComponent): result += digest(value.jsonString)
             case .string(let text): result += text
             default: result += value.jsonString
             }

@@ -47,24 +47,69 @@ enum CacheLocation {
             // mkdir's mode is filtered by the umask; chmod is not.
             if chmod(path, 0o700) != 0 { throw failure("cannot set mode 0700 on \(path)") }
         }
-        if owned, missing.isEmpty, chmod(directory, 0o700) != 0 {
+        guard owned else { return }
+        // Like ssh: a cache directory someone else owns or may write to could swap the
+        // database under us, so it is refused, not used silently. The mode is set through
+        // a descriptor opened without following a symlink.
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        if descriptor < 0 {
+            guard errno == ELOOP || errno == ENOTDIR else { throw failure("cannot open the cache directory \(directory)") }
+            // A symlinked cache directory is used as it is: checked, never chmodded through the link.
+            var status = stat()
+            guard stat(directory, &status) == 0 else { throw failure("cannot inspect the cache directory \(directory)") }
+            try requireSafeOwnership(status, path: directory, what: "cache directory")
+            return
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw failure("cannot inspect the cache directory \(directory)") }
+        try requireSafeOwnership(status, path: directory, what: "cache directory")
+        if missing.isEmpty, fchmod(descriptor, 0o700) != 0 {
             throw failure("cannot set mode 0700 on \(directory)")
+        }
+    }
+
+    /// Refuses what another user owns or may write to, saying which and why.
+    static func requireSafeOwnership(_ status: stat, path: String, what: String) throws(ScreensPipeError) {
+        if status.st_uid != geteuid() {
+            throw ScreensPipeError(
+                .cache,
+                "refusing the \(what) \(path): it is owned by uid \(status.st_uid), not by this user (uid \(geteuid()))")
+        }
+        if status.st_mode & 0o022 != 0 {
+            throw ScreensPipeError(
+                .cache,
+                "refusing the \(what) \(path): it is writable by group or others (mode \(String(status.st_mode & 0o777, radix: 8))); chmod go-w it")
         }
     }
 
     /// Creates `path` if needed and sets it to 0600 before SQLite opens it. SQLite creates
     /// the -wal and -shm files with the main file's mode, so they follow.
     static func prepareFile(_ path: String) throws(ScreensPipeError) {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw failure("cannot open the cache database \(path)") }
+        let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            if errno == ELOOP {
+                throw ScreensPipeError(.cache, "refusing the cache database \(path): it is a symbolic link; name the file itself")
+            }
+            throw failure("cannot open the cache database \(path)")
+        }
         defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw failure("cannot inspect the cache database \(path)") }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw ScreensPipeError(.cache, "refusing the cache database \(path): it is not a regular file")
+        }
+        try requireSafeOwnership(status, path: path, what: "cache database")
         if fchmod(descriptor, 0o600) != 0 { throw failure("cannot set mode 0600 on \(path)") }
     }
 
     /// Sets the companion files SQLite made (-wal, -shm) to 0600, in case they predate us.
     static func tightenCompanions(of path: String) {
-        for suffix in ["-wal", "-shm"] where exists(path + suffix) {
-            _ = chmod(path + suffix, 0o600)
+        // Not open()+close(): closing any descriptor of a file drops this process's POSIX
+        // locks on it, SQLite's included, and another process would then reset the -shm it
+        // has mapped (SIGBUS). fchmodat without following a link works on the path.
+        for suffix in ["-wal", "-shm"] {
+            _ = fchmodat(AT_FDCWD, path + suffix, 0o600, AT_SYMLINK_NOFOLLOW)
         }
     }
 

@@ -118,8 +118,8 @@ struct Interpolator: Sendable {
             }
         case UInt8(ascii: "?"):
             if isUnset {
-                var message: [UInt8] = []
-                try expand(rest.dropFirst(), into: &message)
+                // The message is shown as written: expanding `${SECRET}` in it would print the secret.
+                let message = Array(rest.dropFirst())
                 let reason = message.isEmpty ? (emptyIsUnset ? "unset or empty" : "unset") : String(decoding: message, as: UTF8.self)
                 throw Failure(message: "\(name): \(reason)")
             } else if let value {

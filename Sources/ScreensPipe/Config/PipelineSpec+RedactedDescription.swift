@@ -45,17 +45,17 @@ extension SourceSpec {
         var members: [(String, YAMLTextWriter.Value)] = [("type", .raw(protocolSpec.typeName))]
         switch server {
         case .sandbox?: members.append(("server", .raw("sandbox")))
-        case .url(let url)?: members.append(("server", .string(SecretRedaction.redactURL(url))))
+        case .url(let url)?: members.append(("server", .string(redactedURL(url, markingUserinfo: true))))
         case nil: break
         }
         switch auth {
         case .basic(let username, _)?:
             let basic: [(String, YAMLTextWriter.Value)] = [
-                ("username", .string(username)), ("password", .raw(SecretRedaction.placeholder)),
+                ("username", .string(username)), ("password", .raw(redactedPlaceholder)),
             ]
             members.append(("auth", .mapping([("basic", .mapping(basic))])))
         case .bearer?:
-            members.append(("auth", .mapping([("bearer", .raw(SecretRedaction.placeholder))])))
+            members.append(("auth", .mapping([("bearer", .raw(redactedPlaceholder))])))
         case nil: break
         }
         members += protocolSpec.redactedMembers
@@ -79,11 +79,12 @@ extension SourceSpec {
             ("max-response-size", .raw(ConfigUnitText.size(maxResponseSize))),
             ("allow-insecure-auth", .raw("\(allowInsecureAuth)")),
         ]
+        if followOtherOrigins { members.append(("follow-other-origins", .raw("true"))) }
         if let caFile { members.append(("ca-file", .string(caFile))) }
         members.append(("insecure-skip-tls-verify", .raw("\(insecureSkipTLSVerify)")))
         if !headers.isEmpty {
             // Any header may carry a credential, so none of their values are shown.
-            members.append(("headers", .mapping(headers.map { ($0.name, .raw(SecretRedaction.placeholder)) })))
+            members.append(("headers", .mapping(headers.map { ($0.name, .raw(redactedPlaceholder)) })))
         }
         return members
     }
@@ -98,11 +99,11 @@ extension SourceProtocol {
             if let sort = spec.sort { members.append(("sort", .string(sort))) }
             return members
         case .liferayHeadless(let spec):
-            var members: [(String, YAMLTextWriter.Value)] = [("path", .string(SecretRedaction.redactURL(spec.path)))]
+            var members: [(String, YAMLTextWriter.Value)] = [("path", .string(redactedURL(spec.path, markingUserinfo: true)))]
             if !spec.query.isEmpty { members.append(("query", spec.query.redactedValue)) }
             return members
         case .rest(let spec):
-            var members: [(String, YAMLTextWriter.Value)] = [("url", .string(SecretRedaction.redactURL(spec.url)))]
+            var members: [(String, YAMLTextWriter.Value)] = [("url", .string(redactedURL(spec.url, markingUserinfo: true)))]
             if let records = spec.records { members.append(("records", .string(records))) }
             if let total = spec.total { members.append(("total", .string(total))) }
             if !spec.query.isEmpty { members.append(("query", spec.query.redactedValue)) }
@@ -121,8 +122,8 @@ extension ServiceCall {
         var members: [(String, YAMLTextWriter.Value)] = [("service", .string(service))]
         if !params.isEmpty {
             let shown = params.map { member -> (String, YAMLTextWriter.Value) in
-                let isSecret = SecretRedaction.isSecretName(member.key)
-                return (member.key, isSecret ? .raw(SecretRedaction.placeholder) : YAMLTextWriter.value(member.value))
+                let isSecret = isSecretParameterName(member.key)
+                return (member.key, isSecret ? .raw(redactedPlaceholder) : YAMLTextWriter.value(member.value))
             }
             members.append(("params", .mapping(shown)))
         }
@@ -132,7 +133,7 @@ extension ServiceCall {
 
 extension [QueryParameter] {
     fileprivate var redactedValue: YAMLTextWriter.Value {
-        .mapping(map { ($0.name, SecretRedaction.isSecretName($0.name) ? .raw(SecretRedaction.placeholder) : .string($0.value)) })
+        .mapping(map { ($0.name, isSecretParameterName($0.name) ? .raw(redactedPlaceholder) : .string($0.value)) })
     }
 }
 

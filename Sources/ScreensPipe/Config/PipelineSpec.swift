@@ -75,6 +75,9 @@ public struct SourceSpec: Sendable {
     public var maxResponseSize: Int
     /// Send credentials over plain http to a host that is not loopback.
     public var allowInsecureAuth: Bool
+    /// Follow a next link or `Link` header that names another origin (scheme, host, port);
+    /// such requests are sent without credentials. Off: another origin is an error.
+    public var followOtherOrigins: Bool = false
     /// A CA bundle for TLS verification.
     public var caFile: String?
     /// Turn TLS verification off (explicit, and warned about).
@@ -146,9 +149,9 @@ public enum ServerAddress: Sendable, Hashable {
 /// Credentials. Values never appear in any output.
 public enum AuthSpec: Sendable, Hashable {
     /// `Authorization: Basic base64(username:password)`.
-    case basic(username: String, password: String)
+    case basic(username: String, password: Secret)
     /// `Authorization: Bearer <token>`.
-    case bearer(token: String)
+    case bearer(token: Secret)
 }
 
 /// One JSON-WS command: a service path and its parameters.

@@ -28,7 +28,7 @@ extension SpecDecoder {
     fileprivate static let sharedSourceKeys = ["type", "pagination"]
     fileprivate static let networkSourceKeys = [
         "server", "auth", "timeout", "connect-timeout", "retry", "max-response-size", "allow-insecure-auth",
-        "ca-file", "insecure-skip-tls-verify", "headers",
+        "follow-other-origins", "ca-file", "insecure-skip-tls-verify", "headers",
     ]
 
     func decodeSource(_ section: Section) -> SourceSpec? {
@@ -88,6 +88,7 @@ extension SpecDecoder {
         if let retry = section.section("retry") { spec.retry = decodeRetry(retry) }
         if let value = section.size("max-response-size") { spec.maxResponseSize = value }
         if let value = section.bool("allow-insecure-auth") { spec.allowInsecureAuth = value }
+        if let value = section.bool("follow-other-origins") { spec.followOtherOrigins = value }
         spec.caFile = section.nonEmptyString("ca-file")
         if let value = section.bool("insecure-skip-tls-verify") { spec.insecureSkipTLSVerify = value }
         if let headers = section.section("headers") { spec.headers = decodeHeaders(headers) }
@@ -100,12 +101,20 @@ extension SpecDecoder {
         guard let scheme = ["http://", "https://"].first(where: { lowered.hasPrefix($0) }),
             text.count > scheme.count, !text.contains(where: \.isWhitespace)
         else {
-            context.fail("expected an http:// or https:// URL or 'sandbox' for 'server', found '\(text)'", at: location)
+            context.fail("expected an http:// or https:// URL or 'sandbox' for 'server', found '\(Self.redactedServerText(text))'", at: location)
             return nil
         }
         var url = text
         while url.hasSuffix("/") { url.removeLast() }
         return .url(url)
+    }
+
+    /// A `server` value that is not a URL, for its error: anything before an `@` may be a
+    /// user and password (`htp://alice:p/w@host`), so it is not shown.
+    private static func redactedServerText(_ text: String) -> String {
+        guard let at = text.lastIndex(of: "@") else { return redactedURL(text, markingUserinfo: true) }
+        let scheme = text.range(of: "://").map { String(text[..<$0.upperBound]) } ?? ""
+        return scheme + redactedPlaceholder + String(text[at...])
     }
 
     private func decodeAuth(_ section: Section) -> AuthSpec? {
@@ -125,10 +134,10 @@ extension SpecDecoder {
             let username = basic.required("username").flatMap { context.nonEmptyString($0, key: "username") }
             let password = basic.required("password").flatMap { context.string($0, key: "password") }
             guard let username, let password else { return nil }
-            return .basic(username: username, password: password)
+            return .basic(username: username, password: Secret(password))
         case (false, true):
             let token = section.required("bearer").flatMap { context.nonEmptyString($0, key: "bearer") }
-            return token.map { .bearer(token: $0) }
+            return token.map { .bearer(token: Secret($0)) }
         }
     }
 
@@ -197,7 +206,14 @@ extension SpecDecoder {
     }
 
     private func decodeHeadless(_ section: Section) -> HeadlessSourceSpec? {
-        let path = section.required("path", for: "source of type 'liferay-headless'").flatMap { context.nonEmptyString($0, key: "path") }
+        let pathNode = section.required("path", for: "source of type 'liferay-headless'")
+        var path = pathNode.flatMap { context.nonEmptyString($0, key: "path") }
+        // The path is joined to `server`: anything but a path would move the request (and its
+        // credentials) to another host (`@other-host/o/...`, `//other-host/...`, `http://...`).
+        if let text = path, let node = pathNode, !(text.hasPrefix("/") && !text.hasPrefix("//") && !text.contains("://")) {
+            context.fail("'path' must be a path on the server starting with a single '/', found '\(redactedURL(text))'", at: node.location)
+            path = nil
+        }
         let query = section.section("query").map(decodeQuery) ?? []
         return path.map { HeadlessSourceSpec(path: $0, query: query) }
     }

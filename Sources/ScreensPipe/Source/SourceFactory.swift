@@ -71,12 +71,13 @@ enum SourceFactory {
     private static func http(
         _ wire: some ListProtocol, url: String, source: SourceSpec, environment: PipelineEnvironment
     ) throws(ScreensPipeError) -> SourceBlueprint {
-        try checkCredentialSafety(source, url: url)
+        let settings = HTTPSourceSettings(source: source, configuredURL: url, onRetry: environment.onRetry, logger: environment.logger)
+        // Checked here too, so `plan` and `validate`-time runs refuse before any request.
+        try CredentialPolicy.requireSafeTransport(URLParts(url), sendsCredentials: settings.hasCredentials, source: source)
         if source.insecureSkipTLSVerify {
             environment.logger.warning(
                 "TLS verification is off (source.insecure-skip-tls-verify): anyone on the network path can read and change this traffic")
         }
-        let settings = HTTPSourceSettings(source: source, onRetry: environment.onRetry, logger: environment.logger)
         return .http(wire, settings)
     }
 
@@ -84,21 +85,9 @@ enum SourceFactory {
         guard let baseURL, !baseURL.isEmpty else {
             throw ScreensPipeError(.configuration, "source type \(type) needs a server (a base URL, or sandbox)")
         }
-        guard baseURL.hasPrefix("http://") || baseURL.hasPrefix("https://") else {
+        guard ["http", "https"].contains(URLParts(baseURL).schemeName) else {
             throw ScreensPipeError(.configuration, "server must start with http:// or https://, found '\(redactedURL(baseURL))'")
         }
         return baseURL
-    }
-
-    /// Credentials over plain http can be read by anyone on the path; allow it only to
-    /// this machine unless the pipeline says so explicitly.
-    private static func checkCredentialSafety(_ source: SourceSpec, url: String) throws(ScreensPipeError) {
-        guard source.auth != nil, url.hasPrefix("http://"), !source.allowInsecureAuth else { return }
-        let parts = URLParts(url)
-        if parts.isLoopback { return }
-        let host = parts.host
-        throw ScreensPipeError(
-            .configuration,
-            "refusing to send credentials over plain http to \(host); use https, or set source.allow-insecure-auth: true")
     }
 }

@@ -1,4 +1,7 @@
-/// Redaction of secrets in what is shown to people: messages, logs, plans and events.
+import ScreensBus
+
+/// Redaction of secrets in what is shown to people: messages, logs, plans, events and
+/// `cache list`. This file is the one place the rules live; everything else calls it.
 ///
 /// Over-redaction is the safe failure, so names are matched loosely.
 
@@ -27,7 +30,9 @@ package func isSecretHeaderName(_ name: String) -> Bool {
 /// password, token, secret, key, signature, auth (Liferay's `p_auth`), ...
 package func isSecretParameterName(_ name: String) -> Bool {
     let lower = name.lowercased()
-    let fragments = ["password", "passwd", "pwd", "secret", "token", "signature", "auth", "credential", "session"]
+    let fragments = [
+        "password", "passwd", "pwd", "secret", "token", "signature", "auth", "credential", "session", "cookie",
+    ]
     if fragments.contains(where: { lower.contains($0) }) { return true }
     // "key" alone, "api_key", "apiKey", "x-api-key", "access-key", but not "keyword" or "monkey".
     return lower == "key" || lower.hasSuffix("_key") || lower.hasSuffix("-key") || lower.hasSuffix("apikey")
@@ -36,10 +41,20 @@ package func isSecretParameterName(_ name: String) -> Bool {
 
 /// `url` without its userinfo (`user:password@`) and with the values of secret-looking
 /// query parameters replaced by `<redacted>`. Everything else is kept byte for byte, so
-/// the result still names the exact endpoint.
-package func redactedURL(_ url: String) -> String {
+/// the result still names the exact endpoint. With `markingUserinfo` the userinfo is
+/// shown as `<redacted>@` (for `plan`, where the reader should see that credentials are set).
+package func redactedURL(_ url: String, markingUserinfo: Bool = false) -> String {
+    replacingSecrets(in: url, userinfo: { _ in markingUserinfo ? redactedPlaceholder + "@" : "" }, value: { _ in redactedPlaceholder })
+}
+
+/// `url` with its userinfo and the values of secret-named query parameters replaced by
+/// what `userinfo` and `value` make of them (a placeholder, or a digest for cache keys).
+package func replacingSecrets(
+    in url: String, userinfo: (Substring) -> String, value: (Substring) -> String
+) -> String {
     let parts = URLParts(url)
-    var result = String(parts.scheme + parts.hostAndPort)
+    let userinfoMark = parts.userinfo.map(userinfo) ?? ""
+    var result = String(parts.scheme) + userinfoMark + String(parts.hostAndPort)
     let text = parts.rest
     guard let queryStart = text.firstIndex(of: "?") else { return result + text }
     result += text[...queryStart]
@@ -50,9 +65,53 @@ package func redactedURL(_ url: String) -> String {
         guard let equals = parameter.firstIndex(of: "=") else { return String(parameter) }
         let name = parameter[..<equals]
         let decodedName = name.removingPercentEncodingLoosely()
-        return isSecretParameterName(decodedName) ? "\(name)=\(redactedPlaceholder)" : String(parameter)
+        return isSecretParameterName(decodedName)
+            ? "\(name)=\(value(parameter[parameter.index(after: equals)...]))" : String(parameter)
     }
     return result + parameters.joined(separator: "&") + afterQuery[fragmentStart...]
+}
+
+/// A request body as text for `plan`: in a JSON body the members whose names say they hold
+/// a secret (`p_auth`, `password`, ...) at any depth read `<redacted>`. A body that is not
+/// JSON is not shown at all, since its secrets cannot be told apart.
+package func redactedBody(_ body: [UInt8]) -> String {
+    guard let value = try? JSONValue(parsing: body) else { return "<\(body.count) bytes, not JSON: not shown>" }
+    func redacting(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .object(let object):
+            return .object(
+                JSONObject(object.map { ($0.key, isSecretParameterName($0.key) ? .string(redactedPlaceholder) : redacting($0.value)) }))
+        case .array(let array):
+            return .array(array.map(redacting))
+        default:
+            return value
+        }
+    }
+    return redacting(value).jsonString
+}
+
+/// Server-provided `text` made safe for a terminal or a log line: control characters
+/// (ESC, CR, LF, BEL, C1 controls, bidirectional overrides) shown as `\u{...}` escapes,
+/// and the whole capped at `limit` characters so a hostile body cannot flood stderr.
+package func sanitizedServerText(_ text: some StringProtocol, limit: Int = 500) -> String {
+    var result = ""
+    var count = 0
+    for scalar in text.unicodeScalars {
+        if count >= limit {
+            result += "…"
+            break
+        }
+        let value = scalar.value
+        let isBidiControl = (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
+            || value == 0x200E || value == 0x200F || value == 0x061C
+        if value < 0x20 || (0x7F...0x9F).contains(value) || isBidiControl || value == 0x2028 || value == 0x2029 {
+            result += "\\u{\(String(value, radix: 16))}"
+        } else {
+            result.unicodeScalars.append(scalar)
+        }
+        count += 1
+    }
+    return result
 }
 
 /// `text` with every occurrence of the URL's userinfo (and its password alone) removed, for

@@ -1,3 +1,5 @@
+internal import Foundation
+
 /// An absolute URL cut at the places redaction and the credential check care about:
 /// `scheme://` `userinfo@` `host:port` `/path?query#fragment`.
 ///
@@ -46,9 +48,81 @@ struct URLParts {
         return host.lowercased()
     }
 
-    /// Whether the host is this machine (`localhost`, `127.0.0.0/8`, `::1`).
+    /// Whether the host is this machine: `localhost`, an IPv4 literal in `127.0.0.0/8`, or `::1`.
+    ///
+    /// The address is parsed, not matched on its text: `127.example.com` is a name anyone
+    /// can register and is not loopback.
     var isLoopback: Bool {
         let host = self.host
-        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        if host == "localhost" || host == "localhost." { return true }
+        if let octets = Self.ipv4Octets(host) { return octets[0] == 127 }
+        return Self.isIPv6Loopback(host)
+    }
+
+    /// The scheme in lower case, without `://` (`HTTP://` and `http://` are the same scheme).
+    var schemeName: String {
+        String(scheme.dropLast(3)).lowercased()
+    }
+
+    /// The port the URL names, or the scheme's default (80 for http, 443 for https).
+    var port: Int? {
+        var portText: Substring?
+        if hostAndPort.hasPrefix("[") {
+            if let close = hostAndPort.firstIndex(of: "]") {
+                let after = hostAndPort[hostAndPort.index(after: close)...]
+                if after.hasPrefix(":") { portText = after.dropFirst() }
+            }
+        } else if let colon = hostAndPort.lastIndex(of: ":") {
+            portText = hostAndPort[hostAndPort.index(after: colon)...]
+        }
+        if let portText, !portText.isEmpty { return Int(portText) }
+        switch schemeName {
+        case "http": return 80
+        case "https": return 443
+        default: return nil
+        }
+    }
+
+    /// `scheme://host:port` with the default port spelled out, for comparing where requests go.
+    var origin: String {
+        let hostText = host.contains(":") ? "[\(host)]" : host
+        return "\(schemeName)://\(hostText):\(port.map(String.init) ?? "")"
+    }
+
+    /// Dotted-quad IPv4 in decimal (`127.0.0.1`); nil for anything else.
+    private static func ipv4Octets(_ text: String) -> [Int]? {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4 else { return nil }
+        var octets: [Int] = []
+        for part in parts {
+            guard (1...3).contains(part.count), part.allSatisfy({ $0.isASCII && $0.isNumber }),
+                let value = Int(part), value <= 255
+            else { return nil }
+            octets.append(value)
+        }
+        return octets
+    }
+
+    /// `::1` in any spelling (`0:0:0:0:0:0:0:1`, `::0001`).
+    private static func isIPv6Loopback(_ text: String) -> Bool {
+        guard text.contains(":"), text.allSatisfy({ $0.isHexDigit || $0 == ":" }) else { return false }
+        let halves = text.components(separatedBy: "::")
+        guard halves.count <= 2 else { return false }
+        func groups(_ part: String) -> [Int]? {
+            if part.isEmpty { return [] }
+            var values: [Int] = []
+            for group in part.split(separator: ":", omittingEmptySubsequences: false) {
+                guard (1...4).contains(group.count), let value = Int(group, radix: 16) else { return nil }
+                values.append(value)
+            }
+            return values
+        }
+        guard let head = groups(halves[0]) else { return false }
+        var all = head
+        if halves.count == 2 {
+            guard let tail = groups(halves[1]), head.count + tail.count < 8 else { return false }
+            all += Array(repeating: 0, count: 8 - head.count - tail.count) + tail
+        }
+        return all.count == 8 && all.dropLast().allSatisfy { $0 == 0 } && all.last == 1
     }
 }

@@ -99,8 +99,8 @@ struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
             return .final(
                 .failure(
                     ScreensPipeError(
-                        .portal, exception.message, page: page.index, request: request, status: response.status,
-                        exceptionType: exception.type)))
+                        .portal, sanitizedServerText(exception.message), page: page.index, request: request, status: response.status,
+                        exceptionType: exception.type.map { sanitizedServerText($0, limit: 200) })))
         }
         do throws(ScreensPipeError) {
             return .final(.success(try wire.decode(body, response: response, page: page)))
@@ -121,7 +121,7 @@ struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
                 request: request, status: response.status)
         }
         return ScreensPipeError(
-            .http, "HTTP \(response.status) redirect to \(redactedURL(location)) (redirects are not followed)",
+            .http, "HTTP \(response.status) redirect to \(sanitizedServerText(redactedURL(location))) (redirects are not followed)",
             page: page.index, request: request, status: response.status)
     }
 
@@ -137,24 +137,39 @@ struct HTTPSourceSettings: Sendable {
     var retry: RetryPolicy
     var onRetry: (@Sendable (RetryNotice) -> Void)?
     var logger: Logger
+    /// The URL the pipeline names; its origin is the only one that receives credentials.
+    var configuredURL: String
 
-    init(source: SourceSpec, onRetry: (@Sendable (RetryNotice) -> Void)?, logger: Logger) {
+    init(source: SourceSpec, configuredURL: String, onRetry: (@Sendable (RetryNotice) -> Void)?, logger: Logger) {
         self.source = source
+        self.configuredURL = configuredURL
         retry = RetryPolicy(source.retry)
         self.onRetry = onRetry
         self.logger = logger
     }
 
-    func apply(to request: inout HTTPRequest) {
+    /// Whether the pipeline sends credentials: auth, a secret-named header, or userinfo in its URL.
+    var hasCredentials: Bool {
+        source.auth != nil || source.headers.contains { isSecretHeaderName($0.name) }
+            || URLParts(configuredURL).userinfo != nil
+    }
+
+    /// Adds transport settings and headers; credentials (auth and secret-named headers) only
+    /// when `withCredentials`, that is for the configured origin.
+    func apply(to request: inout HTTPRequest, withCredentials: Bool = true) {
         request.applyTransportSettings(of: source)
         if !request.headers.contains("Accept") { request.headers.add(name: "Accept", value: "application/json") }
-        for header in source.headers { request.headers.replaceOrAdd(name: header.name, value: header.value) }
+        for header in source.headers where withCredentials || !isSecretHeaderName(header.name) {
+            request.headers.replaceOrAdd(name: header.name, value: header.value)
+        }
+        guard withCredentials else { return }
         switch source.auth {
         case .basic(let username, let password):
-            let token = Data("\(username):\(password)".utf8).base64EncodedString()
+            // The transport is the one place a Secret is unwrapped.
+            let token = Data("\(username):\(password.revealed)".utf8).base64EncodedString()
             request.headers.replaceOrAdd(name: "Authorization", value: "Basic \(token)")
         case .bearer(let token):
-            request.headers.replaceOrAdd(name: "Authorization", value: "Bearer \(token)")
+            request.headers.replaceOrAdd(name: "Authorization", value: "Bearer \(token.revealed)")
         case nil:
             break
         }

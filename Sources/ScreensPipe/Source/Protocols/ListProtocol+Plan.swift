@@ -3,7 +3,10 @@ extension ListProtocol {
     /// limits: exactly what a run sends.
     func preparedRequest(for page: PageRequest, settings: HTTPSourceSettings) throws(ScreensPipeError) -> HTTPRequest {
         var request = try request(for: page)
-        settings.apply(to: &request)
+        let decision = try CredentialPolicy.check(
+            url: request.url, configured: settings.configuredURL, hasCredentials: settings.hasCredentials,
+            source: settings.source)
+        settings.apply(to: &request, withCredentials: decision == .sendWithCredentials)
         return request
     }
 
@@ -15,7 +18,7 @@ extension ListProtocol {
         return [
             PlannedRequest(
                 page: page.index, method: request.method, url: redactedURL(request.url), headers: headers,
-                body: request.body.map { String(decoding: $0, as: UTF8.self) })
+                body: request.body.map(redactedBody))
         ]
     }
 }

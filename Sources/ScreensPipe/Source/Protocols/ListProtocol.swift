@@ -48,7 +48,10 @@ extension ListProtocol {
 enum LiferayErrorBody {
     static func error(for response: HTTPResponse, page: Int, request: String) -> ScreensPipeError {
         let body = try? JSONValue(parsing: response.body)
-        let (message, type) = body.map(details(of:)) ?? (nil, nil)
+        let (rawMessage, rawType) = body.map(details(of:)) ?? (nil, nil)
+        // Server text reaches the terminal: escape control characters, cap the length.
+        let message = rawMessage.map { sanitizedServerText($0) }
+        let type = rawType.map { sanitizedServerText($0, limit: 200) }
         let code: ScreensPipeError.Code = response.status == 401 ? .authentication : .http
         var text = "HTTP \(response.status)"
         switch response.status {

@@ -91,6 +91,11 @@ final class CurlTransfer: @unchecked Sendable {
         try set(CURLOPT_SSL_VERIFYHOST, request.verifyTLS ? 2 : 0)
         if let caFile = request.caFile { try set(CURLOPT_CAINFO, caFile) }
 
+        // Credentials never follow a redirect to another host, and environment proxies
+        // (http_proxy, https_proxy, all_proxy) are not used: every hop is one the pipeline
+        // names, so the plain-http and origin rules cover all of them.
+        try set(CURLOPT_UNRESTRICTED_AUTH, 0)
+        try set(CURLOPT_PROXY, "")
         try set(CURLOPT_FOLLOWLOCATION, request.followRedirects ? 1 : 0)
         if request.followRedirects { try set(CURLOPT_MAXREDIRS, 10) }
 
