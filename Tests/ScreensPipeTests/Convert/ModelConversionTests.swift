@@ -73,7 +73,7 @@ import Testing
                   </dynamic-element>
                 </root>
                 """,
-            "ddmStructureKey": "NEWS", "createDate": 1_763_716_500_000, "modifiedDate": 1_763_716_500_000,
+            "DDMStructureKey": "NEWS", "createDate": 1_763_716_500_000, "modifiedDate": 1_763_716_500_000,
         ]
         let row = try converter.convert(raw, row: 0, page: 0)
         #expect(row == [

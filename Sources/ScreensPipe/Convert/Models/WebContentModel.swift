@@ -13,7 +13,8 @@ enum WebContentModel {
         .model("title", .string, localized: true),
         .model("description", .string, localized: true),
         .model("content", nil, localized: true),
-        .model("ddmStructureKey", .string, whenMissing: .omit),
+        // The portal spells the column `DDMStructureKey` (JournalArticle in service.xml).
+        .model("ddmStructureKey", from: "DDMStructureKey", .string, whenMissing: .omit),
         .model("createDate", .date),
         .model("modifiedDate", .date),
     ])
