@@ -31,7 +31,8 @@ struct CredentialRunTests {
     }
 
     private func other() throws -> RecordingServer {
-        try RecordingServer(host: "127.0.0.2") { _ in .init(body: #"{"items":[{"id":2}]}"#) }
+        // `"next": null` says the list ends here (a missing key on a full page is an error).
+        try RecordingServer(host: "127.0.0.2") { _ in .init(body: #"{"items":[{"id":2}],"next":null}"#) }
     }
 
     @Test("a next link to another origin is an error naming both origins; the other host sees nothing")
