@@ -40,8 +40,12 @@ struct OutputFileRunTests {
     /// Starts a slow run writing to `<dir>/out.jsonl` (which holds an older file), waits
     /// until a few pages were served, sends `signal`, and waits for the exit.
     static func interrupt(with signalNumber: Int32) async throws -> Interrupted {
-        let harness = try await SandboxHarness.start(faults: FaultPlan(latency: .milliseconds(150)), generatedRows: 2000)
-        defer { Task { await harness.stop() } }
+        try await withSandbox(faults: FaultPlan(latency: .milliseconds(150)), generatedRows: 2000) { harness in
+            try await interrupt(with: signalNumber, harness: harness)
+        }
+    }
+
+    private static func interrupt(with signalNumber: Int32, harness: SandboxHarness) async throws -> Interrupted {
         let directory = try CommandRunner.temporaryDirectory()
         let output = directory.appendingPathComponent("out.jsonl").path
         try "previous complete output\n".write(toFile: output, atomically: true, encoding: .utf8)

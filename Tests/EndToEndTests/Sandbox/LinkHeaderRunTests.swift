@@ -25,10 +25,10 @@ struct LinkHeaderRunTests {
         let (name, header) = Self.templates[index]
         let reference = try await ReferenceOutputs.shared.lines(for: "pipelines/bookmarks.yaml")
         let file = try ListEndingRunTests.pipeline("link-header", headers: ["X-Sandbox-Link": header])
-        let harness = try await SandboxHarness.start()
-        defer { Task { await harness.stop() } }
         // Raw rows: compare the ids with the converted reference.
-        let result = try await CommandRunner.run(["run", file], environment: ["ENDING_SERVER": harness.server.baseURL])
+        let result = try await withSandbox { harness in
+            try await CommandRunner.run(["run", file], environment: ["ENDING_SERVER": harness.server.baseURL])
+        }
         #expect(result.status == 0, "\(name): \(result.stderr)")
         let ids = try result.jsonLines().map { $0["entryId"] }
         let expected = try reference.map { try JSONValue(parsing: $0)["entryId"] }
@@ -38,9 +38,9 @@ struct LinkHeaderRunTests {
     @Test("a link whose first rel is not next is never followed")
     func firstRelWins() async throws {
         let file = try ListEndingRunTests.pipeline("link-header", headers: ["X-Sandbox-Link": "<?{q}>; rel=\"prev\"; rel=\"next\""])
-        let harness = try await SandboxHarness.start()
-        let result = try await CommandRunner.run(["run", file, "--events"], environment: ["ENDING_SERVER": harness.server.baseURL])
-        await harness.stop()
+        let result = try await withSandbox { harness in
+            try await CommandRunner.run(["run", file, "--events"], environment: ["ENDING_SERVER": harness.server.baseURL])
+        }
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let events = try result.jsonLines()
         #expect(events.filter { $0["event"] == "selected" }.count == 10)
