@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension JSONParser {
     /// Parses a number at `index` (a '-' or a digit).
     ///
@@ -83,6 +87,8 @@ extension JSONParser {
 
         if isInteger {
             if !overflowed {
+                // `-0` is not the integer 0 in its text: keep it as written.
+                if negative, significand == 0 { return .number(text(from: start, to: cursor)) }
                 if !negative, significand <= UInt64(Int64.max) { return .int(Int64(significand)) }
                 if negative, significand <= UInt64(Int64.max) + 1 { return .int(Int64(truncatingIfNeeded: 0 &- significand)) }
             }
@@ -99,11 +105,24 @@ extension JSONParser {
             } else {
                 value *= exactPowerOfTen(decimalExponent)
             }
-            return .double(negative ? -value : value)
+            return exactDouble(negative ? -value : value, from: start, to: cursor)
         }
-        let value = slowDouble(from: start, to: cursor)
-        // Beyond Double's range: keep the exact text rather than turn it into infinity.
-        return value.isFinite ? .double(value) : .number(text(from: start, to: cursor))
+        return exactDouble(slowDouble(from: start, to: cursor), from: start, to: cursor)
+    }
+
+    /// `value` when the writer prints it back as exactly the bytes that arrived, otherwise
+    /// the literal's own text: a decimal is never rewritten (`0.10`, `1E2`, `1.0e-400`,
+    /// 31 significant digits and values beyond Double's range all keep their text).
+    @inline(__always)
+    private func exactDouble(_ value: Double, from start: Int, to stop: Int) -> JSONValue {
+        if value.isFinite {
+            var description = value.description
+            let same = description.withUTF8 { written in
+                written.count == stop - start && memcmp(written.baseAddress!, bytes + start, written.count) == 0
+            }
+            if same { return .double(value) }
+        }
+        return .number(text(from: start, to: stop))
     }
 
     /// Whether all eight bytes of `word` are ASCII digits: each byte's high nibble is 3 both

@@ -102,7 +102,7 @@ struct FilterLexer {
         }
         let literal = text(start..<end)
         let value: JSONValue =
-            if isInteger, let exact = Int64(literal) { .int(exact) } else { .double(Double(literal) ?? .nan) }
+            if isInteger, let exact = Int64(literal) { .int(exact) } else { .number(literal) }
         return FilterToken(kind: .number(value), range: start..<end)
     }
 }

@@ -25,8 +25,7 @@ enum FilterSemantics {
         case (.int(let a), .int(let b)): return a == b
         case (.int, _), (.double, _), (.number, _):
             guard right.isNumber else { return false }
-            if case .number(let a) = left, case .number(let b) = right, a == b { return true }
-            return left.doubleValue == right.doubleValue
+            return compareNumbers(left, right) == 0
         case (.array(let a), .array(let b)):
             return a.count == b.count && zip(a, b).allSatisfy { equal($0, $1) }
         case (.object(let a), .object(let b)):
@@ -47,9 +46,22 @@ enum FilterSemantics {
             if a.utf8.elementsEqual(b.utf8) { return 0 }
             return a.utf8.lexicographicallyPrecedes(b.utf8) ? -1 : 1
         default:
-            guard let a = left.doubleValue, let b = right.doubleValue else { throw TypeMismatch(left: left, right: right) }
-            return a < b ? -1 : (a == b ? 0 : 1)
+            guard left.isNumber, right.isNumber else { throw TypeMismatch(left: left, right: right) }
+            return compareNumbers(left, right)
         }
+    }
+
+    /// Numbers compared by value, exactly: two doubles as doubles, anything involving an
+    /// integer beside a decimal or a number kept as text through its decimal digits, so
+    /// `12345678901234567890123` never equals `...124` and `0.1` equals `0.10`.
+    static func compareNumbers(_ left: JSONValue, _ right: JSONValue) -> Int {
+        if case .double(let a) = left, case .double(let b) = right { return a < b ? -1 : (a == b ? 0 : 1) }
+        if case .int(let a) = left, case .int(let b) = right { return a < b ? -1 : (a == b ? 0 : 1) }
+        guard let a = ExactDecimal(left), let b = ExactDecimal(right) else {
+            // Not reachable for numbers the parser produced; NaN-like values compare unequal.
+            return left.doubleValue ?? 0 < right.doubleValue ?? 0 ? -1 : 1
+        }
+        return a.compare(to: b)
     }
 
     static func contains(_ left: JSONValue, _ right: JSONValue) throws(TypeMismatch) -> Bool {
