@@ -80,6 +80,21 @@ struct RetryPolicyTests {
         #expect(RetryAfter.delay("Sun, 06 Foo 1994 08:49:37 GMT", now: now) == nil)
     }
 
+    @Test("dates far out of range saturate instead of trapping", arguments: [
+        "Fri, 31 Dec 99999999999999 23:59:59 GMT", "Fri, 31 Dec 9223372036854775807 23:59:59 GMT",
+        "Fri, 31 Dec 10000 23:59:59 GMT", "99999999999999999999999999",
+    ])
+    func farFutureRetryAfter(_ value: String) throws {
+        let delay = try #require(RetryAfter.delay(value, now: Date(timeIntervalSince1970: 0)))
+        #expect(delay > .seconds(86_400))
+        let policy = RetryPolicy(attempts: 3, backoff: .milliseconds(10), maxBackoff: .seconds(1))
+        #expect(policy.delay(honouringRetryAfter: delay) == .seconds(60))
+    }
+
+    @Test func datesBeforeYearOneAreNotDates() {
+        #expect(RetryAfter.delay("Fri, 31 Dec 0000 23:59:59 GMT", now: Date()) == nil)
+    }
+
     @Test func retryAfterIsCappedAtTheLargerOfMaxBackoffAndAMinute() {
         let short = RetryPolicy(attempts: 3, backoff: .milliseconds(10), maxBackoff: .seconds(1))
         #expect(short.delay(honouringRetryAfter: .seconds(3600)) == .seconds(60))

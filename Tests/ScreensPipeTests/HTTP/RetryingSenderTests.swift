@@ -52,6 +52,21 @@ struct RetryingSenderTests {
         }
     }
 
+    @Test("Retry-After: 0 never waits less than the backoff")
+    func retryAfterZeroKeepsTheBackoff() async throws {
+        try await withServer { server, client in
+            let log = RetryLog()
+            let sender = RetryingSender(
+                client: client, policy: RetryPolicy(attempts: 3, backoff: .milliseconds(40), maxBackoff: .seconds(1), jitter: .none),
+                seed: 1)
+            let response = try await sender.send(
+                HTTPRequest(url: server.url("/flaky?id=t9&fail=2&status=503&retry_after=0")), onRetry: log.record)
+            #expect(response.status == 200)
+            // The exponential backoff (40 ms, then 80 ms), not the server's zero.
+            #expect(log.all.map(\.delay) == [.milliseconds(40), .milliseconds(80)])
+        }
+    }
+
     @Test(arguments: [404, 500, 400, 401, 403])
     func nonRetryableStatusesAreSentOnce(status: Int) async throws {
         try await withServer { server, client in

@@ -13,7 +13,8 @@ package enum RetryAfter {
         }
         guard let date = httpDate(text) else { return nil }
         let seconds = date.timeIntervalSince(now)
-        return seconds > 0 ? .milliseconds(Int64((seconds * 1000).rounded(.up))) : .zero
+        // Saturate: a wait beyond a year is capped by the retry policy anyway.
+        return seconds > 0 ? .milliseconds(Int64((min(seconds, 400 * 86_400) * 1000).rounded(.up))) : .zero
     }
 
     /// Parses the three HTTP date forms: IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT`,
@@ -40,6 +41,10 @@ package enum RetryAfter {
             (1...31).contains(day), (0...23).contains(clock[0]), (0...59).contains(clock[1]), (0...60).contains(clock[2])
         else { return nil }
         if numbers[1].count == 2 { year += year < 70 ? 2000 : 1900 }
+        // HTTP dates have four-digit years; anything later is "as late as can be" (the
+        // caller caps the wait), and the day arithmetic below stays far from overflow.
+        if year > 9999 { return Date.distantFuture }
+        guard year >= 1 else { return nil }
         let days = Int(ISODate.days(year: Int64(year), month: Int64(month), day: Int64(day)))
         let seconds = days * 86_400 + clock[0] * 3600 + clock[1] * 60 + clock[2]
         return Date(timeIntervalSince1970: Double(seconds))

@@ -93,8 +93,10 @@ package struct RetryingSender: Sendable {
                 guard policy.isRetryable(error), attempt < policy.attempts else { throw error }
                 reason = .error(error)
             }
-            let delay = retryAfter.map(policy.delay(honouringRetryAfter:))
-                ?? random.withGenerator { policy.delay(beforeRetry: attempt, using: &$0) }
+            // A server's Retry-After may ask for more than the backoff, never for less: `0` or
+            // a date in the past must not turn the retries into a burst.
+            let backoff = random.withGenerator { policy.delay(beforeRetry: attempt, using: &$0) }
+            let delay = retryAfter.map { max(policy.delay(honouringRetryAfter: $0), backoff) } ?? backoff
             onRetry(
                 RetryAttempt(
                     request: request.requestDescription, failedAttempt: attempt, attempts: policy.attempts,
