@@ -2,7 +2,7 @@ internal import NIOCore
 internal import NIOHTTP1
 internal import NIOPosix
 
-/// The sandbox portal: a Liferay look-alike over real HTTP on loopback (DESIGN §3).
+/// The sandbox portal: a Liferay look-alike over real HTTP on loopback.
 ///
 /// Serves JSON-WS (`POST /api/jsonws/invoke`), headless delivery structured contents and a
 /// generic REST family over sample data, and misbehaves on purpose as its ``FaultPlan`` says.

@@ -79,7 +79,7 @@ public struct ScreensPipeError: Error, Sendable, Hashable, CustomStringConvertib
     /// Whether the error means the server could not be reached (remote-first falls back on these).
     public var isConnectivity: Bool { code == .connectivity }
 
-    /// The process exit status this error leads to (DESIGN §7).
+    /// The process exit status this error leads to (docs/architecture.md, "Events and exit codes").
     public var exitCode: Int32 { code == .configuration ? 2 : 1 }
 
     /// One line for stderr: `file:line:column: message`, or the page and request for run errors.

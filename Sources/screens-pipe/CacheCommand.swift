@@ -3,7 +3,7 @@ import Foundation
 import ScreensBus
 import ScreensPipe
 
-/// `screens-pipe cache list|stats|clear`: looks after the local page cache (DESIGN §4).
+/// `screens-pipe cache list|stats|clear`: looks after the local page cache.
 struct CacheCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cache",

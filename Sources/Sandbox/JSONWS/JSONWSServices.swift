@@ -1,6 +1,6 @@
 import ScreensBus
 
-/// The JSON-WS actions the sandbox serves, by path (DESIGN §3).
+/// The JSON-WS actions the sandbox serves, by path.
 enum JSONWSServices {
     typealias Action = @Sendable (Portal, ServiceParameters, Account) throws -> JSONValue
 

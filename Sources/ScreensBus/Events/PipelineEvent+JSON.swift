@@ -1,5 +1,5 @@
 extension PipelineEvent {
-    /// The event as its JSON-lines envelope (DESIGN §6): `{"event":"response","pipeline":...}`.
+    /// The event as its JSON-lines envelope: `{"event":"response","pipeline":...}`.
     ///
     /// Optional fields that are unknown are left out rather than written as null, so
     /// `jq 'select(.status)'` means what it says.

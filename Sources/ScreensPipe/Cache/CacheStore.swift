@@ -2,7 +2,7 @@ import ScreensBus
 internal import Foundation
 internal import GRDB
 
-/// The SQLite database that holds cached pages (DESIGN §4).
+/// The SQLite database that holds cached pages.
 ///
 /// One file, WAL mode, so readers never block the writer and two runs can share it; a busy
 /// timeout makes a second process wait for the write lock instead of failing. Every page

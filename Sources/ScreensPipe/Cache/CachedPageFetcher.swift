@@ -1,7 +1,7 @@
 internal import Foundation
 
 /// The cache stage: wraps a source's fetcher and answers each page under an offline policy
-/// (DESIGN §4). Every page it gets from the source is stored; every page it answers from
+///. Every page it gets from the source is stored; every page it answers from
 /// the cache carries origin `.cache` and the time it was fetched.
 ///
 /// Where a cached list ends: a page that is not stored, under `cache-only` (or as a

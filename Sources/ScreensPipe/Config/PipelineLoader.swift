@@ -5,7 +5,7 @@ internal import Glibc
 internal import Darwin
 #endif
 
-/// Loads pipeline files (DESIGN §8) into a validated ``PipelineSpec``.
+/// Loads pipeline files into a validated ``PipelineSpec``.
 ///
 /// The file is parsed by libyaml into a located node tree, `${VAR}` references in scalar
 /// values are expanded from `environment`, `--set key.path=value` overrides are applied, and

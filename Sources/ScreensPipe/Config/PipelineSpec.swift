@@ -20,7 +20,7 @@ public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(file):\(line):\(column)" }
 }
 
-/// A whole pipeline, decoded and validated from a pipeline file (DESIGN §8).
+/// A whole pipeline, decoded and validated from a pipeline file.
 public struct PipelineSpec: Sendable {
     /// The pipeline's name; defaults to the file name without `.yaml`.
     public var name: String
@@ -63,7 +63,7 @@ public struct SourceSpec: Sendable {
     public var server: ServerAddress?
     /// Credentials sent with every request; nil sends none.
     public var auth: AuthSpec?
-    /// How the list is split into pages (DESIGN §2).
+    /// How the list is split into pages.
     public var pagination: PaginationSpec
     /// Total time allowed for one request.
     public var timeout: Duration
@@ -270,7 +270,7 @@ public struct FileSourceSpec: Sendable, Hashable {
     }
 }
 
-/// Fluent pagination (DESIGN §2).
+/// Fluent pagination (docs/architecture.md, "Pagination").
 public struct PaginationSpec: Sendable, Hashable {
     /// Rows on page 0 (`first-page-size`, default 50).
     /// Headless and page-numbered REST sources use ``pageSize`` for page 0 too.
@@ -282,7 +282,7 @@ public struct PaginationSpec: Sendable, Hashable {
     /// A guard against runaway lists: more pages than this is an error.
     public var maxPages: Int
 
-    /// Creates a pagination spec; the defaults are those of DESIGN §2 (50, 25, 4 in flight,
+    /// Creates a pagination spec; the defaults are those of docs/architecture.md, "Pagination" (50, 25, 4 in flight,
     /// at most 10,000 pages).
     public init(firstPageSize: Int = 50, pageSize: Int = 25, prefetch: Int = 4, maxPages: Int = 10_000) {
         self.firstPageSize = firstPageSize
@@ -405,7 +405,7 @@ public enum FieldType: String, Sendable, Hashable, CaseIterable {
 
 // MARK: - Cache
 
-/// The offline policies of Liferay Screens (DESIGN §4).
+/// The offline policies of Liferay Screens (docs/architecture.md, "Cache and offline policies").
 public enum CachePolicy: String, Sendable, Hashable, CaseIterable {
     /// Fetch, and store on success; a failure is an error.
     case remoteOnly = "remote-only"
@@ -444,7 +444,7 @@ public struct CacheSpec: Sendable, Hashable {
 
 /// `filter:`.
 public struct FilterSpec: Sendable, Hashable {
-    /// The selection expression (DESIGN §5).
+    /// The selection expression.
     public var expression: String?
     /// Where the expression starts in the pipeline file, for error carets.
     public var expressionLocation: SourceLocation?
@@ -489,7 +489,7 @@ public enum SinkDestination: Sendable, Hashable {
 public enum SinkFormat: String, Sendable, Hashable, CaseIterable {
     /// One line per selected row: the row itself.
     case items
-    /// Every event as a JSON envelope (DESIGN §6).
+    /// Every event as a JSON envelope.
     case events
     /// Aligned columns for people.
     case table

@@ -1,4 +1,4 @@
-/// Decodes a node tree into a ``PipelineSpec`` (DESIGN §8), collecting every error.
+/// Decodes a node tree into a ``PipelineSpec``, collecting every error.
 struct SpecDecoder {
     let context: DecodingContext
     /// The name used when the file gives none.

@@ -108,7 +108,7 @@ enum CacheFixtures {
         PageRequest(index: index, pagination: pagination)
     }
 
-    /// Loads every page the way the pipeline does (DESIGN §2): up to page 0's row count,
+    /// Loads every page the way the pipeline does (docs/architecture.md, "Pagination"): up to page 0's row count,
     /// else until the first short page.
     static func loadAll(_ fetcher: some PageFetcher) async throws(ScreensPipeError) -> [FetchedPage] {
         var pages: [FetchedPage] = []

@@ -97,7 +97,7 @@ import Testing
         #expect(spec.sink == SinkSpec(destination: .file(path: "out.jsonl"), format: .events))
     }
 
-    /// The example of DESIGN §8, comments and all.
+    /// The full example of a pipeline file, comments and all.
     @Test func designExampleLoads() throws {
         let spec = try PipelineLoader(environment: ["LIFERAY_SERVER": "http://localhost:8080"]).load(
             yaml: """

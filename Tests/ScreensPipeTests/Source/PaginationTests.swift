@@ -4,7 +4,7 @@ import Testing
 
 @testable import ScreensPipe
 
-/// The pagination rules of DESIGN §2, driven through the loader's state machine.
+/// The pagination rules (docs/architecture.md, "Pagination"), driven through the loader's state machine.
 @Suite("Pagination")
 struct PaginationTests {
     /// Feeds the state machine a list of `rows` rows (optionally with a count and with

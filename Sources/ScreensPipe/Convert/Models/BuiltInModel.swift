@@ -1,6 +1,6 @@
 import ScreensBus
 
-/// A built-in model (DESIGN §5): the `convertResult` of one of the Screens list screenlets.
+/// A built-in model: the `convertResult` of one of the Screens list screenlets.
 ///
 /// Bookmarks, web content and assets are fixed field lists; DDL records are shaped by
 /// their record set, so they are flattened instead.

@@ -37,7 +37,7 @@ package struct HTTPError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether the server could not be reached or the answer did not arrive whole: the
-    /// failures worth a retry, and the ones remote-first answers from the cache (DESIGN §4).
+    /// failures worth a retry, and the ones remote-first answers from the cache.
     package var isConnectivity: Bool {
         switch kind {
         case .connectionRefused, .dns, .timeout, .connectionReset, .truncated: true

@@ -1,6 +1,6 @@
 /// One HTTP request and the transport limits that apply to it.
 ///
-/// Defaults follow `source:` in the pipeline file (DESIGN §8): 15 s total, 5 s connect,
+/// Defaults follow `source:` in the pipeline file: 15 s total, 5 s connect,
 /// 64 MiB responses, TLS verified, redirects NOT followed (a JSON-WS fetcher must see a 302
 /// to a login page to report bad credentials).
 package struct HTTPRequest: Sendable, CustomStringConvertible {
