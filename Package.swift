@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "ScreensPipe", targets: ["ScreensPipe"]),
         .library(name: "Sandbox", targets: ["Sandbox"]),
         .library(name: "ScreensPipeService", targets: ["ScreensPipeService"]),
+        // For embedders' tests, as swift-log ships InMemoryLogging: a scripted source and a run recorder.
+        .library(name: "ScreensPipeTesting", targets: ["ScreensPipeTesting"]),
         .executable(name: "screens-pipe", targets: ["screens-pipe"]),
     ],
     dependencies: [
@@ -61,6 +63,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(name: "ScreensPipeTesting", dependencies: ["ScreensBus", "ScreensPipe"]),
         .executableTarget(
             name: "screens-pipe",
             dependencies: [
@@ -81,7 +84,7 @@ let package = Package(
         .testTarget(
             name: "ScreensPipeTests",
             dependencies: [
-                "ScreensPipe", "Sandbox", "ScreensPipeService", "TestSupport",
+                "ScreensPipe", "Sandbox", "ScreensPipeService", "ScreensPipeTesting", "TestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             exclude: ["Fixtures"]

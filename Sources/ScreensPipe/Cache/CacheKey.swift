@@ -121,6 +121,10 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
         case .file(let spec):
             request["path"] = .string(spec.path)
             request["records"] = spec.records.map(JSONValue.string) ?? .null
+        case .custom(let fetcher):
+            // The fetcher's identity never holds a secret (PageFetcher's contract); hashed
+            // anyway, as a code-built source's text is not reviewed by the loader.
+            request["identity"] = .string(digest(fetcher.identity))
         }
         return .object(request)
     }
@@ -153,7 +157,7 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
         case .liferayJSONWS(let spec): spec.sort
         case .liferayHeadless(let spec): spec.query.last { $0.name == "sort" }?.value
         case .rest(let spec): spec.query.last { $0.name == "sort" }?.value
-        case .file: nil
+        case .file, .custom: nil
         }
     }
 
@@ -219,7 +223,7 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
             return spec.query.last { $0.name == name }.map { .string($0.value) }
         case .rest(let spec):
             return spec.query.last { $0.name == name }.map { .string($0.value) }
-        case .file:
+        case .file, .custom:
             return nil
         }
     }
@@ -235,7 +239,7 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
             names = spec.query.map(\.name)
         case .rest(let spec):
             names = spec.query.map(\.name)
-        case .file:
+        case .file, .custom:
             break
         }
         return names

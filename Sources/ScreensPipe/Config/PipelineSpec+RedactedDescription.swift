@@ -65,7 +65,10 @@ extension SourceSpec {
                 ("first-page-size", .raw("\(pagination.firstPageSize)")), ("page-size", .raw("\(pagination.pageSize)")),
                 ("prefetch", .raw("\(pagination.prefetch)")), ("max-pages", .raw("\(pagination.maxPages)")),
             ])))
-        if case .file = protocolSpec { return members }
+        switch protocolSpec {
+        case .file, .custom: return members
+        case .liferayJSONWS, .liferayHeadless, .rest: break
+        }
         members += [
             ("timeout", .raw(ConfigUnitText.duration(timeout))),
             ("connect-timeout", .raw(ConfigUnitText.duration(connectTimeout))),
@@ -113,6 +116,8 @@ extension SourceProtocol {
             var members: [(String, YAMLTextWriter.Value)] = [("path", .string(spec.path))]
             if let records = spec.records { members.append(("records", .string(records))) }
             return members
+        case .custom(let fetcher):
+            return [("summary", .string(fetcher.summary))]
         }
     }
 }

@@ -126,6 +126,10 @@ public enum SourceProtocol: Sendable {
     case rest(RESTSourceSpec)
     /// `file`: a local JSON file, paged like a remote list; no network settings apply.
     case file(FileSourceSpec)
+    /// A source written in Swift: any ``PageFetcher``, built in code (there is no `type:`
+    /// for it in a pipeline file). The cache, convert, filter and sink stages work as for the
+    /// built-in types; the cache key holds the fetcher's ``PageFetcher/identity``.
+    case custom(any PageFetcher)
 
     /// The `type:` name as written in a pipeline file.
     public var typeName: String {
@@ -134,6 +138,7 @@ public enum SourceProtocol: Sendable {
         case .liferayHeadless: "liferay-headless"
         case .rest: "rest"
         case .file: "file"
+        case .custom: "custom"
         }
     }
 }

@@ -18,7 +18,7 @@ enum SourceFactory {
             pagination.firstPageSize = pagination.pageSize
         case .rest(let rest):
             if case .page = rest.paginate { pagination.firstPageSize = pagination.pageSize }
-        case .liferayJSONWS, .file:
+        case .liferayJSONWS, .file, .custom:
             break
         }
         return pagination
@@ -34,8 +34,8 @@ enum SourceFactory {
         spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment
     ) throws(ScreensPipeError) -> any PageFetcher {
         switch try blueprint(spec: spec, baseURL: baseURL, environment: environment) {
-        case .file(let file):
-            return file
+        case .fetcher(let fetcher):
+            return fetcher
         case .http(let wire, let settings):
             return httpFetcher(wire, settings: settings)
         }
@@ -53,7 +53,9 @@ enum SourceFactory {
         switch source.protocolSpec {
         case .file(let file):
             // Reads nothing until the first page is asked for.
-            return .file(try FileSource(spec: file))
+            return .fetcher(try FileSource(spec: file))
+        case .custom(let fetcher):
+            return .fetcher(fetcher)
         case .liferayJSONWS(let jsonws):
             let base = try requireServer(baseURL, type: "liferay-jsonws")
             return try http(JSONWSProtocol(spec: jsonws, baseURL: base), url: base, source: source, environment: environment)

@@ -1,6 +1,7 @@
 import Foundation
 import ScreensBus
 import ScreensPipe
+import ScreensPipeTesting
 import Testing
 
 /// Each offline policy with the source up, down (connectivity) and answering 401/404, over a

@@ -1,74 +1,9 @@
 import Foundation
 import ScreensBus
 import ScreensPipe
+import ScreensPipeTesting
 import Synchronization
 import Testing
-
-/// Stands in for the network under the cache: serves pages of an in-memory list, and can be
-/// switched to fail the way a real source does. The database under test is always real.
-final class ScriptedSource: PageFetcher {
-    enum Mode: Sendable { case up, down, unauthorized, notFound }
-
-    private struct State {
-        var mode: Mode = .up
-        var rows: [JSONValue]
-        var fetchedAt: Date = Date()
-        var fetches = 0
-    }
-
-    private let state: Mutex<State>
-    let reportsCount: Bool
-
-    init(rows: [JSONValue], reportsCount: Bool = true) {
-        state = Mutex(State(rows: rows))
-        self.reportsCount = reportsCount
-    }
-
-    var mode: Mode {
-        get { state.withLock { $0.mode } }
-        set { state.withLock { $0.mode = newValue } }
-    }
-
-    var rows: [JSONValue] {
-        get { state.withLock { $0.rows } }
-        set { state.withLock { $0.rows = newValue } }
-    }
-
-    /// The fetch time stamped on the pages served from now on.
-    var fetchedAt: Date {
-        get { state.withLock { $0.fetchedAt } }
-        set { state.withLock { $0.fetchedAt = newValue } }
-    }
-
-    /// How many fetches reached the "server" (failed ones included).
-    var fetches: Int { state.withLock { $0.fetches } }
-
-    var identity: String { "scripted" }
-    var summary: String { "scripted source" }
-
-    func fetch(
-        _ request: PageRequest, provisional: @Sendable (FetchedPage) async -> Void
-    ) async throws(ScreensPipeError) -> FetchedPage {
-        let (mode, rows, fetchedAt) = state.withLock { state in
-            state.fetches += 1
-            return (state.mode, state.rows, state.fetchedAt)
-        }
-        switch mode {
-        case .up:
-            let slice = rows.indices.clamped(to: request.startRow..<max(request.startRow, request.endRow))
-            return FetchedPage(
-                request: request, rows: Array(rows[slice]),
-                rowCount: request.includesRowCount && reportsCount ? rows.count : nil,
-                origin: .remote, fetchedAt: fetchedAt)
-        case .down:
-            throw ScreensPipeError(.connectivity, "connection refused", page: request.index)
-        case .unauthorized:
-            throw ScreensPipeError(.authentication, "HTTP 401 Unauthorized", page: request.index, status: 401)
-        case .notFound:
-            throw ScreensPipeError(.http, "HTTP 404 Not Found", page: request.index, status: 404)
-        }
-    }
-}
 
 /// Collects what a fetcher hands to `provisional`.
 final class ProvisionalPages: Sendable {
