@@ -67,4 +67,19 @@ import Testing
         #expect(key.text.contains("\"type\":\"custom\""))
         #expect(!key.text.contains("hunter2"))
     }
+
+    /// The README's example, as written (only the cache path is made unique).
+    @Test func readmeExampleOfflineFallsBackToTheCache() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let source = ScriptedSource(rows: [["entryId": 1, "name": "Liferay"]])
+        let spec = PipelineSpec(name: "bookmarks", source: SourceSpec(protocolSpec: .custom(source)),
+                                cache: CacheSpec(policy: .remoteFirst, path: path),
+                                sink: SinkSpec(destination: .discard))
+        _ = try await RecordedRun(Pipeline(spec: spec))
+        source.mode = .down
+        let offline = try await RecordedRun(Pipeline(spec: spec))
+        #expect(offline.items == [["entryId": 1, "name": "Liferay"]])
+        #expect(offline.responses.allSatisfy { $0.origin == .cache })
+    }
 }
