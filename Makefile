@@ -6,7 +6,7 @@ DEB_PACKAGES := libcurl4-openssl-dev libyaml-dev libsqlite3-dev jq curl
 BIN_DIR       = $(shell $(SWIFT) build --show-bin-path)
 RELEASE_DIR   = $(shell $(SWIFT) build -c release --show-bin-path)
 
-.PHONY: setup build release test demo bench fuzz soak clean
+.PHONY: setup build release test demo docs bench fuzz soak clean
 
 setup:
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -37,6 +37,16 @@ test: setup
 demo: build
 	@echo "# screens-pipe run pipelines/bookmarks.yaml  (the bundled sandbox portal, in-process)" >&2
 	"$(BIN_DIR)/screens-pipe" run pipelines/bookmarks.yaml
+
+# The DocC documentation (articles and API reference) of each library, as static sites
+# under .build/docs/<Module>/ (open index.html through any static file server).
+DOC_TARGETS = ScreensPipe ScreensBus ScreensPipeService ScreensPipeTesting
+docs: setup
+	@rm -rf .build/docs; mkdir -p .build/docs; for target in $(DOC_TARGETS); do \
+	  $(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target $$target \
+	    --output-path .build/docs/$$target --transform-for-static-hosting || exit 1; \
+	done
+	@echo "docs: .build/docs/{$$(echo $(DOC_TARGETS) | tr ' ' ',')}/index.html" >&2
 
 # Release build, then screens-pipe vs a Python loop and curl|jq on the sandbox (BENCH_FLAGS=--quick: 100k rows).
 bench: setup
