@@ -177,6 +177,20 @@ public struct PageLoader: Sendable {
             "the list has more than \(maxPages) pages (max-pages); raise source.pagination.max-pages if that is expected",
             page: page)
     }
+
+    /// Page 0 reported a row count no list can have.
+    static func impossibleRowCount(_ count: Int, page: Int) -> ScreensPipeError {
+        ScreensPipeError(.malformedResponse, "the server reports a row count of \(count), which is negative", page: page)
+    }
+
+    /// Page 0 reported more rows than `max-pages` pages can hold: fail before fetching
+    /// thousands of pages only to fail at the end.
+    static func rowCountPastMaxPages(_ count: Int, pages: Int, maxPages: Int, page: Int) -> ScreensPipeError {
+        ScreensPipeError(
+            .pagination,
+            "the server reports \(count) rows, which take \(pages) pages, more than max-pages (\(maxPages)); raise source.pagination.max-pages if that is expected",
+            page: page)
+    }
 }
 
 /// The bookkeeping of an indexed load, kept apart from the concurrency so each rule of
@@ -266,8 +280,13 @@ struct IndexedLoadState {
         case .success(let fetched): page = fetched
         }
         if index == 0, let count = page.rowCount {
+            guard count >= 0 else { return .fail(PageLoader.impossibleRowCount(count, page: index)) }
+            let pages = pageCount(forRows: count)
+            guard pages <= pagination.maxPages else {
+                return .fail(PageLoader.rowCountPastMaxPages(count, pages: pages, maxPages: pagination.maxPages, page: index))
+            }
             rowCount = count
-            endIndex = max(1, pageCount(forRows: count))
+            endIndex = max(1, pages)
         }
         if let broken = checks.check(page) { return .fail(broken) }
         if rowCount == nil, page.isShort {
@@ -280,11 +299,13 @@ struct IndexedLoadState {
         return .deliver(page)
     }
 
-    /// The number of pages that cover `rows` rows.
+    /// The number of pages that cover `rows` rows. `rows` comes from a server, so nothing
+    /// here may overflow: `Int.max` rows is a (huge) page count, not a trap.
     func pageCount(forRows rows: Int) -> Int {
         if rows <= 0 { return 0 }
         if rows <= pagination.firstPageSize { return 1 }
         let rest = rows - pagination.firstPageSize
-        return 1 + (rest + pagination.pageSize - 1) / pagination.pageSize
+        let pageSize = max(1, pagination.pageSize)
+        return 1 + rest / pageSize + (rest % pageSize == 0 ? 0 : 1)
     }
 }

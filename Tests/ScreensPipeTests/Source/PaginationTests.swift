@@ -89,10 +89,43 @@ struct PaginationTests {
 
     @Test("more pages than max-pages is an error, never a silent stop")
     func maxPages() {
-        let result = walk(rows: 1000, pagination: PaginationSpec(firstPageSize: 10, pageSize: 10, prefetch: 3, maxPages: 5), reportsCount: true)
+        let result = walk(rows: 1000, pagination: PaginationSpec(firstPageSize: 10, pageSize: 10, prefetch: 3, maxPages: 5), reportsCount: false)
         #expect(result.delivered == [0, 1, 2, 3, 4])
         #expect(result.error?.code == .pagination)
         #expect(result.error?.message.contains("max-pages") == true)
+    }
+
+    @Test("a row count past max-pages fails at page 0, before thousands of requests")
+    func rowCountPastMaxPages() {
+        let result = walk(rows: 1000, pagination: PaginationSpec(firstPageSize: 10, pageSize: 10, prefetch: 3, maxPages: 5), reportsCount: true)
+        #expect(result.delivered == [])
+        #expect(result.launched == 1)
+        #expect(result.error?.code == .pagination)
+        #expect(result.error?.page == 0)
+        #expect(result.error?.message.contains("1000 rows, which take 100 pages, more than max-pages (5)") == true)
+    }
+
+    /// Counts come from servers: the largest and the negative ones are errors, never traps.
+    @Test("hostile row counts", arguments: [Int.max, Int.max - 1, Int(Int32.max) * 1000, -1, Int.min])
+    func hostileRowCount(count: Int) {
+        var state = IndexedLoadState(pagination: PaginationSpec(firstPageSize: 100, pageSize: 100))
+        #expect(state.pagesToLaunch() == [0])
+        let request = PageRequest(index: 0, pagination: state.pagination)
+        let rows: [JSONValue] = (0..<100).map { .int(Int64($0)) }
+        state.receive(index: 0, result: .success(FetchedPage(request: request, rows: rows, rowCount: count, origin: .remote)))
+        guard case .fail(let error) = state.nextStep() else { Issue.record("a row count of \(count) must fail page 0"); return }
+        #expect(error.page == 0)
+        #expect(error.message.contains(String(count)))
+    }
+
+    @Test("page counts never overflow")
+    func pageCountArithmetic() {
+        let state = IndexedLoadState(pagination: PaginationSpec(firstPageSize: 100, pageSize: 100))
+        #expect(state.pageCount(forRows: Int.max) == 1 + (Int.max - 100) / 100 + 1)
+        #expect(state.pageCount(forRows: 100) == 1)
+        #expect(state.pageCount(forRows: 101) == 2)
+        #expect(state.pageCount(forRows: 200) == 2)
+        #expect(state.pageCount(forRows: 201) == 3)
     }
 
     @Test("page 0 goes alone, then prefetch keeps at most N pages in flight")
