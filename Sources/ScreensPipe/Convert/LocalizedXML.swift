@@ -28,7 +28,14 @@ struct XMLSyntaxError: Error, Equatable {
 }
 
 /// A recursive-descent reader of one XML document over UTF-8 bytes.
+///
+/// The documents come from servers, so recursion is bounded: elements nested deeper than
+/// ``maximumDepth`` are a syntax error (the caller keeps the raw string), never a stack
+/// overflow. Liferay's own documents nest three or four levels.
 struct XMLReader {
+    /// The deepest element nesting read; deeper is an ``XMLSyntaxError``.
+    static let maximumDepth = 256
+
     private let bytes: [UInt8]
     private var position = 0
 
@@ -47,7 +54,7 @@ struct XMLReader {
         var reader = XMLReader(bytes: Array(text.utf8))
         if reader.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { reader.position = 3 }
         try reader.skipMisc()
-        let root = try reader.element()
+        let root = try reader.element(depth: 1)
         try reader.skipMisc()
         guard reader.position == reader.bytes.count else { throw reader.error("content after the root element") }
         return root
@@ -103,8 +110,9 @@ struct XMLReader {
         return String(decoding: bytes[start..<position], as: UTF8.self)
     }
 
-    /// An element, with `position` on its `<`.
-    private mutating func element() throws(XMLSyntaxError) -> XMLElement {
+    /// An element, with `position` on its `<`, at nesting level `depth` (the root is 1).
+    private mutating func element(depth: Int) throws(XMLSyntaxError) -> XMLElement {
+        guard depth <= Self.maximumDepth else { throw error("elements nested deeper than \(Self.maximumDepth) levels") }
         guard position < bytes.count, bytes[position] == UInt8(ascii: "<") else { throw error("expected '<'") }
         position += 1
         var node = XMLElement(name: try name(), attributes: [], children: [], text: "")
@@ -157,7 +165,7 @@ struct XMLReader {
             } else if peek("<?") {
                 try skip(past: "?>")
             } else if bytes[position] == UInt8(ascii: "<") {
-                node.children.append(try element())
+                node.children.append(try element(depth: depth + 1))
             } else {
                 let start = position
                 while position < bytes.count, bytes[position] != UInt8(ascii: "<") { position += 1 }

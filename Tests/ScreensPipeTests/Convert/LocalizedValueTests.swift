@@ -96,3 +96,35 @@ import Testing
         #expect(ISODate.parse("2026-11-21T09:15:00Zjunk") == nil)
     }
 }
+
+/// Localized XML comes from servers: nesting is bounded, so a hostile document is a value
+/// kept as it came, never a stack overflow (50,000 nested elements once crashed the run).
+@Suite struct LocalizedXMLDepthTests {
+    static func nested(_ depth: Int) -> String {
+        "<root default-locale=\"en_US\"><Title language-id=\"en_US\">"
+            + String(repeating: "<a>", count: depth) + "x" + String(repeating: "</a>", count: depth)
+            + "</Title></root>"
+    }
+
+    @Test func fiftyThousandNestedElementsAreASyntaxErrorNotACrash() {
+        #expect(throws: XMLSyntaxError.self) { try XMLReader.parse(Self.nested(50_000)) }
+        let raw = JSONValue.string(Self.nested(50_000))
+        #expect(LocalizedValue.resolve(raw, locale: "en_US") == raw)
+    }
+
+    @Test func theDepthLimitIsExact() throws {
+        // The root and Title take two levels.
+        let deepest = try XMLReader.parse(Self.nested(XMLReader.maximumDepth - 2))
+        #expect(deepest.name == "root")
+        #expect(throws: XMLSyntaxError.self) { try XMLReader.parse(Self.nested(XMLReader.maximumDepth - 1)) }
+    }
+
+    @Test func deepUnclosedAndDeepDynamicElementsAreBounded() {
+        let unclosed = "<root>" + String(repeating: "<dynamic-element name=\"a\">", count: 100_000)
+        #expect(throws: XMLSyntaxError.self) { try XMLReader.parse(unclosed) }
+        let dynamic = "<root>" + String(repeating: "<dynamic-element name=\"a\">", count: 300)
+            + String(repeating: "</dynamic-element>", count: 300) + "</root>"
+        let raw = JSONValue.string(dynamic)
+        #expect(LocalizedValue.resolve(raw, locale: "en_US") == raw)
+    }
+}
