@@ -200,10 +200,13 @@ public final class Pipeline: Sendable {
         case .stdout: output = OutputFile.standardOutput()
         case .file(let path): output = try OutputFile.file(at: path)
         }
+        let projection = spec.sink.fields.map(FieldProjection.init)
         switch spec.sink.format {
-        case .items: return JSONLinesSink(output: output, mode: .items)
-        case .events: return JSONLinesSink(output: output, mode: .events)
-        case .table: return TableSink(output: output, colors: environment.colorOutput)
+        case .items: return JSONLinesSink(output: output, mode: .items, projection: projection)
+        case .events: return JSONLinesSink(output: output, mode: .events, projection: projection)
+        case .table: return TableSink(output: output, colors: environment.colorOutput, projection: projection)
+        case .csv: return DelimitedSink(output: output, dialect: .csv, projection: projection)
+        case .tsv: return DelimitedSink(output: output, dialect: .tsv, projection: projection)
         }
     }
 

@@ -28,8 +28,11 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Write every event (response, selected, error...) instead of only the rows.")
     var events = false
 
-    @Option(help: "Output format: items, events or table.")
+    @Option(help: "Output format: items, events, table, csv or tsv.")
     var format: SinkFormat?
+
+    @Option(help: ArgumentHelp("Keep only these fields of each row, in this order (comma-separated paths).", valueName: "a,b.c"))
+    var fields: String?
 
     @Option(name: [.short, .long], help: "Write to this file (atomically: renamed into place when complete; '-' is stdout).")
     var output: String?
@@ -54,6 +57,13 @@ struct RunCommand: AsyncParsableCommand {
 
     mutating func validate() throws {
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+        if let fields {
+            do throws(ScreensPipeError) {
+                _ = try FieldPath.list(fields)
+            } catch {
+                throw ValidationError("--fields: \(error.message)")
+            }
+        }
         if events, let format, format != .events { throw ValidationError("--events and --format \(format.rawValue) disagree") }
     }
 
@@ -134,6 +144,8 @@ struct RunCommand: AsyncParsableCommand {
     private func apply(to spec: inout PipelineSpec) {
         if events { spec.sink.format = .events }
         if let format { spec.sink.format = format }
+        // Checked by validate(): the list parses.
+        if let fields, let paths = try? FieldPath.list(fields) { spec.sink.fields = paths }
         if let output { spec.sink.destination = output == "-" ? .stdout : .file(path: output) }
         if let limit {
             var filter = spec.filter ?? FilterSpec()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import ScreensPipe
 
 @main
@@ -24,6 +25,23 @@ struct ScreensPipeCommand: AsyncParsableCommand {
         version: ScreensPipeVersion.current,
         subcommands: [RunCommand.self, ValidateCommand.self, PlanCommand.self, CacheCommand.self, SandboxCommand.self]
     )
+
+    /// ArgumentParser's own entry point, except that a usage error exits 2 as documented
+    /// (its default is 64, EX_USAGE), so scripts see one code for "you called it wrong".
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            Foundation.exit(2)
+        }
+    }
 }
 
 enum ScreensPipeVersion {

@@ -472,11 +472,15 @@ public struct SinkSpec: Sendable, Hashable {
     public var destination: SinkDestination
     /// What the lines hold (default `items`).
     public var format: SinkFormat
+    /// The fields each written row keeps, in this order (`sink.fields`, `--fields`); nil
+    /// keeps whole rows. Only the sink's output is projected: the bus carries whole rows.
+    public var fields: [FieldPath]?
 
     /// Creates a sink spec; by default one line per selected row on stdout.
-    public init(destination: SinkDestination = .stdout, format: SinkFormat = .items) {
+    public init(destination: SinkDestination = .stdout, format: SinkFormat = .items, fields: [FieldPath]? = nil) {
         self.destination = destination
         self.format = format
+        self.fields = fields
     }
 }
 
@@ -498,4 +502,8 @@ public enum SinkFormat: String, Sendable, Hashable, CaseIterable {
     case events
     /// Aligned columns for people.
     case table
+    /// RFC 4180 comma-separated values with a header line.
+    case csv
+    /// Tab-separated values with a header line; tabs and line breaks in values escaped.
+    case tsv
 }

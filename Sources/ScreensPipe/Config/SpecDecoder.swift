@@ -101,21 +101,43 @@ extension SpecDecoder {
 
     /// `type` defaults to `file` when a `path` is given, else `stdout`.
     func decodeSink(_ section: Section) -> SinkSpec? {
-        section.checkKeys(["type", "path", "format"])
+        section.checkKeys(["type", "path", "format", "fields"])
         let format = section.choice("format", SinkFormat.self) ?? .items
+        let fields = section["fields"].flatMap(decodeFields)
         let isFile = section["type"].map { context.choice($0, key: "type", ["stdout": false, "file": true]) } ?? (section["path"] != nil)
         switch isFile {
         case true?:
             let pathNode = section.required("path", for: "sink of type 'file'")
             guard let path = pathNode.flatMap({ context.nonEmptyString($0, key: "path") }) else { return nil }
-            return SinkSpec(destination: .file(path: path), format: format)
+            return SinkSpec(destination: .file(path: path), format: format, fields: fields)
         case false?:
             if let path = section.mapping.pairs.first(where: { $0.key.text == "path" }) {
                 context.fail("key 'path' does not apply to sink type 'stdout'; it is only for sink type file", at: path.key.location)
             }
-            return SinkSpec(destination: .stdout, format: format)
+            return SinkSpec(destination: .stdout, format: format, fields: fields)
         case nil:
             return nil
         }
+    }
+
+    /// `fields: [name, author.email]` or `fields: "name, author.email"`: field paths.
+    private func decodeFields(_ node: YAMLNode) -> [FieldPath]? {
+        let items: [YAMLNode]
+        switch node {
+        case .sequence(let sequence): items = sequence.items
+        default: items = [node]
+        }
+        var paths: [FieldPath] = []
+        for item in items {
+            guard let text = context.nonEmptyString(item, key: "fields") else { return nil }
+            do throws(ScreensPipeError) {
+                paths += try FieldPath.list(text)
+            } catch {
+                context.fail(error.message, at: item.location)
+                return nil
+            }
+        }
+        if paths.isEmpty { context.fail("'fields' must name at least one field", at: node.location) }
+        return paths.isEmpty ? nil : paths
     }
 }

@@ -40,6 +40,31 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Paths separated by commas, as `--fields` and `sink.fields` take them: `a, b.c, d[0]`.
+    /// A comma inside a quoted key (`a["x,y"]`) does not separate.
+    public static func list(_ text: String) throws(ScreensPipeError) -> [FieldPath] {
+        var paths: [FieldPath] = []
+        var current = ""
+        var quoted = false
+        var escaped = false
+        for character in text {
+            if escaped {
+                escaped = false
+            } else if quoted, character == "\\" {
+                escaped = true
+            } else if character == "\"" {
+                quoted.toggle()
+            } else if character == ",", !quoted {
+                paths.append(try FieldPath(current.trimmingWhitespace))
+                current = ""
+                continue
+            }
+            current.append(character)
+        }
+        paths.append(try FieldPath(current.trimmingWhitespace))
+        return paths
+    }
+
     /// The value the path leads to in `value`, or nil when any step is missing.
     public func resolve(in value: JSONValue) -> JSONValue? {
         var current = value
@@ -253,3 +278,4 @@ enum FieldPathParser {
         String(decoding: bytes[0..<min(offset, bytes.count)], as: UTF8.self).count + 1
     }
 }
+

@@ -19,6 +19,7 @@ struct JSONLinesSink: EventSink {
 
     let output: OutputFile
     let mode: Mode
+    var projection: FieldProjection? = nil
 
     func consume(_ events: EventSubscription) async throws(OutputFile.WriteFailure) {
         // The writer is the buffer: rows are encoded once, in place, and go out in chunks.
@@ -26,9 +27,9 @@ struct JSONLinesSink: EventSink {
         for await event in events {
             let value: JSONValue
             switch (mode, event) {
-            case (.items, .selected(let selected)): value = selected.item
+            case (.items, .selected(let selected)): value = projection?.project(selected.item) ?? selected.item
             case (.items, _): continue
-            case (.events, _): value = event.envelope
+            case (.events, _): value = (projection?.project(event) ?? event).envelope
             }
             writer.write(value)
             writer.writeRaw("\n")

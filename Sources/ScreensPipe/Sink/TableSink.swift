@@ -12,9 +12,12 @@ struct TableSink: EventSink {
     private let sampleSize = 50
     private let maxColumnWidth = 40
 
-    init(output: OutputFile, colors: Bool) {
+    let projection: FieldProjection?
+
+    init(output: OutputFile, colors: Bool, projection: FieldProjection? = nil) {
         self.output = output
         self.colors = colors
+        self.projection = projection
     }
 
     func consume(_ events: EventSubscription) async throws(OutputFile.WriteFailure) {
@@ -22,7 +25,8 @@ struct TableSink: EventSink {
         var layout: TableLayout?
         for await event in events {
             guard case .selected(let selected) = event else { continue }
-            let row = selected.item.objectValue ?? ["value": selected.item]
+            let item = projection?.project(selected.item) ?? selected.item
+            let row = item.objectValue ?? ["value": item]
             if let layout {
                 try output.write(Array(layout.render(row).utf8))
                 continue
