@@ -4,12 +4,24 @@ enum ConfigUnits {
     static let durationUnits = "ms, s, m, h"
     static let sizeUnits = "B, KB, MB, GB, KiB, MiB, GiB"
 
+    /// The longest duration any key takes (ten years); longer texts are out of range
+    /// rather than a `Duration` the arithmetic after it could overflow.
+    static let maximumDuration = Duration.seconds(10 * 366 * 86_400)
+
     /// Parses a duration: one or more `<number><unit>` parts, or a bare number of seconds.
+    /// Nil when the text is not a duration or is longer than ``maximumDuration``.
     static func duration(_ text: String) -> Duration? {
+        guard let milliseconds = milliseconds(text), milliseconds <= maximumMilliseconds else { return nil }
+        return .milliseconds(milliseconds)
+    }
+
+    /// The length of a duration text in milliseconds, computed in floating point so that no
+    /// text can overflow: `99999999999999999999h` is a (huge) number, or `+inf`, to range-check.
+    static func milliseconds(_ text: String) -> Double? {
         if let seconds = Double(text), seconds.isFinite, text.first != "+" {
-            return seconds >= 0 ? .milliseconds(seconds * 1000) : nil
+            return seconds >= 0 ? seconds * 1000 : nil
         }
-        var total = Duration.zero
+        var total = 0.0
         var rest = Substring(text)
         guard !rest.isEmpty else { return nil }
         while !rest.isEmpty {
@@ -19,15 +31,17 @@ enum ConfigUnits {
             let unit = rest.prefix { $0.isASCII && $0.isLetter }
             rest = rest.dropFirst(unit.count)
             switch unit {
-            case "ms": total += .milliseconds(value)
-            case "s": total += .milliseconds(value * 1000)
-            case "m": total += .milliseconds(value * 60_000)
-            case "h": total += .milliseconds(value * 3_600_000)
+            case "ms": total += value
+            case "s": total += value * 1000
+            case "m": total += value * 60_000
+            case "h": total += value * 3_600_000
             default: return nil
             }
         }
         return total
     }
+
+    static let maximumMilliseconds = Double(maximumDuration.components.seconds) * 1000
 
     /// Parses a size in bytes: a number with an optional decimal (`MB`) or binary (`MiB`) unit.
     static func size(_ text: String) -> Int? {

@@ -32,6 +32,11 @@ final class DecodingContext {
     }
 
     func int(_ node: YAMLNode, key: String, atLeast minimum: Int? = nil, atMost maximum: Int? = nil) -> Int? {
+        if case .scalar(let scalar) = node, case .bigInteger(let text) = scalar.resolved, let minimum, let maximum {
+            // Past 64 bits: out of range, said as such rather than "not an integer".
+            fail("'\(key)' must be between \(minimum) and \(maximum), found \(text)", at: node.location)
+            return nil
+        }
         guard case .scalar(let scalar) = node, case .int(let value) = scalar.resolved, let int = Int(exactly: value) else {
             expected("an integer", for: key, found: node)
             return nil
@@ -64,16 +69,27 @@ final class DecodingContext {
         return nil
     }
 
-    func duration(_ node: YAMLNode, key: String, positive: Bool = true) -> Duration? {
-        guard case .scalar(let scalar) = node, !node.isNull, let duration = ConfigUnits.duration(scalar.text) else {
+    /// A duration of at most `maximum` (and, when `positive`, at least a millisecond: libcurl
+    /// reads a zero timeout as "none").
+    func duration(_ node: YAMLNode, key: String, positive: Bool = true, atMost maximum: Duration) -> Duration? {
+        guard case .scalar(let scalar) = node, !node.isNull, let milliseconds = ConfigUnits.milliseconds(scalar.text) else {
             expected("a duration (such as 15s, 200ms, 1h30m; units \(ConfigUnits.durationUnits))", for: key, found: node)
             return nil
         }
-        if positive, duration <= .zero {
+        let maximumText = ConfigUnitText.duration(maximum)
+        guard milliseconds <= Double(maximum.components.seconds) * 1000 else {
+            fail("'\(key)' must be at most \(maximumText), found \(scalar.text)", at: node.location)
+            return nil
+        }
+        if positive, milliseconds <= 0 {
             fail("'\(key)' must be longer than zero", at: node.location)
             return nil
         }
-        return duration
+        if positive, milliseconds < 1 {
+            fail("'\(key)' must be at least 1ms, found \(scalar.text)", at: node.location)
+            return nil
+        }
+        return .milliseconds(milliseconds)
     }
 
     func size(_ node: YAMLNode, key: String) -> Int? {

@@ -77,7 +77,9 @@ struct Section {
 
     func bool(_ key: String) -> Bool? { self[key].flatMap { context.bool($0, key: key) } }
 
-    func duration(_ key: String) -> Duration? { self[key].flatMap { context.duration($0, key: key) } }
+    func duration(_ key: String, atMost maximum: Duration) -> Duration? {
+        self[key].flatMap { context.duration($0, key: key, atMost: maximum) }
+    }
 
     func size(_ key: String) -> Int? { self[key].flatMap { context.size($0, key: key) } }
 

@@ -71,10 +71,10 @@ extension SpecDecoder {
     private func decodePagination(_ section: Section) -> PaginationSpec {
         section.checkKeys(["first-page-size", "page-size", "prefetch", "max-pages"])
         var spec = PaginationSpec()
-        if let value = section.int("first-page-size", atLeast: 1) { spec.firstPageSize = value }
-        if let value = section.int("page-size", atLeast: 1) { spec.pageSize = value }
+        if let value = section.int("first-page-size", atLeast: 1, atMost: ConfigLimits.maximumPageSize) { spec.firstPageSize = value }
+        if let value = section.int("page-size", atLeast: 1, atMost: ConfigLimits.maximumPageSize) { spec.pageSize = value }
         if let value = section.int("prefetch", atLeast: 1, atMost: 64) { spec.prefetch = value }
-        if let value = section.int("max-pages", atLeast: 1) { spec.maxPages = value }
+        if let value = section.int("max-pages", atLeast: 1, atMost: ConfigLimits.maximumPages) { spec.maxPages = value }
         return spec
     }
 
@@ -83,8 +83,8 @@ extension SpecDecoder {
             spec.server = decodeServer(text, at: node.location)
         }
         spec.auth = section.section("auth").flatMap(decodeAuth)
-        if let value = section.duration("timeout") { spec.timeout = value }
-        if let value = section.duration("connect-timeout") { spec.connectTimeout = value }
+        if let value = section.duration("timeout", atMost: ConfigLimits.maximumTimeout) { spec.timeout = value }
+        if let value = section.duration("connect-timeout", atMost: ConfigLimits.maximumTimeout) { spec.connectTimeout = value }
         if let retry = section.section("retry") { spec.retry = decodeRetry(retry) }
         if let value = section.size("max-response-size") { spec.maxResponseSize = value }
         if let value = section.bool("allow-insecure-auth") { spec.allowInsecureAuth = value }
@@ -144,9 +144,9 @@ extension SpecDecoder {
     private func decodeRetry(_ section: Section) -> RetrySpec {
         section.checkKeys(["attempts", "backoff", "max-backoff"])
         var spec = RetrySpec()
-        if let value = section.int("attempts", atLeast: 1) { spec.attempts = value }
-        if let value = section.duration("backoff") { spec.backoff = value }
-        if let value = section.duration("max-backoff") { spec.maxBackoff = value }
+        if let value = section.int("attempts", atLeast: 1, atMost: ConfigLimits.maximumAttempts) { spec.attempts = value }
+        if let value = section.duration("backoff", atMost: ConfigLimits.maximumTimeout) { spec.backoff = value }
+        if let value = section.duration("max-backoff", atMost: ConfigLimits.maximumTimeout) { spec.maxBackoff = value }
         if spec.maxBackoff < spec.backoff, let node = section["max-backoff"] ?? section["backoff"] {
             context.fail("'max-backoff' must not be shorter than 'backoff'", at: node.location)
         }
@@ -273,7 +273,7 @@ extension SpecDecoder {
         case .page:
             return .page(
                 pageParam: param("page-param", "page"), sizeParam: param("size-param", "per_page"),
-                firstPage: section.int("first-page", atLeast: 0) ?? 1)
+                firstPage: section.int("first-page", atLeast: 0, atMost: ConfigLimits.maximumFirstPage) ?? 1)
         case .cursor:
             // `size-param: null` turns the size parameter off.
             var sizeParam: String? = "limit"

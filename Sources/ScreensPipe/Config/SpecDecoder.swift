@@ -86,7 +86,7 @@ extension SpecDecoder {
         section.checkKeys(["policy", "key", "ttl", "path"])
         return CacheSpec(
             policy: section.choice("policy", CachePolicy.self) ?? .remoteFirst,
-            key: section.nonEmptyString("key"), ttl: section.duration("ttl"), path: section.nonEmptyString("path"))
+            key: section.nonEmptyString("key"), ttl: section.duration("ttl", atMost: ConfigLimits.maximumTTL), path: section.nonEmptyString("path"))
     }
 
     func decodeFilter(_ section: Section) -> FilterSpec {

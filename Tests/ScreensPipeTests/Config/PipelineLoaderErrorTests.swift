@@ -94,11 +94,11 @@ func writeFile(_ path: String, _ text: String) throws {
             """)
         #expect(
             errors == [
-                "test.yaml:5:34: 'first-page-size' must be at least 1, found 0",
-                "test.yaml:5:48: 'page-size' must be at least 1, found -1",
+                "test.yaml:5:34: 'first-page-size' must be between 1 and 1000000, found 0",
+                "test.yaml:5:48: 'page-size' must be between 1 and 1000000, found -1",
                 "test.yaml:5:62: 'prefetch' must be between 1 and 64, found 65",
-                "test.yaml:5:77: 'max-pages' must be at least 1, found 0",
-                "test.yaml:6:22: 'attempts' must be at least 1, found 0",
+                "test.yaml:5:77: 'max-pages' must be between 1 and 10000000, found 0",
+                "test.yaml:6:22: 'attempts' must be between 1 and 100, found 0",
             ])
     }
 
@@ -126,13 +126,13 @@ func writeFile(_ path: String, _ text: String) throws {
             cache:
               policy: remote-frist
             sink:
-              format: csv
+              format: xml
             """)
         #expect(
             errors == [
                 "test.yaml:2:9: expected one of liferay-jsonws, liferay-headless, rest, file for 'type', found 'resty'; did you mean 'rest'?",
                 "test.yaml:4:11: expected one of remote-only, cache-only, remote-first, cache-first, cache-and-remote for 'policy', found 'remote-frist'; did you mean 'remote-first'?",
-                "test.yaml:6:11: expected one of items, events, table for 'format', found 'csv'",
+                "test.yaml:6:11: expected one of items, events, table, csv, tsv for 'format', found 'xml'",
             ])
     }
 
@@ -205,7 +205,7 @@ func writeFile(_ path: String, _ text: String) throws {
             """)
         #expect(
             errors == [
-                "test.yaml:1:17: expected one of items, events, table for 'format', found 'xml'",
+                "test.yaml:1:17: expected one of items, events, table, csv, tsv for 'format', found 'xml'",
                 "test.yaml:1:36: key 'path' does not apply to sink type 'stdout'; it is only for sink type file",
                 "test.yaml:2:18: 'limit' must be at least 1, found 0",
                 "test.yaml:2:21: unknown key 'whre' in filter; did you mean 'where'?",
