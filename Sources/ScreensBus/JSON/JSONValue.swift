@@ -60,9 +60,24 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
 
     /// Creates an object from key-value pairs, in order; a repeated key keeps its first
     /// position and its last value.
+    ///
+    /// Linear in the members: past a handful of keys, repeats are found through a hash table
+    /// (the lookup of ``subscript(_:)-(String)`` scans, which suits rows, not 100,000 keys).
     public init(_ members: some Sequence<(String, JSONValue)>) {
         self.init()
-        for (key, value) in members { self[key] = value }
+        var positions: [String: Int]?
+        for (key, value) in members {
+            if positions == nil, keys.count >= 16 {
+                positions = Dictionary(keys.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+            }
+            if let existing = positions?[key] ?? (positions == nil ? keys.lastIndex(of: key) : nil) {
+                values[existing] = value
+            } else {
+                positions?[key] = keys.count
+                keys.append(key)
+                values.append(value)
+            }
+        }
     }
 
     /// The position of the first member: always 0.

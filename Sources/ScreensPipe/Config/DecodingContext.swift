@@ -149,11 +149,13 @@ final class DecodingContext {
         }
     }
 
-    /// A mapping as a JSON object; a repeated key is an error.
+    /// A mapping as a JSON object; a repeated key is an error. Linear in the keys: a set
+    /// finds repeats, since `JSONObject`'s own lookup scans (it is built for small rows).
     func jsonObject(_ mapping: YAMLMapping, key: String) -> JSONObject {
         var object = JSONObject(minimumCapacity: mapping.pairs.count)
+        var seen = Set<String>(minimumCapacity: mapping.pairs.count)
         for pair in mapping.pairs {
-            if object[pair.key.text] != nil {
+            if !seen.insert(pair.key.text).inserted {
                 fail("duplicate key '\(pair.key.text)' in \(key)", at: pair.key.location)
                 continue
             }

@@ -6,9 +6,14 @@
 /// - `${NAME:?message}` / `${NAME?message}`: an error with the message when unset or empty / when unset.
 /// - `$$`: a literal `$`. A `$` followed by anything else is kept as written.
 ///
-/// Defaults may hold references themselves (`${A:-${B}}`); values substituted in are never expanded again.
+/// Defaults may hold references themselves (`${A:-${B}}`), at most ``maximumNesting`` deep;
+/// values substituted in are never expanded again.
 struct Interpolator: Sendable {
     var environment: [String: String]
+
+    /// How deep defaults may nest references (`${A:-${B:-${C}}}` is 3). Expansion recurses
+    /// per level, and a file is untrusted input: 40,000 levels once overflowed the stack.
+    static let maximumNesting = 32
 
     /// Rewrites every scalar value in `node` (mapping keys are left alone), collecting errors.
     func interpolate(_ node: inout YAMLNode, errors: inout [ScreensPipeError]) {
@@ -40,11 +45,11 @@ struct Interpolator: Sendable {
         let bytes = Array(text.utf8)
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
-        try expand(bytes[...], into: &output)
+        try expand(bytes[...], into: &output, depth: 1)
         return String(decoding: output, as: UTF8.self)
     }
 
-    private func expand(_ bytes: ArraySlice<UInt8>, into output: inout [UInt8]) throws(Failure) {
+    private func expand(_ bytes: ArraySlice<UInt8>, into output: inout [UInt8], depth: Int) throws(Failure) {
         var index = bytes.startIndex
         while index < bytes.endIndex {
             let byte = bytes[index]
@@ -62,7 +67,10 @@ struct Interpolator: Sendable {
             guard let close = Self.closingBrace(in: bytes, openingAt: index + 1) else {
                 throw Failure(message: "unterminated '${' in '\(String(decoding: bytes, as: UTF8.self))'")
             }
-            try substitute(bytes[(index + 2)..<close], into: &output)
+            guard depth <= Self.maximumNesting else {
+                throw Failure(message: "references nested more than \(Self.maximumNesting) levels deep in defaults")
+            }
+            try substitute(bytes[(index + 2)..<close], into: &output, depth: depth)
             index = close + 1
         }
     }
@@ -85,7 +93,7 @@ struct Interpolator: Sendable {
     }
 
     /// Expands the inside of one `${...}`.
-    private func substitute(_ reference: ArraySlice<UInt8>, into output: inout [UInt8]) throws(Failure) {
+    private func substitute(_ reference: ArraySlice<UInt8>, into output: inout [UInt8], depth: Int) throws(Failure) {
         var nameEnd = reference.startIndex
         while nameEnd < reference.endIndex, Self.isNameByte(reference[nameEnd], first: nameEnd == reference.startIndex) {
             nameEnd += 1
@@ -112,7 +120,7 @@ struct Interpolator: Sendable {
         switch rest.first {
         case UInt8(ascii: "-"):
             if isUnset {
-                try expand(rest.dropFirst(), into: &output)
+                try expand(rest.dropFirst(), into: &output, depth: depth + 1)
             } else if let value {
                 output.append(contentsOf: value.utf8)
             }

@@ -5,6 +5,10 @@
 /// the path are created. Nodes it writes are located at `--set key.path`, line 1, with the
 /// column of the value inside the argument.
 struct Override: Sendable {
+    /// The most parts a key path may have; setting walks one level per part, and no pipeline
+    /// key is nearly this deep.
+    static let maximumPathParts = 32
+
     /// The argument as given.
     var argument: String
     var path: [String]
@@ -23,7 +27,13 @@ struct Override: Sendable {
         let pathText = String(argument[..<equals])
         let valueText = String(argument[argument.index(after: equals)...])
         let label = "--set \(pathText)"
-        path = pathText.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        path = pathText.split(separator: ".", maxSplits: Self.maximumPathParts, omittingEmptySubsequences: false)
+            .map(String.init)
+        guard path.count <= Self.maximumPathParts else {
+            throw ScreensPipeError(
+                .configuration, "the key path has more than \(Self.maximumPathParts) parts",
+                location: SourceLocation(file: "--set \(pathText.prefix(40))…", line: 1, column: 1))
+        }
         guard path.allSatisfy({ !$0.isEmpty }) else {
             throw ScreensPipeError(
                 .configuration, "the key path '\(pathText)' has an empty part",

@@ -26,6 +26,16 @@ indirect enum YAMLNode: Sendable, Hashable {
         }
     }
 
+    /// The UTF-8 bytes of every scalar in this subtree (keys included); what an alias to it
+    /// copies.
+    var textBytes: Int {
+        switch self {
+        case .scalar(let scalar): scalar.text.utf8.count
+        case .mapping(let mapping): mapping.pairs.reduce(0) { $0 + $1.key.text.utf8.count + $1.value.textBytes }
+        case .sequence(let sequence): sequence.items.reduce(0) { $0 + $1.textBytes }
+        }
+    }
+
     /// A short description of the node for "found ..." in type errors.
     var foundDescription: String {
         switch self {

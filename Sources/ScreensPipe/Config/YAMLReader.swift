@@ -9,6 +9,9 @@ internal import CLibYAML
 struct YAMLReader {
     /// The most nodes that aliases may expand to in one file.
     static let aliasExpansionLimit = 10_000
+    /// The most scalar text (UTF-8 bytes) that aliases may copy in one file: a count of
+    /// nodes alone lets one 1 MiB scalar aliased 3,000 times take gigabytes.
+    static let aliasExpansionByteLimit = 4 << 20
     /// The deepest nesting accepted; deeper files are surely not pipelines.
     static let nestingLimit = 256
 
@@ -102,17 +105,34 @@ extension SourceLocation {
 
 /// Assembles nodes from parser events with an explicit stack (no recursion, so deep files
 /// cannot overflow the call stack).
+///
+/// The open collections are mutated in place on the stack (`stack[top].pairs.append`), never
+/// copied out and pushed back: a copy would share the array's buffer and make every append
+/// copy it, which made a 50,000-key mapping take 30 s to load.
 private struct TreeBuilder {
-    private enum Frame {
-        case mapping(YAMLMapping, anchor: String?, pendingKey: YAMLScalar?)
-        case sequence(YAMLSequence, anchor: String?)
+    private struct Frame {
+        enum Kind { case mapping, sequence }
+        var kind: Kind
+        var location: SourceLocation
+        var anchor: String?
+        var pairs: [YAMLMapping.Pair] = []
+        var items: [YAMLNode] = []
+        var pendingKey: YAMLScalar?
+    }
+
+    /// What an anchored node costs each time an alias copies it.
+    private struct Anchored {
+        var node: YAMLNode
+        var nodes: Int
+        var bytes: Int
     }
 
     let file: String
     private(set) var root: YAMLNode?
     private var stack: [Frame] = []
-    private var anchors: [String: (node: YAMLNode, count: Int)] = [:]
+    private var anchors: [String: Anchored] = [:]
     private var aliasExpansion = 0
+    private var aliasExpansionBytes = 0
     private var documents = 0
 
     init(file: String) { self.file = file }
@@ -143,41 +163,44 @@ private struct TreeBuilder {
                 text: text, style: Self.style(screens_yaml_scalar_style(&event)), location: location,
                 isSingleLine: event.start_mark.line == event.end_mark.line)
             let node = YAMLNode.scalar(scalar)
-            if let anchor = Self.string(screens_yaml_scalar_anchor(&event)) { anchors[anchor] = (node, 1) }
+            if let anchor = Self.string(screens_yaml_scalar_anchor(&event)) {
+                anchors[anchor] = Anchored(node: node, nodes: 1, bytes: text.utf8.count)
+            }
             try attach(node)
         case YAML_ALIAS_EVENT:
             let name = Self.string(screens_yaml_alias_anchor(&event)) ?? ""
             guard let anchored = anchors[name] else {
                 throw error("unknown alias '*\(name)': no anchor '&\(name)' is defined before it", at: location)
             }
-            aliasExpansion += anchored.count
+            aliasExpansion += anchored.nodes
+            aliasExpansionBytes += anchored.bytes
             if aliasExpansion > YAMLReader.aliasExpansionLimit {
                 throw error(
                     "aliases expand to more than \(YAMLReader.aliasExpansionLimit) nodes; refusing to expand '*\(name)'",
+                    at: location)
+            }
+            if aliasExpansionBytes > YAMLReader.aliasExpansionByteLimit {
+                throw error(
+                    "aliases expand to more than \(YAMLReader.aliasExpansionByteLimit >> 20) MiB of text; refusing to expand '*\(name)'",
                     at: location)
             }
             try attach(anchored.node)
         case YAML_MAPPING_START_EVENT:
             try rejectTag(screens_yaml_mapping_tag(&event), at: location)
             let anchor = Self.string(screens_yaml_mapping_anchor(&event))
-            try push(.mapping(YAMLMapping(pairs: [], location: location), anchor: anchor, pendingKey: nil), at: location)
+            try push(Frame(kind: .mapping, location: location, anchor: anchor), at: location)
         case YAML_SEQUENCE_START_EVENT:
             try rejectTag(screens_yaml_sequence_tag(&event), at: location)
             let anchor = Self.string(screens_yaml_sequence_anchor(&event))
-            try push(.sequence(YAMLSequence(items: [], location: location), anchor: anchor), at: location)
+            try push(Frame(kind: .sequence, location: location, anchor: anchor), at: location)
         case YAML_MAPPING_END_EVENT, YAML_SEQUENCE_END_EVENT:
             guard let frame = stack.popLast() else { return false }
             let node: YAMLNode
-            let anchor: String?
-            switch frame {
-            case .mapping(let mapping, let name, _):
-                node = .mapping(try resolvingMerges(mapping))
-                anchor = name
-            case .sequence(let sequence, let name):
-                node = .sequence(sequence)
-                anchor = name
+            switch frame.kind {
+            case .mapping: node = .mapping(try resolvingMerges(YAMLMapping(pairs: frame.pairs, location: frame.location)))
+            case .sequence: node = .sequence(YAMLSequence(items: frame.items, location: frame.location))
             }
-            if let anchor { anchors[anchor] = (node, node.nodeCount) }
+            if let anchor = frame.anchor { anchors[anchor] = Anchored(node: node, nodes: node.nodeCount, bytes: node.textBytes) }
             try attach(node)
         default:
             return false
@@ -193,24 +216,24 @@ private struct TreeBuilder {
     }
 
     private mutating func attach(_ node: YAMLNode) throws(ScreensPipeError) {
-        guard let top = stack.popLast() else {
+        guard !stack.isEmpty else {
             root = node
             return
         }
-        switch top {
-        case .mapping(var mapping, let anchor, let pendingKey):
-            if let key = pendingKey {
-                mapping.pairs.append(YAMLMapping.Pair(key: key, value: node))
-                stack.append(.mapping(mapping, anchor: anchor, pendingKey: nil))
+        let top = stack.count - 1
+        switch stack[top].kind {
+        case .mapping:
+            if let key = stack[top].pendingKey {
+                stack[top].pairs.append(YAMLMapping.Pair(key: key, value: node))
+                stack[top].pendingKey = nil
             } else {
                 guard case .scalar(let key) = node else {
                     throw error("a mapping key must be a scalar, found \(node.foundDescription)", at: node.location)
                 }
-                stack.append(.mapping(mapping, anchor: anchor, pendingKey: key))
+                stack[top].pendingKey = key
             }
-        case .sequence(var sequence, let anchor):
-            sequence.items.append(node)
-            stack.append(.sequence(sequence, anchor: anchor))
+        case .sequence:
+            stack[top].items.append(node)
         }
     }
 

@@ -62,22 +62,37 @@ struct JSONWSProtocol: ListProtocol {
     /// becomes `"+entryQuery": "X"` and `"entryQuery.start": 0`. Keys already written that way
     /// pass through.
     static func flatten(_ params: JSONObject) -> JSONObject {
-        var flat = JSONObject(minimumCapacity: params.count)
+        // Positions by name, so a name written twice (`a.b` and `a: {b:}`) keeps its first
+        // place and last value in linear time; JSONObject's own lookup scans.
+        var names: [String] = []
+        var values: [JSONValue] = []
+        var positions: [String: Int] = [:]
+        func put(_ name: String, _ value: JSONValue) {
+            if let position = positions[name] {
+                values[position] = value
+            } else {
+                positions[name] = names.count
+                names.append(name)
+                values.append(value)
+            }
+        }
         func add(prefix: String, _ object: JSONObject) {
             for (key, value) in object {
                 if key == "$type" {
-                    if let type = value.stringValue { flat["+\(prefix)"] = .string(type) }
+                    if let type = value.stringValue { put("+\(prefix)", .string(type)) }
                     continue
                 }
                 let name = prefix.isEmpty ? key : "\(prefix).\(key)"
                 if case .object(let nested) = value {
                     add(prefix: name, nested)
                 } else {
-                    flat[name] = value
+                    put(name, value)
                 }
             }
         }
         add(prefix: "", params)
+        var flat = JSONObject(minimumCapacity: names.count)
+        for (name, value) in zip(names, values) { flat.appendUnchecked(key: name, value: value) }
         return flat
     }
 }
