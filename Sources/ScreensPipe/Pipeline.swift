@@ -224,7 +224,7 @@ public final class Pipeline: Sendable {
                     await bus.publish(.response(Self.response(for: page, pipeline: name)))
                 },
                 deliver: { (page) throws(ScreensPipeError) -> PageLoader.Decision in
-                    await Self.deliver(page, stages: stages, pipeline: name, bus: bus, tally: tally)
+                    try await Self.deliver(page, stages: stages, pipeline: name, bus: bus, tally: tally)
                 })
             switch outcome {
             case .stopped:
@@ -268,10 +268,11 @@ public final class Pipeline: Sendable {
             endRow: page.request.endRow, rowCount: page.rowCount, rows: page.rows.count, origin: page.origin)
     }
 
-    /// Converts and filters one page and publishes its events as one batch.
+    /// Converts and filters one page and publishes its events as one batch. A cancelled run
+    /// (an interrupt, a second signal) stops between rows and the page is not published.
     private static func deliver(
         _ page: FetchedPage, stages: Stages, pipeline: String, bus: EventBus, tally: RunTally
-    ) async -> PageLoader.Decision {
+    ) async throws(ScreensPipeError) -> PageLoader.Decision {
         var events: [PipelineEvent] = []
         events.reserveCapacity(page.rows.count + 1)
         events.append(.response(response(for: page, pipeline: pipeline)))
@@ -280,6 +281,7 @@ public final class Pipeline: Sendable {
         var decision = PageLoader.Decision.next
         let index = page.request.index
         for (offset, raw) in page.rows.enumerated() {
+            if offset & 63 == 63, Task.isCancelled { throw ScreensPipeError(.cancelled, "the run was cancelled") }
             let rowNumber = page.request.startRow + offset
             do throws(ScreensPipeError) {
                 let item = try stages.converter.convert(raw, row: rowNumber, page: index)

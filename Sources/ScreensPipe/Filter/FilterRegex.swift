@@ -1,16 +1,15 @@
-/// A regular expression compiled once, for `matches`.
-///
-/// Swift's `Regex` is immutable once built but not declared `Sendable`; this wrapper only
-/// ever reads it, which is why sharing it across the pipeline's tasks is safe.
-struct FilterRegex: @unchecked Sendable {
-    private let regex: Regex<AnyRegexOutput>
+/// A regular expression compiled once, for `matches`: parsed by ``RegexParser``, compiled to a
+/// ``RegexProgram`` and run by a ``RegexMatcher`` in time linear in the text, so no pattern
+/// and no row can make a filter run for ever.
+struct FilterRegex: Sendable {
+    private let matcher: RegexMatcher
 
-    init(_ pattern: String) throws {
-        regex = try Regex(pattern)
+    init(_ pattern: String) throws(RegexSyntaxError) {
+        matcher = RegexMatcher(program: try RegexProgram(RegexParser.parse(pattern)))
     }
 
     /// Whether the pattern matches anywhere in `text` (anchor it with `^…$` for a whole match).
     func matches(_ text: String) -> Bool {
-        text.contains(regex)
+        matcher.matches(text)
     }
 }
