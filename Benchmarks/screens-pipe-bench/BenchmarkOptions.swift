@@ -28,6 +28,9 @@ struct BenchmarkOptions {
     }
 
     func has(_ flag: String) -> Bool { flags.contains(flag) }
+
+    /// The text given for `name`, if any.
+    func value(_ name: String) -> String? { values[name] }
 }
 
 /// Runs `body` `iterations` times and returns the fastest run in seconds (the least disturbed one).

@@ -3,11 +3,13 @@
 //     swift build -c release --product screens-pipe-bench
 //     .build/release/screens-pipe-bench json [--rows N] [--iterations K] [--no-baseline] [--parse-only]
 //     .build/release/screens-pipe-bench filter
+//     .build/release/screens-pipe-bench memory [--megabytes N]
 
 import Foundation
 
 let benchmarks: [String: (_ arguments: [String]) throws -> Void] = [
     "json": JSONBenchmark.run,
+    "memory": MemoryBenchmark.run,
     "filter": { arguments in
         guard arguments.isEmpty else { throw BenchmarkOptions.UnknownOption(option: arguments[0]) }
         runFilterBenchmark()
