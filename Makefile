@@ -53,7 +53,7 @@ bench: setup
 	$(SWIFT) build -c release
 	python3 scripts/bench.py --bin "$(RELEASE_DIR)" $(BENCH_FLAGS)
 
-# libFuzzer on the JSON parser, filter parser and YAML loader, FUZZ_SECONDS each (default 60).
+# libFuzzer on every parser of untrusted input (scripts/fuzz.sh lists them), FUZZ_SECONDS each (default 60).
 fuzz: setup
 	bash scripts/fuzz.sh
 

@@ -1,23 +1,29 @@
 #!/usr/bin/env bash
-# `make fuzz`: libFuzzer (swiftc -sanitize=fuzzer) on the JSON parser, the filter expression
-# parser and the YAML pipeline loader, FUZZ_SECONDS (default 60) each, seeded from
+# `make fuzz`: libFuzzer (swiftc -sanitize=fuzzer) on every parser of untrusted input: the
+# JSON parser, the filter expression parser, the YAML pipeline loader, the HTTP response
+# interpreter (status, headers, body of every wire format), the localized XML reader, the
+# `${...}` interpolator, the regex engine and config numbers with `--set` overrides;
+# FUZZ_SECONDS (default 60) each, seeded from
 # fuzz/corpus/<target>/. New inputs go to .build/fuzz/corpus/<target>/ (the repo corpus is
 # not touched); a crash, hang (> 10 s) or allocation over 2 GB stops that target and leaves
 # the input in .build/fuzz/artifacts/, to be kept as a regression test.
 #
-#     bash scripts/fuzz.sh [json|filter|yaml]...      FUZZ_SECONDS=300 bash scripts/fuzz.sh json
+#     bash scripts/fuzz.sh [json|filter|yaml|response|xml|interpolate|regex|config]...
+#     FUZZ_SECONDS=300 bash scripts/fuzz.sh json
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(json filter yaml)
+[ ${#targets[@]} -gt 0 ] || targets=(json filter yaml response xml interpolate regex config)
 build=.build/fuzz
 export SWIFT_BACKTRACE=enable=no # libFuzzer reports the crash itself
 
 # The libraries with coverage instrumentation, in their own build folder.
 echo "fuzz: building the instrumented libraries (log: $build/build.log)" >&2
 mkdir -p "$build"
-swift build -c release --build-path "$build" --target ScreensPipe -Xswiftc -sanitize=fuzzer >"$build/build.log" 2>&1 ||
+# -enable-testing: targets reach internal parsers (XMLReader, Interpolator...) with @testable.
+swift build -c release --build-path "$build" --target ScreensPipe -Xswiftc -sanitize=fuzzer -Xswiftc -enable-testing \
+  >"$build/build.log" 2>&1 ||
   { tail -20 "$build/build.log" >&2; exit 1; }
 release="$build/release"
 objects=()

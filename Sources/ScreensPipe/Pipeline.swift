@@ -127,7 +127,7 @@ public final class Pipeline: Sendable {
         do throws(OutputFile.WriteFailure) {
             summary.outputPath = try stages.sink.close(succeeded: completed)
         } catch {
-            if case .failed(let message) = error { summary.failures.append(ScreensPipeError(.sink, message)) }
+            if case .failed(let message) = error { summary.record(ScreensPipeError(.sink, message)) }
         }
         return summary
     }
@@ -245,7 +245,7 @@ public final class Pipeline: Sendable {
         let totals = tally.summary
         if totals.outputClosed {
             ending.reason = .outputClosed
-        } else if !totals.failures.isEmpty {
+        } else if totals.failureCount > 0 {
             ending.reason = .failed
         } else if interrupted || (Task.isCancelled && ending.reason == .failed) {
             ending.reason = .interrupted
@@ -254,7 +254,8 @@ public final class Pipeline: Sendable {
         tally.record(ending)
         var finished = RunFinished(
             pipeline: name, pages: totals.pages, rows: totals.rows, selected: totals.selected,
-            errors: totals.failures.count, succeeded: totals.failures.isEmpty && ending.reason != .interrupted)
+            errors: totals.failureCount, succeeded: totals.failureCount == 0 && ending.reason != .interrupted)
+        if totals.skipped > 0 { finished.skipped = totals.skipped }
         finished.reason = ending.reason
         finished.signal = ending.signal
         finished.end = ending.end
@@ -278,6 +279,7 @@ public final class Pipeline: Sendable {
         events.append(.response(response(for: page, pipeline: pipeline)))
         var selectedBefore = tally.selected
         var failures: [ScreensPipeError] = []
+        var skipped = 0
         var decision = PageLoader.Decision.next
         let index = page.request.index
         for (offset, raw) in page.rows.enumerated() {
@@ -293,7 +295,10 @@ public final class Pipeline: Sendable {
                     break
                 }
             } catch {
-                if error.code == .conversion, stages.skipsInvalidRows { continue }
+                if error.code == .conversion, stages.skipsInvalidRows {
+                    skipped += 1
+                    continue
+                }
                 var located = error
                 located.page = located.page ?? index
                 located.row = located.row ?? rowNumber
@@ -301,7 +306,7 @@ public final class Pipeline: Sendable {
                 events.append(.error(located.event(pipeline: pipeline)))
             }
         }
-        tally.record(page: page.rows.count, selectedTotal: selectedBefore, failures: failures)
+        tally.record(page: page.rows.count, selectedTotal: selectedBefore, failures: failures, skipped: skipped)
         await bus.publish(contentsOf: events)
         return decision
     }
@@ -360,8 +365,32 @@ public struct RunSummary: Sendable {
     public var rows = 0
     /// Rows that passed the filter.
     public var selected = 0
-    /// Every error of the run, in order (each was also an `error` event).
-    public var failures: [ScreensPipeError] = []
+    /// The run's errors, in order (each was also an `error` event): every error of a page,
+    /// the sink or the run, and the first ``rowFailureSampleSize`` errors of single rows.
+    /// A list of a million bad rows keeps a sample, not a million errors.
+    public private(set) var failures: [ScreensPipeError] = []
+    /// How many errors the run had, all of them counted.
+    public private(set) var failureCount = 0
+    /// How many errors of each kind (`convert`, `filter`, `http`...), all of them counted.
+    public private(set) var failureCounts: [String: Int] = [:]
+    /// Rows left out by `on-invalid: skip` because they did not convert.
+    public var skipped = 0
+
+    /// How many row errors ``failures`` keeps.
+    public static let rowFailureSampleSize = 100
+
+    /// Counts `failure` and keeps it unless the sample of row errors is full.
+    public mutating func record(_ failure: ScreensPipeError) {
+        failureCount += 1
+        failureCounts[failure.code.description, default: 0] += 1
+        if failure.row != nil {
+            rowFailuresKept += 1
+            if rowFailuresKept > Self.rowFailureSampleSize { return }
+        }
+        failures.append(failure)
+    }
+
+    private var rowFailuresKept = 0
     /// The reader closed the output (`| head`): the run stopped early, on purpose.
     public var outputClosed = false
     /// Where a file sink's data ended up (the final path, or `.partial` after a failure).
@@ -370,21 +399,21 @@ public struct RunSummary: Sendable {
     public var ending = RunEnding()
 
     /// Whether every row was delivered.
-    public var succeeded: Bool { failures.isEmpty && ending.reason != .interrupted }
+    public var succeeded: Bool { failureCount == 0 && ending.reason != .interrupted }
 
     /// The process exit status: 0 all rows delivered (or the reader left), 1 not; after an
     /// interruption 128 + the signal's number (130 SIGINT, 143 SIGTERM, 129 SIGHUP; 130
     /// when no signal was named).
     public var exitCode: Int32 {
-        if ending.reason == .interrupted && failures.isEmpty {
+        if ending.reason == .interrupted && failureCount == 0 {
             switch ending.signal {
             case "SIGTERM": return 143
             case "SIGHUP": return 129
             default: return 130
             }
         }
-        if outputClosed && failures.allSatisfy({ $0.code == .cancelled }) { return 0 }
-        return failures.isEmpty ? 0 : 1
+        if outputClosed && failureCount == failureCounts[ScreensPipeError.Code.cancelled.description, default: 0] { return 0 }
+        return failureCount == 0 ? 0 : 1
     }
 }
 
@@ -412,17 +441,18 @@ final class RunTally: Sendable {
     /// Rows selected so far (read once per page, so it does not copy the whole summary).
     var selected: Int { state.withLock { $0.selected } }
 
-    func record(page rows: Int, selectedTotal: Int, failures: [ScreensPipeError]) {
+    func record(page rows: Int, selectedTotal: Int, failures: [ScreensPipeError], skipped: Int) {
         state.withLock { summary in
             summary.pages += 1
             summary.rows += rows
             summary.selected = selectedTotal
-            summary.failures.append(contentsOf: failures)
+            summary.skipped += skipped
+            for failure in failures { summary.record(failure) }
         }
     }
 
     func record(failure: ScreensPipeError) {
-        state.withLock { $0.failures.append(failure) }
+        state.withLock { $0.record(failure) }
     }
 
     func record(_ ending: RunEnding) {
@@ -433,7 +463,7 @@ final class RunTally: Sendable {
         state.withLock { summary in
             switch failure {
             case .closed: summary.outputClosed = true
-            case .failed(let message): summary.failures.append(ScreensPipeError(.sink, message))
+            case .failed(let message): summary.record(ScreensPipeError(.sink, message))
             }
         }
     }

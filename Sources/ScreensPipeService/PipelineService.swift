@@ -124,7 +124,7 @@ public struct PipelineService: Service {
         case .success(let summary) where summary.exitCode != 0:
             logger.error(
                 "run of \(spec.name) failed: \(summary.failures.first.map { "\($0)" } ?? "not every row was delivered")",
-                metadata: ["pipeline": "\(spec.name)", "errors": "\(summary.failures.count)"])
+                metadata: ["pipeline": "\(spec.name)", "errors": "\(summary.failureCount)"])
         case .success(let summary):
             logger.debug(
                 "run of \(spec.name) delivered \(summary.selected) rows",
@@ -143,7 +143,7 @@ public struct PipelineRunFailed: Error, Sendable, CustomStringConvertible {
     /// The first failure, and how many there were.
     public var description: String {
         let first = summary.failures.first.map { "\($0)" } ?? "the run failed"
-        return summary.failures.count > 1 ? "\(first) (and \(summary.failures.count - 1) more errors)" : first
+        return summary.failureCount > 1 ? "\(first) (and \(summary.failureCount - 1) more errors)" : first
     }
 }
 

@@ -4,9 +4,18 @@ import Synchronization
 
 /// Turns bus events into human lines on stderr: errors always, pages with `-v`, and the
 /// progress line when it is on. Never writes to stdout.
+///
+/// Errors of single rows (a conversion or a filter failing on one row) are shown for the
+/// first ``shownRowErrors`` rows only, then counted: a list of a million bad rows prints a
+/// few lines and one count by kind, not a million lines. Page and run errors always show.
 final class DiagnosticsReporter: ListDelegate {
     private let verbose: Bool
     private let progress: ProgressLine?
+    /// Row errors not shown, by kind.
+    private let hiddenRowErrors = Mutex<(shown: Int, hidden: [String: Int])>((0, [:]))
+
+    /// How many row errors are written in full.
+    static let shownRowErrors = 5
 
     init(verbose: Bool, progress: ProgressLine?) {
         self.verbose = verbose
@@ -31,6 +40,17 @@ final class DiagnosticsReporter: ListDelegate {
     }
 
     func onListError(_ error: ListError) async {
+        if error.row != nil {
+            let show = hiddenRowErrors.withLock { state -> Bool in
+                if state.shown < Self.shownRowErrors {
+                    state.shown += 1
+                    return true
+                }
+                state.hidden[error.kind, default: 0] += 1
+                return false
+            }
+            guard show else { return }
+        }
         var parts: [String] = []
         if let page = error.page { parts.append("page \(page)") }
         if let row = error.row { parts.append("row \(row)") }
@@ -41,6 +61,15 @@ final class DiagnosticsReporter: ListDelegate {
 
     func onRunFinished(_ finished: RunFinished) async {
         progress?.finish()
+        let hidden = hiddenRowErrors.withLock { $0.hidden }
+        if !hidden.isEmpty {
+            let total = hidden.values.reduce(0, +)
+            let kinds = hidden.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+            write("screens-pipe: error: \(total) more row \(total == 1 ? "error" : "errors") not shown (\(kinds)); --events lists every one")
+        }
+        if let skipped = finished.skipped {
+            write("screens-pipe: skipped \(skipped) \(skipped == 1 ? "row" : "rows") that did not convert (convert.on-invalid: skip)")
+        }
         if verbose {
             write("\(finished.pipeline): \(finished.pages) pages, \(finished.rows) rows, \(finished.selected) selected, \(finished.errors) errors")
         }

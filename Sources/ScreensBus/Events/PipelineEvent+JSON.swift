@@ -42,6 +42,7 @@ extension PipelineEvent {
             object["rows"] = .int(Int64(event.rows))
             object["selected"] = .int(Int64(event.selected))
             object["errors"] = .int(Int64(event.errors))
+            if let skipped = event.skipped { object["skipped"] = .int(Int64(skipped)) }
             object["succeeded"] = .bool(event.succeeded)
             if let reason = event.reason { object["reason"] = .string(reason.rawValue) }
             if let signal = event.signal { object["signal"] = .string(signal) }

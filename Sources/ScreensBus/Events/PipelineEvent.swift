@@ -150,6 +150,8 @@ public struct RunFinished: Sendable, Hashable {
     public var selected: Int
     /// Errors of the run, each of which was also an `error` event.
     public var errors: Int
+    /// Rows left out because they did not convert (`on-invalid: skip`); nil when none were.
+    public var skipped: Int?
     /// Whether every row was delivered (exit status 0).
     public var succeeded: Bool
     /// Why the run stopped; nil when the publisher did not say.

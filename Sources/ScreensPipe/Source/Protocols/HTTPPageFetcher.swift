@@ -74,7 +74,8 @@ struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
     // MARK: - Responses
 
     /// What one response means for the page: rows, an error, or a reason to try again.
-    private func interpret(
+    /// Internal rather than private for the response fuzz target and tests.
+    func interpret(
         _ response: HTTPResponse, page: PageRequest, request: String
     ) -> RetryingSender.Verdict<Result<DecodedPage, ScreensPipeError>> {
         if (300..<400).contains(response.status) {
