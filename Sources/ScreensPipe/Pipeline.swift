@@ -264,9 +264,11 @@ public final class Pipeline: Sendable {
     }
 
     static func response(for page: FetchedPage, pipeline: String) -> ListResponse {
-        ListResponse(
+        var response = ListResponse(
             pipeline: pipeline, page: page.request.index, startRow: page.request.startRow,
             endRow: page.request.endRow, rowCount: page.rowCount, rows: page.rows.count, origin: page.origin)
+        if page.origin != .file { response.fetchedAt = page.fetchedAt }
+        return response
     }
 
     /// Converts and filters one page and publishes its events as one batch. A cancelled run

@@ -19,6 +19,7 @@ extension PipelineEvent {
             if let rowCount = event.rowCount { object["rowCount"] = .int(Int64(rowCount)) }
             object["rows"] = .int(Int64(event.rows))
             object["origin"] = .string(event.origin.rawValue)
+            if let fetchedAt = event.fetchedAt { object["fetchedAt"] = .string(EventTime.text(fetchedAt)) }
         case .error(let event):
             object["event"] = "error"
             object["pipeline"] = .string(event.pipeline)

@@ -1,3 +1,5 @@
+public import struct Foundation.Date
+
 /// Where the rows of a `response` came from.
 public enum PageOrigin: String, Sendable, Hashable {
     /// Fetched from the server during this run.
@@ -70,6 +72,9 @@ public struct ListResponse: Sendable, Hashable {
     public var rows: Int
     /// Where the rows came from; under `cache-and-remote` one page can arrive twice, once per origin.
     public var origin: PageOrigin
+    /// When the rows were fetched from the server (long ago, for a page from the cache);
+    /// nil for rows that never came from a server (a file).
+    public var fetchedAt: Date?
 
     /// Creates a response event for `page`, which covers `startRow..<endRow` and held `rows` rows.
     public init(pipeline: String, page: Int, startRow: Int, endRow: Int, rowCount: Int?, rows: Int, origin: PageOrigin) {

@@ -28,6 +28,11 @@ enum CacheSchema {
                     CREATE INDEX page_by_pipeline ON page (pipeline);
                     """)
         }
+        migrator.registerMigration("v2: snapshots") { db in
+            // The load that stored each page, so a fallback can refuse to mix two loads of
+            // one list. Pages stored before this migration have none (NULL).
+            try db.execute(sql: "ALTER TABLE page ADD COLUMN snapshot TEXT")
+        }
         return migrator
     }
 

@@ -85,7 +85,7 @@ public final class CacheStore: Sendable {
     /// (the list got shorter since they were stored): page 0 with a row count removes the
     /// pages starting at or after the count; without a count, a short page removes the
     /// pages after it.
-    public func write(key: String, pipeline: String, page: FetchedPage) async throws(ScreensPipeError) {
+    public func write(key: String, pipeline: String, page: FetchedPage, snapshot: String? = nil) async throws(ScreensPipeError) {
         let text = JSONValue.array(page.rows).jsonString
         let request = page.request
         try await performAsync("store page \(request.index)") { [pool] in
@@ -93,13 +93,13 @@ public final class CacheStore: Sendable {
                 try db.execute(
                     sql: """
                         INSERT OR REPLACE INTO page (key, page_index, pipeline, start_row, end_row, rows,
-                            rows_in_page, row_count, continuation, fetched_at, byte_size)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            rows_in_page, row_count, continuation, fetched_at, byte_size, snapshot)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
                         key, request.index, pipeline, request.startRow, request.endRow, text,
                         page.rows.count, page.rowCount, page.continuation,
-                        page.fetchedAt.timeIntervalSince1970, text.utf8.count,
+                        page.fetchedAt.timeIntervalSince1970, text.utf8.count, snapshot,
                     ])
                 if request.index == 0, let rowCount = page.rowCount {
                     try db.execute(
@@ -254,7 +254,7 @@ public final class CacheStore: Sendable {
         return CachedPage(
             key: key, pipeline: row["pipeline"], index: index, startRow: row["start_row"], endRow: row["end_row"],
             rows: rows, rowCount: row["row_count"], continuation: row["continuation"],
-            fetchedAt: Date(timeIntervalSince1970: row["fetched_at"]), byteSize: row["byte_size"])
+            fetchedAt: Date(timeIntervalSince1970: row["fetched_at"]), byteSize: row["byte_size"], snapshot: row["snapshot"])
     }
 
     private static func rowCount(_ db: Database, key: String) throws -> Int? {

@@ -23,12 +23,16 @@ public struct CachedPage: Sendable, Hashable {
     public var fetchedAt: Date
     /// The size of the stored rows text, in bytes.
     public var byteSize: Int
+    /// The load (one run's fetches) that stored the page; nil for pages stored before
+    /// snapshots were recorded.
+    public var snapshot: String?
 
     /// Creates a stored page; `rowCount` and `continuation` are nil when the source sent none.
     public init(
         key: String, pipeline: String, index: Int, startRow: Int, endRow: Int, rows: [JSONValue],
-        rowCount: Int?, continuation: String?, fetchedAt: Date, byteSize: Int
+        rowCount: Int?, continuation: String?, fetchedAt: Date, byteSize: Int, snapshot: String? = nil
     ) {
+        self.snapshot = snapshot
         self.key = key
         self.pipeline = pipeline
         self.index = index

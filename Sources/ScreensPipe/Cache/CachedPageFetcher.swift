@@ -1,8 +1,24 @@
 internal import Foundation
+public import Logging
+import Synchronization
 
-/// The cache stage: wraps a source's fetcher and answers each page under an offline policy
-///. Every page it gets from the source is stored; every page it answers from
-/// the cache carries origin `.cache` and the time it was fetched.
+/// The cache stage: wraps a source's fetcher and answers each page under an offline policy.
+/// Every page it gets from the source is stored with this run's snapshot id; every page it
+/// answers from the cache carries origin `.cache` and the time it was fetched.
+///
+/// One fetcher serves one run, and a run never mixes two loads of a list:
+/// - a fallback to the cache (a connectivity failure under `remote-first`, `cache-first` or
+///   `cache-and-remote`) happens only while no page of the run came from the server; it is
+///   announced once (a warning with the cached data's age), and from then on every page
+///   comes from the cache, from the same snapshot as the first cached page, without asking
+///   the server again. A page of another snapshot, or a missing one, is an error;
+/// - a connectivity failure after a page came from the server is an error, not a fallback;
+/// - `cache-only` reads one snapshot too: the one page 0 belongs to;
+/// - `cache-first` answers page by page (a fresh cached page is used, a stale or missing one
+///   fetched), and says once when the list it delivered mixes cached and fresh pages.
+///
+/// A page that cannot be stored (disk full, read-only file) is still delivered; the run
+/// warns once and goes on.
 ///
 /// Where a cached list ends: a page that is not stored, under `cache-only` (or as a
 /// fallback), is past the end when page 0's stored row count says the list ends before it,
@@ -24,11 +40,36 @@ public struct CachedPageFetcher: PageFetcher {
     public let pipeline: String
     /// `run --refresh`: never answer from the cache; fetch and store every page.
     public let refresh: Bool
+    /// Where the fallback, mixed-list and write-failure warnings go.
+    public let logger: Logger
+    /// This run's snapshot id, stored with every page it fetches.
+    public let snapshot: String
+    private let run = RunState()
+
+    /// What this run has answered from, shared by the concurrent page fetches.
+    private final class RunState: Sendable {
+        enum Source: Sendable, Equatable {
+            case undecided
+            case server
+            /// Answering from the cache: the snapshot of the first cached page.
+            case cache(snapshot: String?)
+        }
+
+        struct State {
+            var source = Source.undecided
+            var servedFromCache = false
+            var servedFromServer = false
+            var warnedMixed = false
+            var warnedWrite = false
+        }
+
+        let state = Mutex(State())
+    }
 
     /// Throws a `.configuration` error for `refresh` under `cache-only`, which may not fetch.
     public init(
         base: any PageFetcher, store: CacheStore, policy: CachePolicy, ttl: Duration? = nil, key: CacheKey,
-        pipeline: String, refresh: Bool = false
+        pipeline: String, refresh: Bool = false, logger: Logger = Logger(label: "screens-pipe.cache")
     ) throws(ScreensPipeError) {
         if refresh, policy == .cacheOnly {
             throw ScreensPipeError(
@@ -41,16 +82,19 @@ public struct CachedPageFetcher: PageFetcher {
         self.key = key
         self.pipeline = pipeline
         self.refresh = refresh
+        self.logger = logger
+        snapshot = UUID().uuidString
     }
 
     /// The cache stage of `spec`: its key, and its `cache:` policy and ttl unless `policy`
     /// overrides the policy (`run --policy`).
     public init(
-        base: any PageFetcher, store: CacheStore, spec: PipelineSpec, policy: CachePolicy? = nil, refresh: Bool = false
+        base: any PageFetcher, store: CacheStore, spec: PipelineSpec, policy: CachePolicy? = nil, refresh: Bool = false,
+        logger: Logger = Logger(label: "screens-pipe.cache")
     ) throws(ScreensPipeError) {
         try self.init(
             base: base, store: store, policy: policy ?? spec.cache?.policy ?? .remoteFirst, ttl: spec.cache?.ttl,
-            key: CacheKey(spec: spec), pipeline: spec.name, refresh: refresh)
+            key: CacheKey(spec: spec), pipeline: spec.name, refresh: refresh, logger: logger)
     }
 
     /// The base fetcher's chaining.
@@ -74,16 +118,16 @@ public struct CachedPageFetcher: PageFetcher {
         _ request: PageRequest, provisional: @Sendable (FetchedPage) async -> Void
     ) async throws(ScreensPipeError) -> FetchedPage {
         if refresh { return try await fetchAndStore(request) }
+        if case .cache = run.state.withLock({ $0.source }), policy != .remoteOnly {
+            // A fallback happened: the rest of the list comes from the same snapshot.
+            return try await fromSnapshot(request)
+        }
         switch policy {
         case .remoteOnly:
             return try await fetchAndStore(request)
 
         case .cacheOnly:
-            if let page = try cached(request, lookup: try await store.lookup(key: key.text, request: request)) {
-                return page
-            }
-            throw ScreensPipeError(
-                .cache, "page \(request.index) is not in the cache (key \(key.text))", page: request.index)
+            return try await fromSnapshot(request)
 
         case .remoteFirst:
             do {
@@ -94,7 +138,10 @@ public struct CachedPageFetcher: PageFetcher {
 
         case .cacheFirst:
             let lookup = try await store.lookup(key: key.text, request: request)
-            if let page = try cached(request, lookup: lookup), isFresh(page) { return page }
+            if let page = try cached(request, lookup: lookup), isFresh(page) {
+                noteServed(fromCache: true)
+                return page
+            }
             do {
                 return try await fetchAndStore(request)
             } catch where error.isConnectivity {
@@ -116,7 +163,59 @@ public struct CachedPageFetcher: PageFetcher {
 
     private func fetchAndStore(_ request: PageRequest) async throws(ScreensPipeError) -> FetchedPage {
         let page = try await base.fetch(request)
-        try await store.write(key: key.text, pipeline: pipeline, page: page)
+        noteServed(fromCache: false)
+        do throws(ScreensPipeError) {
+            try await store.write(key: key.text, pipeline: pipeline, page: page, snapshot: snapshot)
+        } catch {
+            // The page is good; only the copy for later runs is lost. Deliver it, say so once.
+            let first = run.state.withLock { state -> Bool in
+                defer { state.warnedWrite = true }
+                return !state.warnedWrite
+            }
+            if first {
+                logger.warning("cannot store pages in the cache (\(error.message)); the run goes on without caching them")
+            }
+        }
+        return page
+    }
+
+    /// Records where a page came from; under `cache-first`, warns once when the delivered list
+    /// mixes cached and fresh pages.
+    private func noteServed(fromCache: Bool) {
+        let mixed = run.state.withLock { state -> Bool in
+            if fromCache { state.servedFromCache = true } else { state.servedFromServer = true }
+            if state.source == .undecided, !fromCache { state.source = .server }
+            guard policy == .cacheFirst, state.servedFromCache, state.servedFromServer, !state.warnedMixed else { return false }
+            state.warnedMixed = true
+            return true
+        }
+        if mixed {
+            logger.warning(
+                "the list mixes cached pages with pages fetched now (cache-first: some pages were stale or missing); use --refresh for one fresh load")
+        }
+    }
+
+    /// A page from the cache snapshot the run reads: the same load as the first cached page
+    /// (page 0's under cache-only). Missing pages are errors, as are pages of another load.
+    private func fromSnapshot(_ request: PageRequest) async throws(ScreensPipeError) -> FetchedPage {
+        let lookup = try await store.lookup(key: key.text, request: request)
+        guard let page = try cached(request, lookup: lookup) else {
+            throw ScreensPipeError(
+                .cache, "page \(request.index) is not in the cache (key \(key.text))", page: request.index)
+        }
+        if case .page(let stored) = lookup {
+            let expected = run.state.withLock { state -> String? in
+                if case .cache(let chosen) = state.source { return chosen }
+                state.source = .cache(snapshot: stored.snapshot)
+                return stored.snapshot
+            }
+            if let expected, let own = stored.snapshot, expected != own {
+                throw ScreensPipeError(
+                    .cache,
+                    "page \(request.index) in the cache is from another load than the pages before it (fetched \(EventTime.text(stored.fetchedAt))); a list is never delivered mixed from two loads: run again when the server is reachable",
+                    page: request.index)
+            }
+        }
         return page
     }
 
@@ -133,16 +232,52 @@ public struct CachedPageFetcher: PageFetcher {
         }
     }
 
-    /// After a connectivity failure: the cached answer, whatever its age, or the failure
-    /// itself, saying that the cache could not stand in.
+    /// After a connectivity failure: the cached answer, whatever its age, when no page of the
+    /// run came from the server yet (the run then reads that snapshot to the end), or the
+    /// failure itself, saying why the cache could not stand in.
     private func fallBack(
         _ request: PageRequest, after error: ScreensPipeError, lookup: CacheLookup
     ) throws(ScreensPipeError) -> FetchedPage {
-        if let page = try cached(request, lookup: lookup) { return page }
         var error = error
-        error.message += "; page \(request.index) is not in the cache either"
         if error.page == nil { error.page = request.index }
-        throw error
+        if run.state.withLock({ $0.source == .server }) {
+            error.message += "; not answered from the cache: earlier pages of this run came from the server, and a list is never delivered mixed from two loads"
+            throw error
+        }
+        guard let page = try cached(request, lookup: lookup) else {
+            error.message += "; page \(request.index) is not in the cache either"
+            throw error
+        }
+        let (first, expected) = run.state.withLock { state -> (Bool, String?) in
+            if case .cache(let chosen) = state.source { return (false, chosen) }
+            let chosen: String? = if case .page(let stored) = lookup { stored.snapshot } else { nil }
+            state.source = .cache(snapshot: chosen)
+            return (true, chosen)
+        }
+        if case .page(let stored) = lookup, let expected, let own = stored.snapshot, expected != own {
+            throw ScreensPipeError(
+                .cache,
+                "page \(request.index) in the cache is from another load than the pages before it; a list is never delivered mixed from two loads",
+                page: request.index)
+        }
+        if first {
+            logger.warning(
+                "\(error.message.prefix(200)): delivering the list cached \(Self.age(of: page.fetchedAt)) ago (fetched \(EventTime.text(page.fetchedAt)))")
+        }
+        return page
+    }
+
+    /// How long ago `date` was, for people: `3 h 12 min`, `45 s`, `2 days 4 h`.
+    static func age(of date: Date, now: Date = Date()) -> String {
+        let seconds = max(0, Int(min(now.timeIntervalSince(date), 1e12)))
+        switch seconds {
+        case ..<60: return "\(seconds) s"
+        case ..<3600: return "\(seconds / 60) min"
+        case ..<86_400: return "\(seconds / 3600) h \(seconds / 60 % 60) min"
+        default:
+            let days = seconds / 86_400
+            return "\(days) \(days == 1 ? "day" : "days") \(seconds / 3600 % 24) h"
+        }
     }
 
     private func isFresh(_ page: FetchedPage) -> Bool {

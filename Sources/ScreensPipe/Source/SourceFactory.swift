@@ -6,7 +6,7 @@ enum SourceFactory {
         let source = try makeSource(spec: spec, baseURL: baseURL, environment: environment)
         guard let cache = spec.cache else { return source }
         let store = try await CacheStore.open(spec: cache, environment: environment.variables)
-        return try CachedPageFetcher(base: source, store: store, spec: spec, refresh: environment.refresh)
+        return try CachedPageFetcher(base: source, store: store, spec: spec, refresh: environment.refresh, logger: environment.logger)
     }
 
     /// The pagination a source really uses: headless and page-numbered REST APIs take one

@@ -1,0 +1,116 @@
+import Foundation
+import ScreensBus
+@testable import ScreensPipe
+import ScreensPipeTesting
+import Testing
+
+/// A run never mixes two loads of a list: falls back to the cache only before any page came
+/// from the server, then reads one snapshot to the end; a cache that cannot be written
+/// does not stop the run. Real SQLite throughout.
+@Suite struct CacheSnapshotTests {
+    let directory: TemporaryDirectory
+    let store: CacheStore
+    let source = ScriptedSource(rows: CacheFixtures.rows(9))
+    let key = CacheKey(text: "snapshot-key")
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        store = try CacheStore(path: directory.file("cache.sqlite"))
+    }
+
+    /// A fetcher is one run.
+    private func run(_ policy: CachePolicy) throws(ScreensPipeError) -> CachedPageFetcher {
+        try CachedPageFetcher(base: source, store: store, policy: policy, key: key, pipeline: "bookmarks")
+    }
+
+    @Test func aFailureAfterAServerPageIsAnErrorNotAFallback() async throws {
+        _ = try await CacheFixtures.loadAll(try run(.remoteFirst))
+        let second = try run(.remoteFirst)
+        _ = try await second.fetch(CacheFixtures.request(0))
+        source.mode = .down
+        do {
+            _ = try await second.fetch(CacheFixtures.request(1))
+            Issue.record("page 1 must not come from the cache after page 0 came from the server")
+        } catch {
+            #expect(error.code == .connectivity)
+            #expect(error.page == 1)
+            #expect(error.message.contains("never delivered mixed from two loads"), "\(error.message)")
+        }
+    }
+
+    @Test func aFallbackReadsTheSnapshotToTheEndWithoutAskingAgain() async throws {
+        _ = try await CacheFixtures.loadAll(try run(.remoteFirst))
+        let offline = try run(.remoteFirst)
+        source.mode = .down
+        let page0 = try await offline.fetch(CacheFixtures.request(0))
+        #expect(page0.origin == .cache)
+        let asked = source.fetches
+        // The server is back, but this run reads its snapshot to the end.
+        source.mode = .up
+        source.rows = CacheFixtures.rows(9, tag: "v2")
+        let page1 = try await offline.fetch(CacheFixtures.request(1))
+        let page2 = try await offline.fetch(CacheFixtures.request(2))
+        #expect(source.fetches == asked)
+        #expect([page1, page2].allSatisfy { $0.origin == .cache })
+        #expect((page0.rows + page1.rows + page2.rows) == CacheFixtures.rows(9))
+    }
+
+    @Test func pagesOfTwoLoadsAreNeverCombined() async throws {
+        _ = try await CacheFixtures.loadAll(try run(.remoteFirst))
+        // A second load stores a new page 0, then fails at page 1: the cache now holds page 0
+        // of the second load and pages 1-2 of the first.
+        source.rows = CacheFixtures.rows(9, tag: "v2")
+        let interrupted = try run(.remoteFirst)
+        _ = try await interrupted.fetch(CacheFixtures.request(0))
+        source.mode = .down
+        _ = try? await interrupted.fetch(CacheFixtures.request(1))
+
+        let offline = try run(.remoteFirst)
+        let page0 = try await offline.fetch(CacheFixtures.request(0))
+        #expect(page0.origin == .cache)
+        #expect(page0.rows == Array(CacheFixtures.rows(9, tag: "v2")[0..<4]))
+        do {
+            _ = try await offline.fetch(CacheFixtures.request(1))
+            Issue.record("page 1 of the first load must not follow page 0 of the second")
+        } catch {
+            #expect(error.code == .cache)
+            #expect(error.message.contains("from another load"), "\(error.message)")
+        }
+    }
+
+    @Test func cacheOnlyReadsOneSnapshotToo() async throws {
+        _ = try await CacheFixtures.loadAll(try run(.remoteOnly))
+        source.rows = CacheFixtures.rows(9, tag: "v2")
+        _ = try await run(.remoteOnly).fetch(CacheFixtures.request(0))
+        let reader = try run(.cacheOnly)
+        _ = try await reader.fetch(CacheFixtures.request(0))
+        await #expect(throws: ScreensPipeError.self) { _ = try await reader.fetch(CacheFixtures.request(1)) }
+    }
+
+    @Test func aCacheThatCannotBeWrittenDoesNotStopTheRun() async throws {
+        // Another process makes every write fail, as a full disk would.
+        let script = """
+            import sqlite3, sys
+            c = sqlite3.connect(sys.argv[1])
+            c.execute("CREATE TRIGGER refuse BEFORE INSERT ON page BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END")
+            c.commit()
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, directory.file("cache.sqlite")]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let pages = try await CacheFixtures.loadAll(try run(.remoteFirst))
+        #expect(pages.flatMap(\.rows) == source.rows)
+        #expect(try await store.read(key: key.text, page: 0) == nil)
+    }
+
+    @Test func agesReadAsPeopleSayThem() {
+        let now = Date(timeIntervalSince1970: 1_000_000)
+        #expect(CachedPageFetcher.age(of: now.addingTimeInterval(-45), now: now) == "45 s")
+        #expect(CachedPageFetcher.age(of: now.addingTimeInterval(-11_520), now: now) == "3 h 12 min")
+        #expect(CachedPageFetcher.age(of: now.addingTimeInterval(-187_200), now: now) == "2 days 4 h")
+        #expect(CachedPageFetcher.age(of: Date(timeIntervalSince1970: -1e300), now: now).hasSuffix("h"))
+    }
+}
