@@ -51,4 +51,37 @@ struct CacheFallbackRunTests {
         #expect(warnings.first?.contains("delivering the list cached") == true, "stderr: \(offline.stderr)")
         #expect(warnings.first?.contains(" s ago") == true || warnings.first?.contains(" min ago") == true)
     }
+
+    /// `cache-and-remote` announces each cached page, then delivers the fresh one: two
+    /// `response` events per page, every row selected once.
+    @Test func cacheAndRemoteAnnouncesThenDeliversEachRowOnce() async throws {
+        let portal = try RecordingServer(host: "127.0.0.1") { target in
+            let offset = Int(target.split(separator: "offset=").last?.prefix { $0.isNumber } ?? "0") ?? 0
+            let items = (offset..<min(offset + 3, 7)).map { #"{"id":\#($0)}"# }.joined(separator: ",")
+            return .init(body: #"{"items":[\#(items)],"total":7}"#)
+        }
+        defer { portal.stop() }
+        let directory = try CommandRunner.temporaryDirectory()
+        let file = directory.appendingPathComponent("p.yaml").path
+        try """
+            name: both
+            source:
+              type: rest
+              server: \(portal.origin)
+              url: /items
+              records: items
+              total: total
+              paginate: offset
+              pagination: { first-page-size: 3, page-size: 3 }
+            cache: { policy: cache-and-remote, path: \(directory.appendingPathComponent("cache.sqlite").path) }
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        _ = try await CommandRunner.run(["run", file])
+        let run = try await CommandRunner.run(["run", file, "--events"])
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        let events = try run.stdoutLines.map { try JSONValue(parsing: $0) }
+        let origins = events.filter { $0["event"] == "response" }.compactMap { $0["origin"]?.stringValue }
+        #expect(origins == ["cache", "remote", "cache", "remote", "cache", "remote"])
+        let ids = events.filter { $0["event"] == "selected" }.compactMap { $0["item"]?["id"] }
+        #expect(ids == (0..<7).map { JSONValue.int(Int64($0)) })
+    }
 }
