@@ -71,8 +71,8 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
 
     /// Custom headers may carry credentials (cookies, API keys): they separate entries like
     /// a user does, and are named only by a digest.
-    private static func headers(_ headers: [(name: String, value: String)]) -> String {
-        let lines = headers.map { "\($0.name.lowercased()): \($0.value)" }.sorted()
+    private static func headers(_ headers: [(name: String, value: SensitiveText)]) -> String {
+        let lines = headers.map { "\($0.name.lowercased()): \($0.value.revealed)" }.sorted()
         return "sha256:" + SHA256.hexDigest(lines.joined(separator: "\n"), characters: 16)
     }
 
@@ -130,14 +130,16 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     private static func call(_ call: ServiceCall) -> JSONValue {
-        ["service": .string(call.service), "params": canonical(hashingSecretMembers(.object(call.params)))]
+        var params = call.params
+        for (name, secret) in call.secrets { params[name] = .string(digest(secret.revealed)) }
+        return ["service": .string(call.service), "params": canonical(hashingSecretMembers(.object(params)))]
     }
 
     /// Query parameters keep their order: an API may read a repeated name in order.
     private static func query(_ parameters: [QueryParameter]) -> JSONValue {
         .array(
             parameters.map {
-                .array([.string($0.name), .string(isSecretParameterName($0.name) ? digest($0.value) : $0.value)])
+                .array([.string($0.name), .string($0.text.isSecret || isSecretParameterName($0.name) ? digest($0.value) : $0.value)])
             })
     }
 
@@ -197,7 +199,7 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
             }
             let lastComponent = name.split(separator: ".").last.map(String.init) ?? name
             switch value {
-            case _ where isSecretParameterName(lastComponent): result += digest(value.jsonString)
+            case _ where isSecretParameterName(lastComponent) || isMarkedSecret(name, in: source): result += digest(value.jsonString)
             case .string(let text): result += text
             default: result += value.jsonString
             }
@@ -206,11 +208,22 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
         return result + rest
     }
 
+    /// Whether the query parameter `name` was written `{ secret: value }`.
+    private static func isMarkedSecret(_ name: String, in source: SourceProtocol) -> Bool {
+        switch source {
+        case .liferayHeadless(let spec): spec.query.contains { $0.name == name && $0.text.isSecret }
+        case .rest(let spec): spec.query.contains { $0.name == name && $0.text.isSecret }
+        case .liferayJSONWS, .file, .custom: false
+        }
+    }
+
     private static func parameter(_ name: String, in source: SourceProtocol) -> JSONValue? {
         guard !name.isEmpty else { return nil }
         switch source {
         case .liferayJSONWS(let spec):
-            for params in [spec.rows.params, spec.count?.params].compactMap({ $0 }) {
+            for call in [spec.rows, spec.count].compactMap({ $0 }) {
+                if let secret = call.secrets[name] { return .string(secret.revealed) }
+                let params = call.params
                 if let value = params[name] { return value }
                 var value: JSONValue? = .object(params)
                 for component in name.split(separator: ".", omittingEmptySubsequences: false) {
@@ -232,7 +245,8 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
         var names: [String] = []
         switch source {
         case .liferayJSONWS(let spec):
-            for key in spec.rows.params.keys + (spec.count?.params.keys ?? []) where !names.contains(key) {
+            let secretNames = spec.rows.secrets.keys.sorted() + (spec.count?.secrets.keys.sorted() ?? [])
+            for key in spec.rows.params.keys + (spec.count?.params.keys ?? []) + secretNames where !names.contains(key) {
                 names.append(key)
             }
         case .liferayHeadless(let spec):

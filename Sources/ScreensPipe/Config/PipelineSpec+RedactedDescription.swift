@@ -125,11 +125,12 @@ extension SourceProtocol {
 extension ServiceCall {
     fileprivate var redactedValue: YAMLTextWriter.Value {
         var members: [(String, YAMLTextWriter.Value)] = [("service", .string(service))]
-        if !params.isEmpty {
-            let shown = params.map { member -> (String, YAMLTextWriter.Value) in
+        if !params.isEmpty || !secrets.isEmpty {
+            var shown = params.map { member -> (String, YAMLTextWriter.Value) in
                 let isSecret = isSecretParameterName(member.key)
                 return (member.key, isSecret ? .raw(redactedPlaceholder) : YAMLTextWriter.value(member.value))
             }
+            shown += secrets.keys.sorted().map { ($0, YAMLTextWriter.Value.raw(redactedPlaceholder)) }
             members.append(("params", .mapping(shown)))
         }
         return .mapping(members)
@@ -138,7 +139,7 @@ extension ServiceCall {
 
 extension [QueryParameter] {
     fileprivate var redactedValue: YAMLTextWriter.Value {
-        .mapping(map { ($0.name, isSecretParameterName($0.name) ? .raw(redactedPlaceholder) : .string($0.value)) })
+        .mapping(map { ($0.name, $0.text.isSecret || isSecretParameterName($0.name) ? .raw(redactedPlaceholder) : .string($0.value)) })
     }
 }
 

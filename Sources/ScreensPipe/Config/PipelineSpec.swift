@@ -82,8 +82,9 @@ public struct SourceSpec: Sendable {
     public var caFile: String?
     /// Turn TLS verification off (explicit, and warned about).
     public var insecureSkipTLSVerify: Bool
-    /// Extra request headers (values may hold secrets and are redacted in output).
-    public var headers: [(name: String, value: String)]
+    /// Extra request headers; secret-named ones (`Cookie`, `X-Api-Key`...) and those
+    /// written `{ secret: value }` hold a ``SensitiveText/secret(_:)``.
+    public var headers: [(name: String, value: SensitiveText)]
 
     /// Creates a source spec with the defaults of a pipeline file: 15 s timeout, 5 s connect
     /// timeout, a 64 MiB response limit and TLS verification on.
@@ -99,7 +100,7 @@ public struct SourceSpec: Sendable {
         allowInsecureAuth: Bool = false,
         caFile: String? = nil,
         insecureSkipTLSVerify: Bool = false,
-        headers: [(name: String, value: String)] = []
+        headers: [(name: String, value: SensitiveText)] = []
     ) {
         self.protocolSpec = protocolSpec
         self.server = server
@@ -163,13 +164,28 @@ public enum AuthSpec: Sendable, Hashable {
 public struct ServiceCall: Sendable, Hashable {
     /// The service path, e.g. `/bookmarks.bookmarksentry/get-entries`.
     public var service: String
-    /// Parameters as written; nested objects are flattened to `+name` / `name.field` when sent.
+    /// Parameters as written, secret ones excepted; nested objects are flattened to
+    /// `+name` / `name.field` when sent.
     public var params: JSONObject
+    /// The secret-named string parameters (`p_auth`, `password`...), kept apart as ``Secret``
+    /// values from the loader to the transport, which adds them to the command.
+    public var secrets: [String: Secret]
 
-    /// Creates a command for `service` with parameters as written, none by default.
+    /// Creates a command for `service`; string parameters with secret names move to
+    /// ``secrets``, the rest stay in ``params`` as written.
     public init(service: String, params: JSONObject = [:]) {
         self.service = service
-        self.params = params
+        var kept = JSONObject(minimumCapacity: params.count)
+        var secrets: [String: Secret] = [:]
+        for (name, value) in params {
+            if case .string(let text) = value, isSecretParameterName(name) {
+                secrets[name] = Secret(text)
+            } else {
+                kept.appendUnchecked(key: name, value: value)
+            }
+        }
+        self.params = kept
+        self.secrets = secrets
     }
 }
 
@@ -211,17 +227,30 @@ public struct HeadlessSourceSpec: Sendable, Hashable {
 }
 
 /// A query-string parameter.
-public struct QueryParameter: Sendable, Hashable {
+public struct QueryParameter: Sendable, Hashable, CustomStringConvertible {
     /// The parameter name, sent percent-encoded.
     public var name: String
-    /// The parameter value, sent percent-encoded.
-    public var value: String
+    /// The parameter value, sent percent-encoded; a ``SensitiveText/secret(_:)`` for
+    /// secret-named parameters (`api_key`, `p_auth`, `access_token`...).
+    public var text: SensitiveText
 
-    /// Creates a `name=value` parameter.
+    /// The value as sent, for the transport and cache digests only.
+    package var value: String { text.revealed }
+
+    /// Creates a `name=value` parameter; the value is a secret when the name looks like one.
     public init(name: String, value: String) {
         self.name = name
-        self.value = value
+        text = isSecretParameterName(name) ? .secret(Secret(value)) : .text(value)
     }
+
+    /// Creates a `name=value` parameter with the value as given.
+    public init(name: String, text: SensitiveText) {
+        self.name = name
+        self.text = text
+    }
+
+    /// `name=value`, or `name=<redacted>`.
+    public var description: String { "\(name)=\(text)" }
 }
 
 /// `type: rest` — any paged JSON API.

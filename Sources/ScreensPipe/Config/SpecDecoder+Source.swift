@@ -154,8 +154,8 @@ extension SpecDecoder {
     }
 
     /// Header names are HTTP tokens; values may not break the header line.
-    private func decodeHeaders(_ section: Section) -> [(name: String, value: String)] {
-        var headers: [(name: String, value: String)] = []
+    private func decodeHeaders(_ section: Section) -> [(name: String, value: SensitiveText)] {
+        var headers: [(name: String, value: SensitiveText)] = []
         let tokenPunctuation = Set("!#$%&'*+-.^_`|~")
         for pair in section.mapping.pairs {
             let name = pair.key.text
@@ -163,12 +163,12 @@ extension SpecDecoder {
                 context.fail("'\(name)' is not a valid HTTP header name", at: pair.key.location)
                 continue
             }
-            guard let value = context.string(pair.value, key: name) else { continue }
+            guard let (value, explicitSecret) = sensitiveString(pair.value, key: name) else { continue }
             if value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
                 context.fail("the value of header '\(name)' must be one line", at: pair.value.location)
                 continue
             }
-            headers.append((name, value))
+            headers.append((name, explicitSecret ? .secret(Secret(value)) : SensitiveText(value, named: name)))
         }
         return headers
     }
@@ -218,9 +218,26 @@ extension SpecDecoder {
         return path.map { HeadlessSourceSpec(path: $0, query: query) }
     }
 
+    /// A string value, or `{ secret: value }` for a secret whose name does not say so;
+    /// returns the text and whether it was marked secret.
+    private func sensitiveString(_ node: YAMLNode, key: String) -> (String, Bool)? {
+        if case .mapping(let mapping) = node {
+            guard mapping.pairs.count == 1, let pair = mapping.pairs.first, pair.key.text == "secret" else {
+                context.fail("expected a string or { secret: value } for '\(key)', found a mapping", at: node.location)
+                return nil
+            }
+            return context.string(pair.value, key: key).map { ($0, true) }
+        }
+        return context.string(node, key: key).map { ($0, false) }
+    }
+
     private func decodeQuery(_ section: Section) -> [QueryParameter] {
         section.mapping.pairs.compactMap { pair in
-            context.string(pair.value, key: pair.key.text).map { QueryParameter(name: pair.key.text, value: $0) }
+            sensitiveString(pair.value, key: pair.key.text).map { value, explicitSecret in
+                explicitSecret
+                    ? QueryParameter(name: pair.key.text, text: .secret(Secret(value)))
+                    : QueryParameter(name: pair.key.text, value: value)
+            }
         }
     }
 

@@ -65,7 +65,7 @@ enum CacheFixtures {
         server: ServerAddress = .sandbox, auth: AuthSpec? = .basic(username: "test@liferay.com", password: "secret"),
         params: JSONObject = ["groupId": 20143, "folderId": 0], locale: String? = nil, sort: String? = nil,
         pagination: PaginationSpec = pagination, cache: CacheSpec? = CacheSpec(),
-        headers: [(name: String, value: String)] = []
+        headers: [(name: String, value: SensitiveText)] = []
     ) -> PipelineSpec {
         PipelineSpec(
             name: "bookmarks",

@@ -57,8 +57,8 @@ import Testing
                     service: /bookmarks.bookmarksentry/get-entries
                     params:
                       groupId: 20143
-                      password: <redacted>
                       tag: '007'
+                      password: <redacted>
                   pagination:
                     first-page-size: 50
                     page-size: 25

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import ScreensPipe
@@ -97,5 +98,20 @@ import Testing
         // Uncancelled, this match takes minutes in a debug build; cancelled, it stops at the
         // first check (4,096 characters in).
         #expect(elapsed < .seconds(30))
+    }
+
+    /// Found by `make fuzz`: a digit followed by a combining mark is one Character that sorts
+    /// between "0" and "7", so a Character range took it for an octal digit and trapped.
+    @Test(arguments: ["\\60\u{0342}", "\\1\u{0342}", "\\0\u{0301}1", "\\7\u{0308}7", "[\\0\u{0342}-9]"])
+    func digitsWithCombiningMarksNeverTrap(pattern: String) {
+        _ = try? FilterRegex(pattern).matches("0\u{0342}1")
+    }
+
+    @Test func theFuzzerCrashInputIsRefusedOrCompiled() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("fuzz/corpus/regex/crash-combining-digit")
+        let input = try Data(contentsOf: url)
+        let split = input.firstIndex(of: 0) ?? input.endIndex
+        _ = try? FilterRegex(String(decoding: input[..<split], as: UTF8.self)).matches("x")
     }
 }

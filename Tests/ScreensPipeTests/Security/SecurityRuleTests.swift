@@ -146,3 +146,28 @@ struct SecurityRuleTests {
         _ = try CacheStore(path: directory + "/fresh/cache.sqlite", ownsDirectory: true)
     }
 }
+
+/// Every secret form in a decoded spec is a typed secret: Swift's own ways of showing a
+/// value (interpolation, `dump`, `String(reflecting:)`, `Mirror`) never print it.
+@Suite struct TypedSecretReflectionTests {
+    @Test func dumpAndReflectionOfASpecShowNoSecret() throws {
+        let spec = try PipelineLoader(environment: [:]).load(
+            yaml: """
+                source:
+                  type: liferay-jsonws
+                  server: https://portal.example.com
+                  auth: { bearer: token-SECRET-1 }
+                  rows: { service: /a/b, params: { groupId: 1, p_auth: pauth-SECRET-2 } }
+                  headers: { Cookie: sid-SECRET-3, X-Tenant: { secret: tenant-SECRET-4 } }
+                """, file: "t.yaml")
+        var dumped = ""
+        dump(spec, to: &dumped)
+        for text in [dumped, String(reflecting: spec), "\(spec)", String(describing: Mirror(reflecting: spec).children.map { $0 })] {
+            #expect(!text.contains("SECRET"), "\(text.prefix(400))")
+        }
+        guard case .liferayJSONWS(let jsonws) = spec.source.protocolSpec else { Issue.record("not JSON-WS"); return }
+        #expect(jsonws.rows.secrets["p_auth"]?.revealed == "pauth-SECRET-2")
+        #expect(jsonws.rows.params["p_auth"] == nil)
+        #expect(spec.source.headers.allSatisfy { $0.value.isSecret })
+    }
+}

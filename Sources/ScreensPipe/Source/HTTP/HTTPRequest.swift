@@ -56,9 +56,16 @@ package struct HTTPRequest: Sendable, CustomStringConvertible {
         self.followRedirects = followRedirects
     }
 
+    /// Secret values this request carries whose names may not say so (`{ secret: value }`
+    /// query parameters, headers and JSON-WS parameters): every shown form of the request
+    /// replaces them, besides what the name rules redact.
+    package var secretValues: [String] = []
+
     /// `"POST http://127.0.0.1:8080/api/jsonws/invoke"`, with userinfo and secret query
     /// values redacted: the form used in error messages, events and logs.
-    package var requestDescription: String { ScreensPipe.requestDescription(method: method, url: url) }
+    package var requestDescription: String {
+        redactingValues(ScreensPipe.requestDescription(method: method, url: url), secretValues)
+    }
 
     package var description: String { requestDescription }
 }

@@ -1,4 +1,5 @@
 import ScreensBus
+internal import Foundation
 
 /// Redaction of secrets in what is shown to people: messages, logs, plans, events and
 /// `cache list`. This file is the one place the rules live; everything else calls it.
@@ -147,4 +148,18 @@ extension Substring {
         }
         return String(decoding: bytes, as: UTF8.self)
     }
+}
+
+/// `text` with each of `secrets` replaced by `<redacted>`, as written, percent-encoded and
+/// JSON-escaped (the forms a value takes in a URL, a header and a body).
+package func redactingValues(_ text: String, _ secrets: [String]) -> String {
+    var result = text
+    for secret in secrets where !secret.isEmpty {
+        var forms = [secret]
+        if let encoded = secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) { forms.append(encoded) }
+        let escaped = JSONValue.string(secret).jsonString.dropFirst().dropLast()
+        forms.append(String(escaped))
+        for form in Set(forms) where !form.isEmpty { result = result.replacingOccurrences(of: form, with: redactedPlaceholder) }
+    }
+    return result
 }

@@ -151,7 +151,7 @@ struct HTTPSourceSettings: Sendable {
 
     /// Whether the pipeline sends credentials: auth, a secret-named header, or userinfo in its URL.
     var hasCredentials: Bool {
-        source.auth != nil || source.headers.contains { isSecretHeaderName($0.name) }
+        source.auth != nil || source.headers.contains { $0.value.isSecret || isSecretHeaderName($0.name) }
             || URLParts(configuredURL).userinfo != nil
     }
 
@@ -160,8 +160,10 @@ struct HTTPSourceSettings: Sendable {
     func apply(to request: inout HTTPRequest, withCredentials: Bool = true) {
         request.applyTransportSettings(of: source)
         if !request.headers.contains("Accept") { request.headers.add(name: "Accept", value: "application/json") }
-        for header in source.headers where withCredentials || !isSecretHeaderName(header.name) {
-            request.headers.replaceOrAdd(name: header.name, value: header.value)
+        for header in source.headers where withCredentials || !(header.value.isSecret || isSecretHeaderName(header.name)) {
+            // The transport is where a secret header is unwrapped.
+            request.headers.replaceOrAdd(name: header.name, value: header.value.revealed)
+            if header.value.isSecret { request.secretValues.append(header.value.revealed) }
         }
         guard withCredentials else { return }
         switch source.auth {

@@ -8,7 +8,7 @@ struct HeadlessProtocol: ListProtocol {
     let locale: String?
 
     var identity: String {
-        (["liferay-headless", spec.path] + spec.query.map { "\($0.name)=\($0.value)" }).joined(separator: " ")
+        (["liferay-headless", redactedURL(spec.path)] + spec.query.map(\.description)).joined(separator: " ")
     }
 
     var summary: String { "liferay-headless \(redactedURL(baseURL))\(spec.path)" }
@@ -22,6 +22,7 @@ struct HeadlessProtocol: ListProtocol {
         query.append(QueryParameter(name: "pageSize", value: String(size)))
         var request = HTTPRequest(url: URLText.appending(query: query, to: baseURL.trimmingSuffix("/") + spec.path))
         if let locale { request.headers.add(name: "Accept-Language", value: locale.replacingUnderscores()) }
+        request.secretValues = spec.query.filter(\.text.isSecret).map(\.value)
         return request
     }
 

@@ -10,6 +10,7 @@ struct JSONWSProtocol: ListProtocol {
 
     var identity: String {
         var parts = ["liferay-jsonws", spec.rows.service, JSONValue.object(spec.rows.params).jsonString]
+        parts += spec.rows.secrets.keys.sorted().map { "\($0)=\(redactedPlaceholder)" }
         if let sort = spec.sort { parts.append("sort=\(sort)") }
         return parts.joined(separator: " ")
     }
@@ -18,6 +19,7 @@ struct JSONWSProtocol: ListProtocol {
 
     func request(for page: PageRequest) throws(ScreensPipeError) -> HTTPRequest {
         var rowsParams = Self.flatten(spec.rows.params)
+        Self.addSecrets(of: spec.rows, to: &rowsParams)
         rowsParams[spec.startParam] = .int(Int64(page.startRow))
         rowsParams[spec.endParam] = .int(Int64(page.endRow))
         if let sort = spec.sort {
@@ -25,12 +27,24 @@ struct JSONWSProtocol: ListProtocol {
             rowsParams["+obc"] = .string(sort)
         }
         var batch: [JSONValue] = [.object([spec.rows.service: .object(rowsParams)])]
+        var secretValues = spec.rows.secrets.values.map(\.revealed)
         if page.includesRowCount, let count = spec.count {
-            batch.append(.object([count.service: .object(Self.flatten(count.params))]))
+            var countParams = Self.flatten(count.params)
+            Self.addSecrets(of: count, to: &countParams)
+            secretValues += count.secrets.values.map(\.revealed)
+            batch.append(.object([count.service: .object(countParams)]))
         }
         var request = HTTPRequest(method: "POST", url: endpoint, body: JSONValue.array(batch).jsonBytes)
         request.headers.add(name: "Content-Type", value: "application/json")
+        request.secretValues = secretValues
         return request
+    }
+
+    /// The transport is where the command's secret parameters are unwrapped, in name order.
+    private static func addSecrets(of call: ServiceCall, to params: inout JSONObject) {
+        for (name, secret) in call.secrets.sorted(by: { $0.key < $1.key }) {
+            params[name] = .string(secret.revealed)
+        }
     }
 
     func decode(_ body: JSONValue, response: HTTPResponse, page: PageRequest) throws(ScreensPipeError) -> DecodedPage {

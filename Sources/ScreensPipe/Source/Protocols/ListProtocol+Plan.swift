@@ -14,11 +14,12 @@ extension ListProtocol {
     /// Pure: needs no client, sends nothing.
     func plannedRequests(for page: PageRequest, settings: HTTPSourceSettings) -> [PlannedRequest] {
         guard let request = try? preparedRequest(for: page, settings: settings) else { return [] }
-        let headers = redactedHeaders(request.headers).map { "\($0.name): \($0.value)" }
+        let secrets = request.secretValues
+        let headers = redactedHeaders(request.headers).map { redactingValues("\($0.name): \($0.value)", secrets) }
         return [
             PlannedRequest(
-                page: page.index, method: request.method, url: redactedURL(request.url), headers: headers,
-                body: request.body.map(redactedBody))
+                page: page.index, method: request.method, url: redactingValues(redactedURL(request.url), secrets),
+                headers: headers, body: request.body.map { redactingValues(redactedBody($0), secrets) })
         ]
     }
 }

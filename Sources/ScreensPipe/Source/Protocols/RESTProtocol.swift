@@ -49,7 +49,7 @@ struct RESTProtocol: ListProtocol {
     }
 
     var identity: String {
-        (["rest", spec.url, "\(spec.paginate)"] + spec.query.map { "\($0.name)=\($0.value)" }).joined(separator: " ")
+        (["rest", redactedURL(spec.url), "\(spec.paginate)"] + spec.query.map(\.description)).joined(separator: " ")
     }
 
     var summary: String { "rest \(redactedURL(firstURL))" }
@@ -72,7 +72,9 @@ struct RESTProtocol: ListProtocol {
             // The next page's URL is complete as the server gave it.
             if let next = page.continuation { return HTTPRequest(url: URLText.resolve(next, against: firstURL)) }
         }
-        return HTTPRequest(url: URLText.appending(query: query, to: firstURL))
+        var request = HTTPRequest(url: URLText.appending(query: query, to: firstURL))
+        request.secretValues = spec.query.filter(\.text.isSecret).map(\.value)
+        return request
     }
 
     func decode(_ body: JSONValue, response: HTTPResponse, page: PageRequest) throws(ScreensPipeError) -> DecodedPage {
