@@ -288,6 +288,16 @@ public enum RESTPaginationStyle: Sendable, Hashable {
     case nextLink(nextPath: String = "next")
     /// The `Link: <...>; rel="next"` response header.
     case linkHeader
+
+    /// The query parameters the paginator sets on every page.
+    var pagingParameters: [String] {
+        switch self {
+        case .offset(let offsetParam, let limitParam): [offsetParam, limitParam]
+        case .page(let pageParam, let sizeParam, _): [pageParam, sizeParam]
+        case .cursor(let cursorParam, _, let sizeParam): [cursorParam] + (sizeParam.map { [$0] } ?? [])
+        case .nextLink, .linkHeader: []
+        }
+    }
 }
 
 /// `type: file` — a local JSON array or JSON-lines file, paged like a remote list.

@@ -182,6 +182,11 @@ extension SpecDecoder {
         let sort = section.nonEmptyString("sort")
         let startParam = section.nonEmptyString("start-param") ?? "start"
         let endParam = section.nonEmptyString("end-param") ?? "end"
+        if case .mapping(let rowsMapping)? = section["rows"], case .mapping? = rowsMapping["params"],
+            let paramsSection = section.section("rows")?.section("params")
+        {
+            refusePagingParameters([startParam, endParam], in: paramsSection, owner: "liferay-jsonws source")
+        }
         return rows.map { JSONWSSourceSpec(rows: $0, count: count, sort: sort, startParam: startParam, endParam: endParam) }
     }
 
@@ -214,6 +219,9 @@ extension SpecDecoder {
             context.fail("'path' must be a path on the server starting with a single '/', found '\(redactedURL(text))'", at: node.location)
             path = nil
         }
+        if let querySection = section.section("query") {
+            refusePagingParameters(["page", "pageSize"], in: querySection, owner: "liferay-headless source")
+        }
         let query = section.section("query").map(decodeQuery) ?? []
         return path.map { HeadlessSourceSpec(path: $0, query: query) }
     }
@@ -229,6 +237,16 @@ extension SpecDecoder {
             return context.string(pair.value, key: key).map { ($0, true) }
         }
         return context.string(node, key: key).map { ($0, false) }
+    }
+
+    /// The paging parameters belong to the paginator: a `query` (or `params`) entry of the
+    /// same name would be overridden on every page, or fight it. Refused, with the position.
+    private func refusePagingParameters(_ names: [String], in section: Section, owner: String) {
+        for pair in section.mapping.pairs where names.contains(pair.key.text) {
+            context.fail(
+                "'\(pair.key.text)' is a paging parameter: the \(owner) sets it on every page; remove it from \(section.name)",
+                at: pair.key.location)
+        }
     }
 
     private func decodeQuery(_ section: Section) -> [QueryParameter] {
@@ -249,6 +267,9 @@ extension SpecDecoder {
         }
         let paginate = section.required("paginate", for: "source of type 'rest'").flatMap(decodePaginate)
         let query = section.section("query").map(decodeQuery) ?? []
+        if let paginate, let querySection = section.section("query") {
+            refusePagingParameters(paginate.pagingParameters, in: querySection, owner: "paginate style")
+        }
         guard let url, let paginate else { return nil }
         return RESTSourceSpec(
             url: url, records: section.nonEmptyString("records"), total: section.nonEmptyString("total"),

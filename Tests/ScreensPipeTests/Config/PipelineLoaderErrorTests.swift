@@ -310,3 +310,26 @@ func writeFile(_ path: String, _ text: String) throws {
         }
     }
 }
+
+/// A `query` or `params` entry named like a paging parameter would be overridden on every
+/// page (or fight the paginator): refused with its position, for every source type.
+@Suite struct PagingParameterOverrideTests {
+    @Test(arguments: [
+        ("source: { type: rest, server: 'http://127.0.0.1:1', url: /x, paginate: offset, query: { limit: 5, q: a } }",
+         "test.yaml:1:89: 'limit' is a paging parameter: the paginate style sets it on every page; remove it from source.query"),
+        ("source: { type: rest, server: 'http://127.0.0.1:1', url: /x, paginate: { style: page, size-param: size }, query: { size: 5 } }",
+         "test.yaml:1:116: 'size' is a paging parameter: the paginate style sets it on every page; remove it from source.query"),
+        ("source: { type: liferay-headless, server: sandbox, path: /o/x, query: { pageSize: 5 } }",
+         "test.yaml:1:73: 'pageSize' is a paging parameter: the liferay-headless source sets it on every page; remove it from source.query"),
+        ("source: { type: liferay-jsonws, server: sandbox, rows: { service: /a/b, params: { groupId: 1, start: 0 } } }",
+         "test.yaml:1:95: 'start' is a paging parameter: the liferay-jsonws source sets it on every page; remove it from source.rows.params"),
+    ])
+    func refused(yaml: String, message: String) {
+        #expect(configErrors(yaml) == [message])
+    }
+
+    @Test func otherNamesAndCursorlessStylesAreFine() throws {
+        _ = try loadPipeline("source: { type: rest, server: 'http://127.0.0.1:1', url: /x, paginate: link-header, query: { limit: 5 } }")
+        _ = try loadPipeline("source: { type: rest, server: 'http://127.0.0.1:1', url: /x, paginate: offset, query: { q: a } }")
+    }
+}
