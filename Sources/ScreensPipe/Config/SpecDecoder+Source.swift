@@ -178,7 +178,13 @@ extension SpecDecoder {
     private func decodeJSONWS(_ section: Section) -> JSONWSSourceSpec? {
         let rows = section.required("rows", for: "source of type 'liferay-jsonws'")
             .flatMap { Section($0, name: "source.rows", context: context) }.flatMap(decodeServiceCall)
-        let count = section.section("count").flatMap(decodeServiceCall)
+        var count = section.section("count").flatMap(decodeServiceCall)
+        // A count command without `params` takes the rows command's: the same list, counted.
+        if var call = count, let rows, case .mapping(let countMapping)? = section["count"], countMapping["params"] == nil {
+            call.params = rows.params
+            call.secrets = rows.secrets
+            count = call
+        }
         let sort = section.nonEmptyString("sort")
         let startParam = section.nonEmptyString("start-param") ?? "start"
         let endParam = section.nonEmptyString("end-param") ?? "end"

@@ -58,7 +58,8 @@ enum SourceFactory {
             return .fetcher(fetcher)
         case .liferayJSONWS(let jsonws):
             let base = try requireServer(baseURL, type: "liferay-jsonws")
-            return try http(JSONWSProtocol(spec: jsonws, baseURL: base), url: base, source: source, environment: environment)
+            let wire = JSONWSProtocol(spec: jsonws, baseURL: base, locale: spec.convert?.locale)
+            return try http(wire, url: base, source: source, environment: environment)
         case .liferayHeadless(let headless):
             let base = try requireServer(baseURL, type: "liferay-headless")
             let wire = HeadlessProtocol(spec: headless, baseURL: base, locale: spec.convert?.locale)

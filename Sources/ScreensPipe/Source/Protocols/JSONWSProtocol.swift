@@ -5,6 +5,19 @@ import ScreensBus
 struct JSONWSProtocol: ListProtocol {
     let spec: JSONWSSourceSpec
     let baseURL: String
+    /// The pipeline's `convert.locale`, sent as `locale` to the services that take one when
+    /// the command does not name it itself.
+    var locale: String? = nil
+
+    /// The Screens services whose signatures take a `locale` (the portal localizes their
+    /// answers with it): `ScreensAssetEntryService.getAssetEntries` and
+    /// `ScreensDDLRecordService.getDDLRecords` in liferay/liferay-screens' portal module,
+    /// and `ScreensJournalArticleService.getJournalArticleContent`.
+    static let servicesTakingLocale: Set<String> = [
+        "/screens.screensassetentry/get-asset-entries",
+        "/screens.screensddlrecord/get-ddl-records",
+        "/screens.screensjournalarticle/get-journal-article-content",
+    ]
 
     var endpoint: String { baseURL.trimmingSuffix("/") + "/api/jsonws/invoke" }
 
@@ -20,6 +33,9 @@ struct JSONWSProtocol: ListProtocol {
     func request(for page: PageRequest) throws(ScreensPipeError) -> HTTPRequest {
         var rowsParams = Self.flatten(spec.rows.params)
         Self.addSecrets(of: spec.rows, to: &rowsParams)
+        if let locale, Self.servicesTakingLocale.contains(spec.rows.service), rowsParams["locale"] == nil {
+            rowsParams["locale"] = .string(locale)
+        }
         rowsParams[spec.startParam] = .int(Int64(page.startRow))
         rowsParams[spec.endParam] = .int(Int64(page.endRow))
         if let sort = spec.sort {
