@@ -188,10 +188,8 @@ extension SpecDecoder {
         let sort = section.nonEmptyString("sort")
         let startParam = section.nonEmptyString("start-param") ?? "start"
         let endParam = section.nonEmptyString("end-param") ?? "end"
-        if case .mapping(let rowsMapping)? = section["rows"], case .mapping? = rowsMapping["params"],
-            let paramsSection = section.section("rows")?.section("params")
-        {
-            refusePagingParameters([startParam, endParam], in: paramsSection, owner: "liferay-jsonws source")
+        if case .mapping(let rowsMapping)? = section["rows"], case .mapping(let params)? = rowsMapping["params"] {
+            refusePagingParameters([startParam, endParam], in: params, named: "source.rows.params", owner: "liferay-jsonws source")
         }
         return rows.map { JSONWSSourceSpec(rows: $0, count: count, sort: sort, startParam: startParam, endParam: endParam) }
     }
@@ -225,10 +223,12 @@ extension SpecDecoder {
             context.fail("'path' must be a path on the server starting with a single '/', found '\(redactedURL(text))'", at: node.location)
             path = nil
         }
-        if let querySection = section.section("query") {
+        // One Section per mapping: making a second would report its duplicate keys again.
+        let querySection = section.section("query")
+        if let querySection {
             refusePagingParameters(["page", "pageSize"], in: querySection, owner: "liferay-headless source")
         }
-        let query = section.section("query").map(decodeQuery) ?? []
+        let query = querySection.map(decodeQuery) ?? []
         return path.map { HeadlessSourceSpec(path: $0, query: query) }
     }
 
@@ -248,9 +248,13 @@ extension SpecDecoder {
     /// The paging parameters belong to the paginator: a `query` (or `params`) entry of the
     /// same name would be overridden on every page, or fight it. Refused, with the position.
     private func refusePagingParameters(_ names: [String], in section: Section, owner: String) {
-        for pair in section.mapping.pairs where names.contains(pair.key.text) {
+        refusePagingParameters(names, in: section.mapping, named: section.name, owner: owner)
+    }
+
+    private func refusePagingParameters(_ names: [String], in mapping: YAMLMapping, named name: String, owner: String) {
+        for pair in mapping.pairs where names.contains(pair.key.text) {
             context.fail(
-                "'\(pair.key.text)' is a paging parameter: the \(owner) sets it on every page; remove it from \(section.name)",
+                "'\(pair.key.text)' is a paging parameter: the \(owner) sets it on every page; remove it from \(name)",
                 at: pair.key.location)
         }
     }
@@ -272,8 +276,9 @@ extension SpecDecoder {
             context.fail("'url' is relative ('\(url)'), so the source needs a 'server'", at: urlNode.location)
         }
         let paginate = section.required("paginate", for: "source of type 'rest'").flatMap(decodePaginate)
-        let query = section.section("query").map(decodeQuery) ?? []
-        if let paginate, let querySection = section.section("query") {
+        let querySection = section.section("query")
+        let query = querySection.map(decodeQuery) ?? []
+        if let paginate, let querySection {
             refusePagingParameters(paginate.pagingParameters, in: querySection, owner: "paginate style")
         }
         guard let url, let paginate else { return nil }
