@@ -23,7 +23,7 @@ struct ScreensPipeCommand: AsyncParsableCommand {
             2 a usage or configuration error.
             """,
         version: ScreensPipeVersion.current,
-        subcommands: [RunCommand.self, ValidateCommand.self, PlanCommand.self, CacheCommand.self, SandboxCommand.self]
+        subcommands: [RunCommand.self, ValidateCommand.self, PlanCommand.self, InitCommand.self, CacheCommand.self, SandboxCommand.self]
     )
 
     /// ArgumentParser's own entry point, except that a usage error exits 2 as documented

@@ -20,15 +20,24 @@ public struct PipelineLoader: Sendable {
     }
 
     /// Loads the pipeline file at `path`; the default name is the file name without `.yaml`/`.yml`.
+    ///
+    /// `-` reads the pipeline from standard input (`<stdin>` in messages). Files larger than
+    /// ``maximumFileSize`` are refused: `/dev/zero` or a log file given by mistake is an error,
+    /// not an endless read.
     public func load(file path: String, overrides: [String] = []) throws(ConfigurationErrors) -> PipelineSpec {
+        let fromStandardInput = path == "-"
+        let label = fromStandardInput ? "<stdin>" : path
         let bytes: [UInt8]
         do {
-            bytes = try Self.readFile(path)
+            bytes = try Self.readFile(fromStandardInput ? "/dev/stdin" : path)
         } catch {
-            throw ConfigurationErrors(errors: [ScreensPipeError(.configuration, "cannot read \(path): \(error.reason)")])
+            throw ConfigurationErrors(errors: [ScreensPipeError(.configuration, "cannot read \(label): \(error.reason)")])
         }
-        return try load(bytes: bytes, file: path, specFile: path, overrides: overrides)
+        return try load(bytes: bytes, file: label, specFile: fromStandardInput ? nil : path, overrides: overrides)
     }
+
+    /// The largest pipeline file read: 16 MiB.
+    public static let maximumFileSize = 16 << 20
 
     /// Loads a pipeline from YAML text; `file` names it in messages (and, unless it is
     /// `<string>`, gives the default name).
@@ -90,6 +99,9 @@ public struct PipelineLoader: Sendable {
         while true {
             let count = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, handle) }
             bytes.append(contentsOf: chunk[..<count])
+            if bytes.count > maximumFileSize {
+                throw ReadFailure(reason: "it is larger than \(maximumFileSize >> 20) MiB, which no pipeline file is")
+            }
             if count < chunk.count {
                 if ferror(handle) != 0 { throw ReadFailure(reason: String(cString: strerror(errno))) }
                 return bytes
