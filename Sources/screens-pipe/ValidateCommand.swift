@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ScreensBus
 import ScreensPipe
 
 struct ValidateCommand: AsyncParsableCommand {
@@ -11,10 +12,21 @@ struct ValidateCommand: AsyncParsableCommand {
             and the filter expression. Problems print as file:line:column: message.
             Exit status 2 when any file has a problem.
 
+            With --format json, one JSON object per file goes to stdout (for CI annotations):
+              {"file":"p.yaml","ok":false,"errors":[{"file":"p.yaml","line":3,"column":9,"message":"..."}]}
+
             Example:
               screens-pipe validate pipelines/*.yaml
+              screens-pipe validate --format json pipelines/*.yaml | jq -c '.errors[]'
             """
     )
+
+    enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
+    @Option(help: "How problems are reported: text (file:line:column: message on stderr) or json (one object per file on stdout).")
+    var format: OutputFormat = .text
 
     @Argument(help: "Pipeline files.", completion: .file(extensions: ["yaml", "yml"]))
     var files: [String]
@@ -25,13 +37,40 @@ struct ValidateCommand: AsyncParsableCommand {
     func run() async throws {
         var failed = false
         for file in files {
-            do {
-                _ = try SpecLoading.load(file: file, overrides: overrides)
-                Terminal.note("\(file): ok")
-            } catch {
-                failed = true
+            switch format {
+            case .text:
+                do {
+                    _ = try SpecLoading.load(file: file, overrides: overrides)
+                    Terminal.note("\(file): ok")
+                } catch {
+                    failed = true
+                }
+            case .json:
+                let errors: [ScreensPipeError]
+                do throws(ConfigurationErrors) {
+                    _ = try PipelineLoader(environment: ProcessInfo.processInfo.environment).loadChecked(file: file, overrides: overrides)
+                    errors = []
+                } catch {
+                    errors = error.errors
+                }
+                failed = failed || !errors.isEmpty
+                FileHandle.standardOutput.write(Data((Self.report(file: file, errors: errors).jsonString + "\n").utf8))
             }
         }
         if failed { throw ExitCode(2) }
+    }
+
+    /// One file's result as a JSON object; each error with its position when it has one.
+    static func report(file: String, errors: [ScreensPipeError]) -> JSONValue {
+        let items: [JSONValue] = errors.map { error in
+            var object: JSONObject = ["message": .string(error.message)]
+            if let location = error.location {
+                object["file"] = .string(location.file)
+                object["line"] = .int(Int64(location.line))
+                object["column"] = .int(Int64(location.column))
+            }
+            return .object(object)
+        }
+        return ["file": .string(file), "ok": .bool(errors.isEmpty), "errors": .array(items)]
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ScreensBus
 import Testing
 
 @Suite("validate and usage errors end to end")
@@ -89,5 +90,26 @@ struct ValidateCommandTests {
         #expect(help.status == 0)
         #expect(help.stdoutText.contains("--policy"))
         #expect(help.stdoutText.contains("Examples"))
+    }
+}
+
+/// `validate --format json`: one object per file on stdout, for CI annotations.
+@Suite("validate --format json")
+struct ValidateJSONTests {
+    @Test func oneObjectPerFileWithPositions() async throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        let bad = directory.appendingPathComponent("bad.yaml").path
+        try "source:\n  type: resty\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        let result = try await CommandRunner.run(["validate", "--format", "json", "pipelines/bookmarks.yaml", bad])
+        #expect(result.status == 2)
+        let reports = try result.stdoutLines.map { try JSONValue(parsing: $0) }
+        #expect(reports.count == 2)
+        #expect(reports[0] == ["file": "pipelines/bookmarks.yaml", "ok": true, "errors": []])
+        #expect(reports[1]["ok"] == false)
+        let error = try #require(reports[1]["errors"]?[0])
+        #expect(error["line"] == 2)
+        #expect(error["column"] == 9)
+        #expect(error["file"]?.stringValue == bad)
+        #expect(error["message"]?.stringValue?.contains("did you mean 'rest'") == true)
     }
 }
