@@ -57,6 +57,7 @@ struct RunCommand: AsyncParsableCommand {
 
     mutating func validate() throws {
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+        if quiet, verbose { throw ValidationError("--quiet and --verbose disagree: choose one") }
         if let fields {
             do throws(ScreensPipeError) {
                 _ = try FieldPath.list(fields)

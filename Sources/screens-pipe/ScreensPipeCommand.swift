@@ -26,9 +26,33 @@ struct ScreensPipeCommand: AsyncParsableCommand {
         subcommands: [RunCommand.self, ValidateCommand.self, PlanCommand.self, InitCommand.self, CacheCommand.self, SandboxCommand.self]
     )
 
+    static var subcommandNames: [String] {
+        configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
+    }
+
+    /// The first argument when it names no subcommand (`runn`), or the subject of `help`
+    /// when that names none (`help nosuch`); nil when the command line starts well.
+    static func unknownSubcommand(in arguments: [String]) -> String? {
+        guard let first = arguments.first, !first.hasPrefix("-") else { return nil }
+        if !subcommandNames.contains(first) { return first }
+        if first == "help", let subject = arguments.dropFirst().first, !subject.hasPrefix("-"), !subcommandNames.contains(subject) {
+            return subject
+        }
+        return nil
+    }
+
     /// ArgumentParser's own entry point, except that a usage error exits 2 as documented
     /// (its default is 64, EX_USAGE), so scripts see one code for "you called it wrong".
     static func main() async {
+        if let unknown = unknownSubcommand(in: Array(CommandLine.arguments.dropFirst())) {
+            var message = "screens-pipe: error: unknown subcommand '\(unknown)'"
+            if let suggestion = KeySuggestion.closest(to: unknown, among: subcommandNames) {
+                message += "; did you mean '\(suggestion)'?"
+            }
+            message += "\nsubcommands: \(subcommandNames.joined(separator: ", ")); see 'screens-pipe --help'"
+            FileHandle.standardError.write(Data((message + "\n").utf8))
+            Foundation.exit(2)
+        }
         do {
             var command = try parseAsRoot()
             if var command = command as? AsyncParsableCommand {

@@ -64,9 +64,9 @@ enum ConfigUnits {
 }
 
 /// "Did you mean" hints by edit distance.
-enum KeySuggestion {
+package enum KeySuggestion {
     /// The candidate closest to `word`, when it is close enough to be a likely typo.
-    static func closest(to word: String, among candidates: [String]) -> String? {
+    package static func closest(to word: String, among candidates: [String]) -> String? {
         let limit = max(1, min(3, word.count / 3))
         var best: (candidate: String, distance: Int)?
         for candidate in candidates {

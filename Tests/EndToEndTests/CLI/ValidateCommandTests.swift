@@ -113,3 +113,25 @@ struct ValidateJSONTests {
         #expect(error["message"]?.stringValue?.contains("did you mean 'rest'") == true)
     }
 }
+
+/// The command line refuses what it cannot mean, with exit 2 and a hint.
+@Suite("command line hygiene")
+struct CommandLineHygieneTests {
+    @Test(arguments: [
+        (["runn", "x.yaml"], "unknown subcommand 'runn'; did you mean 'run'?"),
+        (["help", "nosuch"], "unknown subcommand 'nosuch'"),
+        (["run", "x.yaml", "--quiet", "--verbose"], "--quiet and --verbose disagree"),
+        (["validate", "--format", "xml", "x.yaml"], "xml"),
+    ])
+    func refused(arguments: [String], message: String) async throws {
+        let result = try await CommandRunner.run(arguments)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(message), "stderr: \(result.stderr)")
+    }
+
+    @Test func helpForARealSubcommandStillWorks() async throws {
+        let result = try await CommandRunner.run(["help", "run"])
+        #expect(result.status == 0)
+        #expect(result.stdoutText.contains("OVERVIEW: Run a pipeline"))
+    }
+}
