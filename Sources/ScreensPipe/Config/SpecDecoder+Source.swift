@@ -273,7 +273,7 @@ extension SpecDecoder {
         let urlNode = section.required("url", for: "source of type 'rest'")
         let url = urlNode.flatMap { context.nonEmptyString($0, key: "url") }
         if let url, let urlNode, !hasServer, !["http://", "https://"].contains(where: url.lowercased().hasPrefix) {
-            context.fail("'url' is relative ('\(url)'), so the source needs a 'server'", at: urlNode.location)
+            context.fail("'url' is relative ('\(redactedURL(url))'), so the source needs a 'server'", at: urlNode.location)
         }
         let paginate = section.required("paginate", for: "source of type 'rest'").flatMap(decodePaginate)
         let querySection = section.section("query")

@@ -170,4 +170,24 @@ struct SecurityRuleTests {
         #expect(jsonws.rows.params["p_auth"] == nil)
         #expect(spec.source.headers.allSatisfy { $0.value.isSecret })
     }
+
+    @Test func urlsWithTokensAndUserinfoAreRedactedInReflection() throws {
+        let spec = try PipelineLoader(environment: [:]).load(
+            yaml: """
+                source:
+                  type: rest
+                  server: https://alice:pw-SECRET-5@portal.example.com
+                  url: /items?access_token=tok-SECRET-6&q=visible
+                  paginate: offset
+                """, file: "t.yaml")
+        var dumped = ""
+        dump(spec, to: &dumped)
+        for text in [dumped, String(reflecting: spec)] {
+            #expect(!text.contains("SECRET"), "\(text.prefix(600))")
+        }
+        #expect(dumped.contains("q=visible"))
+        let relative = configErrors("source: { type: rest, paginate: offset, url: \"/items?access_token=tok-SECRET-7\" }")
+        #expect(relative.count == 1)
+        #expect(!relative.joined().contains("SECRET"), "\(relative)")
+    }
 }
