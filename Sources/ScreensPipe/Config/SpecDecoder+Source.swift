@@ -197,8 +197,17 @@ extension SpecDecoder {
     private func decodeServiceCall(_ section: Section) -> ServiceCall? {
         section.checkKeys(["service", "params"])
         var params = JSONObject()
+        var markedSecrets: [String: Secret] = [:]
         if let node = section["params"] {
-            if case .mapping(let mapping) = node {
+            if case .mapping(var mapping) = node {
+                // `name: { secret: value }` marks a secret whose name does not say so.
+                mapping.pairs.removeAll { pair in
+                    guard case .mapping(let inner) = pair.value, inner.pairs.count == 1, inner.pairs[0].key.text == "secret",
+                        case .scalar(let scalar) = inner.pairs[0].value
+                    else { return false }
+                    markedSecrets[pair.key.text] = Secret(scalar.text)
+                    return true
+                }
                 params = context.jsonObject(mapping, key: "\(section.name).params")
             } else {
                 context.fail("expected a mapping for 'params', found \(node.foundDescription)", at: node.location)
@@ -211,7 +220,9 @@ extension SpecDecoder {
                 at: node.location)
             return nil
         }
-        return ServiceCall(service: service, params: params)
+        var call = ServiceCall(service: service, params: params)
+        call.secrets.merge(markedSecrets) { _, marked in marked }
+        return call
     }
 
     private func decodeHeadless(_ section: Section) -> HeadlessSourceSpec? {

@@ -103,6 +103,6 @@ struct DelimitedOutputRunTests {
     func usageErrorsExit2(arguments: [String]) async throws {
         let run = try await CommandRunner.run(arguments)
         #expect(run.status == 2, "stderr: \(run.stderr)")
-        #expect(run.stderr.contains("Usage") || run.stderr.contains("Error"))
+        #expect(run.stderr.contains("Usage") || run.stderr.contains("Error") || run.stderr.contains("unknown subcommand"))
     }
 }

@@ -18,6 +18,8 @@ final class RecordingServer: @unchecked Sendable {
     /// The request line and headers of one request, as received.
     struct Recorded: Sendable {
         var head: String
+        /// The body, as far as `Content-Length` says (JSON-WS batches carry parameters there).
+        var body: String = ""
     }
 
     let host: String
@@ -89,14 +91,26 @@ final class RecordingServer: @unchecked Sendable {
         }
         let text = String(decoding: received, as: UTF8.self)
         let head = text.components(separatedBy: "\r\n\r\n").first ?? text
-        lock.withLock { recorded.append(Recorded(head: head)) }
+        let length = head.split(separator: "\r\n").lazy.compactMap { line -> Int? in
+            let parts = line.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
+            return Int(parts[1].trimmingCharacters(in: .whitespaces))
+        }.first ?? 0
+        let headBytes = head.utf8.count + 4
+        while received.count < headBytes + min(length, 64 * 1024) {
+            let count = read(client, &buffer, buffer.count)
+            if count <= 0 { break }
+            received += buffer[0..<count]
+        }
+        let body = received.count > headBytes ? String(decoding: received[headBytes...], as: UTF8.self) : ""
+        lock.withLock { recorded.append(Recorded(head: head, body: body)) }
         let target = head.split(separator: " ", maxSplits: 2).dropFirst().first.map(String.init) ?? "/"
         let answer = reply(target)
-        let body = Array(answer.body.utf8)
+        let replyBody = Array(answer.body.utf8)
         var response = "HTTP/1.1 \(answer.status) Scripted\r\nContent-Type: application/json\r\nConnection: close\r\n"
         for (name, value) in answer.headers { response += "\(name): \(value)\r\n" }
-        response += "Content-Length: \(body.count)\r\n\r\n"
-        let bytes = Array(response.utf8) + body
+        response += "Content-Length: \(replyBody.count)\r\n\r\n"
+        let bytes = Array(response.utf8) + replyBody
         bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
