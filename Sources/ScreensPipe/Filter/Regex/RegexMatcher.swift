@@ -5,6 +5,9 @@
 struct RegexMatcher: Sendable {
     let program: RegexProgram
 
+    /// About a millisecond of work in a debug build.
+    static let stepsBetweenCancellationChecks = 1 << 14
+
     /// Whether the pattern matches anywhere in `text`.
     func matches(_ text: String) -> Bool {
         let characters = Array(text)
@@ -15,10 +18,16 @@ struct RegexMatcher: Sendable {
         var stack: [Int] = []
         if add(0, at: 0, to: &current, characters: characters, stack: &stack) { return true }
         var position = 0
+        // Linear is not instant (20,000 instructions over a 64 MiB field): a cancelled run (a
+        // signal) stops here too, the row's answer no longer matters then. Counted in thread
+        // steps, not characters, so a large program is checked as often as a small one.
+        var stepsSinceCheck = 0
         while position < characters.count {
-            // Linear is not instant (20,000 instructions over a 64 MiB field): a cancelled
-            // run (a signal) stops here too; the row's answer no longer matters then.
-            if position & 4095 == 4095, Task.isCancelled { return false }
+            stepsSinceCheck += current.count
+            if stepsSinceCheck >= Self.stepsBetweenCancellationChecks {
+                stepsSinceCheck = 0
+                if Task.isCancelled { return false }
+            }
             let character = characters[position]
             for index in 0..<current.count {
                 let pc = current.dense[index]
