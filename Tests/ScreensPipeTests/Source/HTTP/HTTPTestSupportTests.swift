@@ -26,7 +26,7 @@ final class TestHTTPServer: @unchecked Sendable {
 
     private static func startBlocking(tls: (certificate: String, key: String)?) throws -> TestHTTPServer {
         let script = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/http/test_server.py")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

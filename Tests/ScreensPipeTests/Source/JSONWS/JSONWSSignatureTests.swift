@@ -66,7 +66,7 @@ enum LiferaySignatures {
 @Suite struct JSONWSSignatureTests {
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     static func samplePipelines() throws -> [String] {
         let directory = packageRoot.appendingPathComponent("pipelines").path
