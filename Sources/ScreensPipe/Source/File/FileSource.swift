@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// The file is read and parsed once, on the first page, so a pipeline can be developed and
 /// tested with no network and no portal.
-public final class FileSource: PageFetcher {
+package final class FileSource: PageFetcher {
     /// The file and the records path it reads.
     public let spec: FileSourceSpec
     private let records: FieldPath?
@@ -21,8 +21,8 @@ public final class FileSource: PageFetcher {
         records = try spec.records.map { (text) throws(ScreensPipeError) in try FieldPath(text) }
     }
 
-    /// The path and the records path; the file's contents are not part of it.
-    public var identity: String { "file \(spec.path)\(spec.records.map { " records \($0)" } ?? "")" }
+    /// The path and the records path as a JSON object; the file's contents are not part of it.
+    public var identity: String { spec.identity }
 
     /// `file <path>`.
     public var summary: String { "file \(spec.path)" }

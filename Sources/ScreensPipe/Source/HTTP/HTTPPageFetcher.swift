@@ -2,16 +2,16 @@ import ScreensBus
 internal import Foundation
 internal import Logging
 
-/// The source stage for every HTTP protocol: builds each page's request through its
-/// ``ListProtocol``, adds credentials and limits, sends it with retries, and maps every
+/// The source stage for every HTTP wire format: builds each page's request through its
+/// ``WireFormat``, adds credentials and limits, sends it with retries, and maps every
 /// failure to a typed error that names the page and the (redacted) request.
-struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
-    let wire: Protocol
+struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
+    let wire: Format
     let settings: HTTPSourceSettings
     let client: HTTPClient
     private let sender: RetryingSender
 
-    init(wire: Protocol, settings: HTTPSourceSettings, client: HTTPClient = HTTPClient()) {
+    init(wire: Format, settings: HTTPSourceSettings, client: HTTPClient = HTTPClient()) {
         self.wire = wire
         self.settings = settings
         self.client = client
@@ -22,7 +22,8 @@ struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
 
     var requestsPageSize: Bool { wire.requestsPageSize }
 
-    var identity: String { wire.identity }
+    /// The settings' cache identity (see ``SourceTypeSettings/cacheIdentity``).
+    var identity: String { wire.spec.identity }
 
     var summary: String { wire.summary }
 
@@ -126,13 +127,13 @@ struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
             page: page.index, request: request, status: response.status)
     }
 
-    /// The protocol's request with the pipeline's credentials, headers and limits.
+    /// The wire format's request with the pipeline's credentials, headers and limits.
     private func prepared(_ page: PageRequest) throws(ScreensPipeError) -> HTTPRequest {
         try wire.preparedRequest(for: page, settings: settings)
     }
 }
 
-/// The settings every HTTP protocol shares, taken from `source:`.
+/// The settings every HTTP wire format shares, taken from `source:`.
 struct HTTPSourceSettings: Sendable {
     var source: SourceSpec
     var retry: RetryPolicy

@@ -1,4 +1,4 @@
-extension ListProtocol {
+extension WireFormat {
     /// The wire format's request for `page` with the pipeline's credentials, headers and
     /// limits: exactly what a run sends.
     func preparedRequest(for page: PageRequest, settings: HTTPSourceSettings) throws(ScreensPipeError) -> HTTPRequest {

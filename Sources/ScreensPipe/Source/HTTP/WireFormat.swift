@@ -1,20 +1,21 @@
 import ScreensBus
 
-/// One wire protocol for paged lists: how a page becomes an HTTP request, and how the
+/// One wire format for paged lists: how a page becomes an HTTP request, and how the
 /// response becomes rows. ``HTTPPageFetcher`` does the rest (auth, retries, errors).
-protocol ListProtocol: Sendable {
+protocol WireFormat: Sendable {
     var chaining: PageChaining { get }
 
     /// Whether requests carry the page's size (see ``PageFetcher/requestsPageSize``).
     var requestsPageSize: Bool { get }
 
-    /// Everything that changes the answer except the page and the user (cache keys).
-    var identity: String { get }
+    /// The settings the format was made from; their cache identity is the fetcher's identity.
+    associatedtype Settings: SourceTypeSettings
+    var spec: Settings { get }
 
     /// The `type:` name and the server, for the `started` event and logs.
     var summary: String { get }
 
-    /// The request for a page; headers here are protocol headers (auth is added later).
+    /// The request for a page; headers here are the wire format's own (auth is added later).
     func request(for page: PageRequest) throws(ScreensPipeError) -> HTTPRequest
 
     /// Turns a successful (2xx) response into the page's rows.
@@ -24,7 +25,7 @@ protocol ListProtocol: Sendable {
     func error(for response: HTTPResponse, page: PageRequest, request: String) -> ScreensPipeError
 }
 
-/// What a protocol reads out of one response.
+/// What a wire format reads out of one response.
 struct DecodedPage: Sendable {
     var rows: [JSONValue]
     var rowCount: Int?
@@ -33,7 +34,7 @@ struct DecodedPage: Sendable {
     var missingContinuation: String?
 }
 
-extension ListProtocol {
+extension WireFormat {
     var chaining: PageChaining { .indexed }
 
     var requestsPageSize: Bool { true }

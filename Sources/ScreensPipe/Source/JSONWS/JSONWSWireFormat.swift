@@ -2,7 +2,7 @@ import ScreensBus
 
 /// Liferay JSON-WS, the protocol Liferay Screens speaks: one batch `POST
 /// /api/jsonws/invoke` per page, with the count command added to page 0's batch.
-struct JSONWSProtocol: ListProtocol {
+struct JSONWSWireFormat: WireFormat {
     let spec: JSONWSSourceSpec
     let baseURL: String
     /// The pipeline's `convert.locale`, sent as `locale` to the services that take one when
@@ -20,13 +20,6 @@ struct JSONWSProtocol: ListProtocol {
     ]
 
     var endpoint: String { baseURL.trimmingSuffix("/") + "/api/jsonws/invoke" }
-
-    var identity: String {
-        var parts = ["liferay-jsonws", spec.rows.service, JSONValue.object(spec.rows.params).jsonString]
-        parts += spec.rows.secrets.keys.sorted().map { "\($0)=\(redactedPlaceholder)" }
-        if let sort = spec.sort { parts.append("sort=\(sort)") }
-        return parts.joined(separator: " ")
-    }
 
     var summary: String { "liferay-jsonws \(redactedURL(baseURL)) \(spec.rows.service)" }
 
@@ -124,13 +117,5 @@ struct JSONWSProtocol: ListProtocol {
         var flat = JSONObject(minimumCapacity: names.count)
         for (name, value) in zip(names, values) { flat.appendUnchecked(key: name, value: value) }
         return flat
-    }
-}
-
-extension String {
-    func trimmingSuffix(_ suffix: Character) -> String {
-        var copy = self
-        while copy.last == suffix { copy.removeLast() }
-        return copy
     }
 }

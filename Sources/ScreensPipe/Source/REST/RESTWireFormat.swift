@@ -3,7 +3,7 @@ internal import Foundation
 
 /// Any paged JSON API: offset/limit and page/per-page are indexed (prefetch works);
 /// a cursor in the body, a next link in the body and the `Link` header are chained.
-struct RESTProtocol: ListProtocol {
+struct RESTWireFormat: WireFormat {
     let spec: RESTSourceSpec
     /// The URL of the first page: `url`, resolved against `server` when it is relative.
     let firstURL: String
@@ -46,10 +46,6 @@ struct RESTProtocol: ListProtocol {
         case .cursor(_, _, let sizeParam): sizeParam != nil
         case .nextLink, .linkHeader: false
         }
-    }
-
-    var identity: String {
-        (["rest", redactedURL(spec.url), "\(spec.paginate)"] + spec.query.map(\.description)).joined(separator: " ")
     }
 
     var summary: String { "rest \(redactedURL(firstURL))" }

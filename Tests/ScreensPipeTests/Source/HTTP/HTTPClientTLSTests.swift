@@ -48,7 +48,7 @@ struct HTTPClientTLSTests {
 
     @Test func theSourceSpecCarriesTheTransportSettings() {
         let spec = SourceSpec(
-            protocolSpec: .file(FileSourceSpec(path: "x.json")), timeout: .seconds(7), connectTimeout: .seconds(2),
+            type: .file(FileSourceSpec(path: "x.json")), timeout: .seconds(7), connectTimeout: .seconds(2),
             maxResponseSize: 1234, caFile: "/etc/ca.pem", insecureSkipTLSVerify: true)
         var request = HTTPRequest(method: "POST", url: "https://h/")
         request.applyTransportSettings(of: spec)

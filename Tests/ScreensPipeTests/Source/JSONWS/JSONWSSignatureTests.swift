@@ -78,8 +78,8 @@ enum LiferaySignatures {
         var checked = 0
         for file in try Self.samplePipelines() {
             let spec = try PipelineLoader(environment: [:]).load(file: file)
-            guard case .liferayJSONWS(let jsonws) = spec.source.protocolSpec else { continue }
-            let proto = JSONWSProtocol(spec: jsonws, baseURL: "http://127.0.0.1:1")
+            guard let jsonws = spec.source.type.settings(as: JSONWSSourceSpec.self) else { continue }
+            let proto = JSONWSWireFormat(spec: jsonws, baseURL: "http://127.0.0.1:1")
             let pagination = SourceFactory.effectivePagination(for: spec.source)
             let request = try proto.request(for: PageRequest(index: 0, pagination: pagination))
             let batch = try JSONValue(parsing: request.body ?? [])

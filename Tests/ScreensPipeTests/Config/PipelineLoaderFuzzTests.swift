@@ -1,4 +1,5 @@
 import ScreensPipe
+import TestSupport
 import Testing
 
 /// The YAML pipeline loader on mutated pipeline files: every input loads or throws

@@ -1,4 +1,5 @@
 import ScreensBus
+import TestSupport
 import Testing
 
 /// The JSON parser on mutated page bodies: every input either parses, and then writes back

@@ -1,5 +1,6 @@
 import Foundation
 import ScreensBus
+import TestSupport
 import Testing
 
 @testable import ScreensPipe
@@ -27,7 +28,7 @@ struct ServerInputFuzzTests {
         }
     }()
 
-    private static func interpreter(_ wire: some ListProtocol, settings: HTTPSourceSettings) -> @Sendable (PageRequest, HTTPResponse) -> Bool {
+    private static func interpreter(_ wire: some WireFormat, settings: HTTPSourceSettings) -> @Sendable (PageRequest, HTTPResponse) -> Bool {
         let fetcher = HTTPPageFetcher(wire: wire, settings: settings)
         return { page, response in
             switch fetcher.interpret(response, page: page, request: "GET http://127.0.0.1:1/items") {

@@ -1,5 +1,6 @@
 import ScreensBus
 import ScreensPipe
+import TestSupport
 import Testing
 
 /// The filter expression parser on mutated expressions: every input compiles or throws a

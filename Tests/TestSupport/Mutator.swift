@@ -4,23 +4,26 @@ import ScreensBus
 /// A seeded mutation fuzzer for the tests: SplitMix64 from a fixed seed, so a failure
 /// reproduces exactly; mutations aimed at text grammars (structural bytes, keywords, deep
 /// nesting, long runs, splices of other corpus entries).
-struct Mutator {
+public struct Mutator {
     private var random: SplitMix64
     private let corpus: [[UInt8]]
     private let tokens: [[UInt8]]
 
-    init(seed: UInt64, corpus: [[UInt8]], tokens: [String]) {
+    /// A mutator seeded with `seed` over `corpus`, inserting grammar `tokens`.
+    public init(seed: UInt64, corpus: [[UInt8]], tokens: [String]) {
         random = SplitMix64(seed: seed)
         self.corpus = corpus
         self.tokens = tokens.map { Array($0.utf8) }
     }
 
-    mutating func next() -> UInt64 { random.next() }
+    /// The next random number.
+    public mutating func next() -> UInt64 { random.next() }
 
-    mutating func below(_ bound: Int) -> Int { bound <= 1 ? 0 : Int(next() % UInt64(bound)) }
+    /// A random number in `0..<bound` (0 when `bound` is at most 1).
+    public mutating func below(_ bound: Int) -> Int { bound <= 1 ? 0 : Int(next() % UInt64(bound)) }
 
     /// A corpus entry with one to four mutations applied.
-    mutating func mutant() -> [UInt8] {
+    public mutating func mutant() -> [UInt8] {
         var bytes = corpus[below(corpus.count)]
         for _ in 0...below(4) { mutate(&bytes) }
         return bytes
@@ -57,10 +60,10 @@ struct Mutator {
     }
 
     /// The files of `fuzz/corpus/<name>/`, the seeds shared with `make fuzz`.
-    static func corpus(_ name: String) throws -> [[UInt8]] {
+    public static func corpus(_ name: String) throws -> [[UInt8]] {
         let folder = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("fuzz/corpus/\(name)")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         return try names.map { Array(try Data(contentsOf: folder.appendingPathComponent($0))) }
