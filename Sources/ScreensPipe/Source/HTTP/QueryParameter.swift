@@ -27,6 +27,22 @@ public struct QueryParameter: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(name)=\(text)" }
 }
 
+/// A source type whose own parameters are its `query` (headless, REST): it sorts with a
+/// `sort` parameter, and a `cache.key` template names query parameters.
+protocol QueryParameterized: SourceTypeSettings {
+    var query: [QueryParameter] { get }
+}
+
+extension QueryParameterized {
+    var sortOrder: String? { query.last { $0.name == "sort" }?.value }
+
+    func cacheKeyParameter(named name: String) -> (value: JSONValue, isSecret: Bool)? {
+        query.cacheKeyParameter(named: name)
+    }
+
+    var cacheKeyParameterNames: [String] { query.map(\.name) }
+}
+
 extension [QueryParameter] {
     /// Query parameters keep their order in the cache key (an API may read a repeated name in
     /// order); secret values appear as digests.

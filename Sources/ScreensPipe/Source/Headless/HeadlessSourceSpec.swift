@@ -14,7 +14,7 @@ public struct HeadlessSourceSpec: Sendable, Hashable {
     }
 }
 
-extension HeadlessSourceSpec: SourceTypeSettings {
+extension HeadlessSourceSpec: SourceTypeSettings, QueryParameterized {
     static var typeName: String { "liferay-headless" }
 
     static var ownKeys: [String] { ["path", "query"] }
@@ -33,15 +33,6 @@ extension HeadlessSourceSpec: SourceTypeSettings {
     var cacheIdentity: JSONValue {
         ["type": .string(Self.typeName), "path": .string(CacheKey.hashingSecrets(inURL: path)), "query": query.cacheIdentity]
     }
-
-    /// Headless sorts with a `sort` query parameter.
-    var sortOrder: String? { query.last { $0.name == "sort" }?.value }
-
-    func cacheKeyParameter(named name: String) -> (value: JSONValue, isSecret: Bool)? {
-        query.cacheKeyParameter(named: name)
-    }
-
-    var cacheKeyParameterNames: [String] { query.map(\.name) }
 
     /// The server takes one page size for every page, so the first page has it too.
     func effectivePagination(_ written: PaginationSpec) -> PaginationSpec {

@@ -47,7 +47,7 @@ public enum RESTPaginationStyle: Sendable, Hashable {
     }
 }
 
-extension RESTSourceSpec: SourceTypeSettings {
+extension RESTSourceSpec: SourceTypeSettings, QueryParameterized {
     static var typeName: String { "rest" }
 
     static var ownKeys: [String] { ["url", "records", "total", "query", "paginate"] }
@@ -72,15 +72,6 @@ extension RESTSourceSpec: SourceTypeSettings {
             "paginate": .string(paginate.cacheIdentity),
         ]
     }
-
-    /// A REST API sorts with a `sort` query parameter.
-    var sortOrder: String? { query.last { $0.name == "sort" }?.value }
-
-    func cacheKeyParameter(named name: String) -> (value: JSONValue, isSecret: Bool)? {
-        query.cacheKeyParameter(named: name)
-    }
-
-    var cacheKeyParameterNames: [String] { query.map(\.name) }
 
     /// A page-numbered API takes one page size for every page, so the first page has it too.
     func effectivePagination(_ written: PaginationSpec) -> PaginationSpec {
