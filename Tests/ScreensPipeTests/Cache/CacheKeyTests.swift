@@ -137,4 +137,19 @@ import Testing
             spec: CacheFixtures.bookmarksSpec(auth: .bearer(token: "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")))
         #expect(long?.text.contains("bearer:sha256:248d6a61d20638b8") == true)
     }
+
+    /// A JSON-WS parameter written `{ secret: value }` is a secret in a `cache.key` template
+    /// too, whatever its name: the key holds its digest, never the value.
+    @Test func aMarkedSecretParameterIsADigestInAKeyTemplate() throws {
+        let spec = try PipelineLoader(environment: [:]).load(yaml: """
+            source:
+              type: liferay-jsonws
+              server: sandbox
+              rows: { service: /bookmarks.bookmarksentry/get-entries, params: { groupId: 20143, tenant: { secret: acme-SECRET } } }
+            cache: { key: '{groupId}-{tenant}' }
+            """)
+        let text = try key(spec)
+        #expect(!text.contains("acme-SECRET"))
+        #expect(text.contains(#""key":"20143-sha256:"#))
+    }
 }
