@@ -81,7 +81,7 @@ let package = Package(
             path: "Benchmarks/screens-pipe-bench"
         ),
         // What the test targets share; not a test target itself.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["ScreensBus"], path: "Tests/TestSupport"),
         .testTarget(name: "ScreensBusTests", dependencies: ["ScreensBus", "TestSupport"]),
         .testTarget(
             name: "ScreensPipeTests",

@@ -1,4 +1,3 @@
-public import Logging
 import ScreensBus
 import Synchronization
 
@@ -161,8 +160,7 @@ public final class Pipeline: Sendable {
         switch spec.source.server {
         case .sandbox:
             guard let launcher = environment.sandbox else {
-                throw ScreensPipeError(
-                    .configuration,
+                throw ScreensPipeError.configuration(
                     "server: sandbox needs the bundled sandbox portal; the screens-pipe command has it, a library user passes PipelineEnvironment(sandbox:)")
             }
             let running = try await launcher.start()
@@ -311,162 +309,5 @@ public final class Pipeline: Sendable {
         tally.record(page: page.rows.count, selectedTotal: selectedBefore, failures: failures, skipped: skipped)
         await bus.publish(contentsOf: events)
         return decision
-    }
-}
-
-/// What a pipeline needs from the process around it.
-public struct PipelineEnvironment: Sendable {
-    /// Environment variables (cache location, `NO_COLOR`).
-    public var variables: [String: String]
-    /// Starts the bundled sandbox portal for `server: sandbox`.
-    public var sandbox: (any SandboxLauncher)?
-    /// `run --refresh`: skip cache reads, fetch and store every page.
-    public var refresh: Bool
-    /// Colours in table output.
-    public var colorOutput: Bool
-    /// Called before each retry of a page request (progress lines, logs).
-    public var onRetry: (@Sendable (RetryNotice) -> Void)?
-    /// Where the source logs each HTTP request at `debug` and each retry at `info`
-    /// (requests appear with secrets redacted). Discards everything by default.
-    public var logger: Logger
-
-    /// An environment with no variables, no sandbox and a logger that discards everything,
-    /// unless given.
-    public init(
-        variables: [String: String] = [:], sandbox: (any SandboxLauncher)? = nil, refresh: Bool = false,
-        colorOutput: Bool = false, onRetry: (@Sendable (RetryNotice) -> Void)? = nil, logger: Logger? = nil
-    ) {
-        self.variables = variables
-        self.sandbox = sandbox
-        self.refresh = refresh
-        self.colorOutput = colorOutput
-        self.onRetry = onRetry
-        self.logger = logger ?? Logger(label: "screens-pipe", factory: { _ in SwiftLogNoOpLogHandler() })
-    }
-}
-
-/// Starts a local portal for `server: sandbox` (the `Sandbox` module provides one).
-public protocol SandboxLauncher: Sendable {
-    /// Starts a portal for one run; the pipeline stops it when the run ends.
-    func start() async throws(ScreensPipeError) -> any RunningServer
-}
-
-/// A server a pipeline started and stops when the run ends.
-public protocol RunningServer: Sendable {
-    /// `http://127.0.0.1:PORT`.
-    var baseURL: String { get }
-    /// Stops the server; called once, after the run's last request.
-    func stop() async
-}
-
-/// The outcome of a run.
-public struct RunSummary: Sendable {
-    /// Pages delivered (converted and filtered).
-    public var pages = 0
-    /// Rows in the delivered pages.
-    public var rows = 0
-    /// Rows that passed the filter.
-    public var selected = 0
-    /// The run's errors, in order (each was also an `error` event): every error of a page,
-    /// the sink or the run, and the first ``rowFailureSampleSize`` errors of single rows.
-    /// A list of a million bad rows keeps a sample, not a million errors.
-    public private(set) var failures: [ScreensPipeError] = []
-    /// How many errors the run had, all of them counted.
-    public private(set) var failureCount = 0
-    /// How many errors of each kind (`convert`, `filter`, `http`...), all of them counted.
-    public private(set) var failureCounts: [String: Int] = [:]
-    /// Rows left out by `on-invalid: skip` because they did not convert.
-    public var skipped = 0
-
-    /// How many row errors ``failures`` keeps.
-    public static let rowFailureSampleSize = 100
-
-    /// Counts `failure` and keeps it unless the sample of row errors is full.
-    public mutating func record(_ failure: ScreensPipeError) {
-        failureCount += 1
-        failureCounts[failure.code.description, default: 0] += 1
-        if failure.row != nil {
-            rowFailuresKept += 1
-            if rowFailuresKept > Self.rowFailureSampleSize { return }
-        }
-        failures.append(failure)
-    }
-
-    private var rowFailuresKept = 0
-    /// The reader closed the output (`| head`): the run stopped early, on purpose.
-    public var outputClosed = false
-    /// Where a file sink's data ended up (the final path, or `.partial` after a failure).
-    public var outputPath: String?
-    /// Why the run stopped, how the list ended, and the interrupting signal (as in `finished`).
-    public var ending = RunEnding()
-
-    /// Whether every row was delivered.
-    public var succeeded: Bool { failureCount == 0 && ending.reason != .interrupted }
-
-    /// The process exit status: 0 all rows delivered (or the reader left), 1 not; after an
-    /// interruption 128 + the signal's number (130 SIGINT, 143 SIGTERM, 129 SIGHUP; 130
-    /// when no signal was named).
-    public var exitCode: Int32 {
-        if ending.reason == .interrupted && failureCount == 0 {
-            switch ending.signal {
-            case "SIGTERM": return 143
-            case "SIGHUP": return 129
-            default: return 130
-            }
-        }
-        if outputClosed && failureCount == failureCounts[ScreensPipeError.Code.cancelled.description, default: 0] { return 0 }
-        return failureCount == 0 ? 0 : 1
-    }
-}
-
-/// How a run ended, as its `finished` event says.
-public struct RunEnding: Sendable, Hashable {
-    /// Why the run stopped; nil until it did.
-    public var reason: RunStopReason?
-    /// The signal that interrupted it (`SIGINT`, `SIGTERM`, `SIGHUP`), when one did.
-    public var signal: String?
-    /// How the end of the list was recognised, when it was reached.
-    public var end: ListEnd?
-    /// Why that end may not be the real end of the list (a short page without a row count).
-    public var endWarning: String?
-
-    /// An ending that says nothing yet.
-    public init() {}
-}
-
-/// The counters of a run, shared by the loading task and the sink task.
-final class RunTally: Sendable {
-    private let state = Mutex(RunSummary())
-
-    var summary: RunSummary { state.withLock { $0 } }
-
-    /// Rows selected so far (read once per page, so it does not copy the whole summary).
-    var selected: Int { state.withLock { $0.selected } }
-
-    func record(page rows: Int, selectedTotal: Int, failures: [ScreensPipeError], skipped: Int) {
-        state.withLock { summary in
-            summary.pages += 1
-            summary.rows += rows
-            summary.selected = selectedTotal
-            summary.skipped += skipped
-            for failure in failures { summary.record(failure) }
-        }
-    }
-
-    func record(failure: ScreensPipeError) {
-        state.withLock { $0.record(failure) }
-    }
-
-    func record(_ ending: RunEnding) {
-        state.withLock { $0.ending = ending }
-    }
-
-    func sinkStopped(by failure: OutputFile.WriteFailure) {
-        state.withLock { summary in
-            switch failure {
-            case .closed: summary.outputClosed = true
-            case .failed(let message): summary.record(ScreensPipeError(.sink, message))
-            }
-        }
     }
 }

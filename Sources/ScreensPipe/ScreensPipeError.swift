@@ -23,7 +23,7 @@ public struct ScreensPipeError: Error, Sendable, Hashable, CustomStringConvertib
         public static let portal = Code("portal")
         /// Bad credentials (401, or a redirect to a login page).
         public static let authentication = Code("auth")
-        /// The response was not what the protocol promises (malformed JSON, wrong shape).
+        /// The response was not what the wire format promises (malformed JSON, wrong shape).
         public static let malformedResponse = Code("malformed")
         /// Pagination went wrong: too many pages, or a page repeated.
         public static let pagination = Code("pagination")
@@ -85,12 +85,7 @@ public struct ScreensPipeError: Error, Sendable, Hashable, CustomStringConvertib
     /// One line for stderr: `file:line:column: message`, or the page and request for run errors.
     public var description: String {
         if let location { return "\(location): \(message)" }
-        var parts: [String] = []
-        if let page { parts.append("page \(page)") }
-        if let row { parts.append("row \(row)") }
-        var text = parts.isEmpty ? message : "\(parts.joined(separator: ", ")): \(message)"
-        if let request { text += " (\(request))" }
-        return text
+        return ListError.line(page: page, row: row, message: message, request: request)
     }
 
     /// The error as a bus event of pipeline `pipeline`.

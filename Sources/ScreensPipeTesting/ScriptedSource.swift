@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// ```swift
 /// let source = ScriptedSource(rows: [["entryId": 1, "name": "Liferay"]])
-/// let spec = PipelineSpec(name: "bookmarks", source: SourceSpec(protocolSpec: .custom(source)))
+/// let spec = PipelineSpec(name: "bookmarks", source: SourceSpec(type: .custom(source)))
 /// let run = try await RecordedRun(Pipeline(spec: spec))
 /// #expect(run.items == [["entryId": 1, "name": "Liferay"]])
 /// ```

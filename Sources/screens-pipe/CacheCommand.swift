@@ -54,7 +54,7 @@ struct CacheCommand: AsyncParsableCommand {
         mutating func run() async throws {
             try reportingErrors { () throws(ScreensPipeError) in
                 guard let store = try location.openExisting() else {
-                    printError("no cache database at \(location.resolve().path)")
+                    Terminal.note("no cache database at \(location.resolve().path)")
                     return
                 }
                 let entries = try store.entries()
@@ -150,7 +150,7 @@ struct CacheCommand: AsyncParsableCommand {
             let spec = try pipeline.map { try SpecLoading.load(file: $0, overrides: []) }
             try reportingErrors { () throws(ScreensPipeError) in
                 guard let store = try location.openExisting(configuredPath: spec?.cache?.path) else {
-                    printError("removed 0 pages (no cache database at \(location.resolve(configuredPath: spec?.cache?.path).path))")
+                    Terminal.note("removed 0 pages (no cache database at \(location.resolve(configuredPath: spec?.cache?.path).path))")
                     return
                 }
                 let removed: Int
@@ -162,7 +162,7 @@ struct CacheCommand: AsyncParsableCommand {
                 } else {
                     removed = try store.clear()
                 }
-                printError("removed \(removed) page\(removed == 1 ? "" : "s")")
+                Terminal.note("removed \(removed) page\(removed == 1 ? "" : "s")")
             }
         }
     }
@@ -175,31 +175,17 @@ private func reportingErrors(_ body: () throws(ScreensPipeError) -> Void) throws
     do {
         try body()
     } catch {
-        printError("screens-pipe: \(error)")
+        Terminal.error("\(error)")
         throw ExitCode(error.exitCode)
     }
 }
 
-private func printError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
-}
-
 /// UTC, to the second: the form people compare and tools parse.
 private func timestamp(_ date: Date) -> String {
-    date.formatted(.iso8601)
+    ISODate.format(epochMilliseconds: Int64((date.timeIntervalSince1970).rounded(.down)) * 1000)
 }
 
 /// Left-aligned columns; the last one is not padded (keys are long).
 private func printColumns(_ rows: [[String]]) {
-    guard let columns = rows.map(\.count).max() else { return }
-    var widths = [Int](repeating: 0, count: columns)
-    for row in rows {
-        for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
-    }
-    for row in rows {
-        let cells = row.enumerated().map { index, cell in
-            index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
-        }
-        print(cells.joined(separator: "  "))
-    }
+    for line in TableLayout.alignedLines(rows) { print(line) }
 }

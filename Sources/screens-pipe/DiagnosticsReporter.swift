@@ -51,12 +51,7 @@ final class DiagnosticsReporter: ListDelegate {
             }
             guard show else { return }
         }
-        var parts: [String] = []
-        if let page = error.page { parts.append("page \(page)") }
-        if let row = error.row { parts.append("row \(row)") }
-        var text = parts.isEmpty ? error.message : "\(parts.joined(separator: ", ")): \(error.message)"
-        if let request = error.request { text += " (\(request))" }
-        write("screens-pipe: error: \(text)")
+        write("screens-pipe: error: \(error)")
     }
 
     func onRunFinished(_ finished: RunFinished) async {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Sandbox
+import ScreensPipe
 
 #if canImport(Glibc)
     import Glibc
@@ -64,16 +65,15 @@ struct SandboxCommand: AsyncParsableCommand {
             SandboxConfiguration(
                 host: host, port: port, dataDirectory: dataDirectory, generatedRows: generatedRows,
                 hideEvery: hideEvery, loginRedirect: loginRedirect, faults: faults, seed: seed))
-        var standardError = StandardError()
-        print("sandbox portal listening on \(server.baseURL)", to: &standardError)
-        print("  accounts: test@liferay.com / test (sites 20143, 20144, 20145), joe@liferay.com / joe (sites 20143, 20145)", to: &standardError)
-        print("  bearer token: sandbox-token (= test@liferay.com)", to: &standardError)
+        Terminal.note("sandbox portal listening on \(server.baseURL)")
+        Terminal.note("  accounts: test@liferay.com / test (sites 20143, 20144, 20145), joe@liferay.com / joe (sites 20143, 20145)")
+        Terminal.note("  bearer token: sandbox-token (= test@liferay.com)")
         if generatedRows > 0 {
-            print("  generated: \(generatedRows) bookmarks in group 20143 folder 1000000 and /rest/generated/...", to: &standardError)
+            Terminal.note("  generated: \(generatedRows) bookmarks in group 20143 folder 1000000 and /rest/generated/...")
         }
-        if down { print("  down: every connection is reset", to: &standardError) }
+        if down { Terminal.note("  down: every connection is reset") }
         let signal = await Self.waitForTermination()
-        print("sandbox portal stopping (\(signal == SIGINT ? "SIGINT" : "SIGTERM"))", to: &standardError)
+        Terminal.note("sandbox portal stopping (\(signal == SIGINT ? "SIGINT" : "SIGTERM"))")
         try await server.stop()
     }
 
@@ -111,36 +111,13 @@ private final class SignalLatch: @unchecked Sendable {
     }
 }
 
-/// A duration written as `250ms`, `2s`, `1m` or a bare number of seconds.
+/// A duration in the grammar of pipeline files (`250ms`, `2s`, `1m30s` or a bare number of
+/// seconds), so the sandbox and the pipelines it serves read durations alike.
 struct SandboxDuration: ExpressibleByArgument, Sendable {
     var duration: Duration
 
     init?(argument: String) {
-        let units: [(suffix: String, nanoseconds: Double)] = [("ms", 1e6), ("us", 1e3), ("ns", 1), ("s", 1e9), ("m", 60e9), ("h", 3600e9)]
-        for unit in units where argument.hasSuffix(unit.suffix) {
-            guard let value = Double(argument.dropLast(unit.suffix.count)), value >= 0 else { return nil }
-            duration = .nanoseconds(Int64(value * unit.nanoseconds))
-            return
-        }
-        guard let seconds = Double(argument), seconds >= 0 else { return nil }
-        duration = .nanoseconds(Int64(seconds * 1e9))
+        guard let duration = ConfigUnits.duration(argument) else { return nil }
+        self.duration = duration
     }
 }
-
-/// Diagnostics go to stderr; stdout stays free for data.
-private struct StandardError: TextOutputStream {
-    mutating func write(_ string: String) {
-        var bytes = Array(string.utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { systemWrite(2, $0.baseAddress, $0.count) }
-            guard written > 0 else { return }
-            bytes = bytes.dropFirst(written)
-        }
-    }
-}
-
-#if canImport(Glibc)
-    private let systemWrite = Glibc.write
-#elseif canImport(Darwin)
-    private let systemWrite = Darwin.write
-#endif

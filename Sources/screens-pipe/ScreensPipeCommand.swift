@@ -50,7 +50,7 @@ struct ScreensPipeCommand: AsyncParsableCommand {
                 message += "; did you mean '\(suggestion)'?"
             }
             message += "\nsubcommands: \(subcommandNames.joined(separator: ", ")); see 'screens-pipe --help'"
-            FileHandle.standardError.write(Data((message + "\n").utf8))
+            Terminal.note(message)
             Foundation.exit(2)
         }
         do {
@@ -62,7 +62,7 @@ struct ScreensPipeCommand: AsyncParsableCommand {
             }
         } catch {
             guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            Terminal.note(fullMessage(for: error))
             Foundation.exit(2)
         }
     }

@@ -1,6 +1,7 @@
 // libFuzzer target: the filter expression parser, then evaluation on a sample row.
+// @testable: RowFilter is package-internal; scripts/fuzz.sh builds ScreensPipe with -enable-testing.
+@testable import ScreensPipe
 import ScreensBus
-import ScreensPipe
 
 private let row: JSONValue = [
     "name": "Bookmark 5", "url": "https://www.liferay.com", "visits": 12, "score": 1.5,

@@ -26,7 +26,7 @@ private let fetchers: [(PageRequest, HTTPResponse, String) -> Void] = {
     }
 }()
 
-private func open(_ wire: some ListProtocol, settings: HTTPSourceSettings) -> (PageRequest, HTTPResponse, String) -> Void {
+private func open(_ wire: some WireFormat, settings: HTTPSourceSettings) -> (PageRequest, HTTPResponse, String) -> Void {
     let fetcher = HTTPPageFetcher(wire: wire, settings: settings)
     return { page, response, request in
         _ = fetcher.interpret(response, page: page, request: request)

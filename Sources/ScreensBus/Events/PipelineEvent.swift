@@ -195,3 +195,19 @@ public struct CustomEvent: Sendable, Hashable {
         self.payload = payload
     }
 }
+
+extension ListError: CustomStringConvertible {
+    /// One line for people: `page 3, row 7: message (POST http://…)`.
+    public var description: String { Self.line(page: page, row: row, message: message, request: request) }
+
+    /// The one form of an error line on stderr, for list errors and run errors alike: the
+    /// page and row when known, the message, then the (redacted) request.
+    public static func line(page: Int?, row: Int?, message: String, request: String?) -> String {
+        var parts: [String] = []
+        if let page { parts.append("page \(page)") }
+        if let row { parts.append("row \(row)") }
+        var text = parts.isEmpty ? message : "\(parts.joined(separator: ", ")): \(message)"
+        if let request { text += " (\(request))" }
+        return text
+    }
+}

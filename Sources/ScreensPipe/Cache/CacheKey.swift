@@ -22,12 +22,20 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
     /// The key text.
     public var description: String { text }
 
-    /// The key of `spec`'s list.
+    /// The key of `spec`'s list, with the identity of the fetcher its source type builds.
     ///
     /// Throws a `.configuration` error when `cache.key` names a placeholder the source does
     /// not have, or has an unbalanced brace.
     public init(spec: PipelineSpec) throws(ScreensPipeError) {
+        try self.init(spec: spec, identity: spec.source.type.settings.identity)
+    }
+
+    /// The key of `spec`'s list when `identity` is its fetcher's ``PageFetcher/identity``:
+    /// the key holds a built-in source's identity (a canonical JSON object of its settings,
+    /// secrets as digests) as it is, and a custom source's as a digest.
+    public init(spec: PipelineSpec, identity: String) throws(ScreensPipeError) {
         let source = spec.source
+        let settings = source.type.settings
         var fields = JSONObject()
         fields["server"] = .string(Self.server(source.server))
         fields["user"] = .string(Self.user(source.auth))
@@ -35,12 +43,12 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
             fields["headers"] = .string(Self.headers(source.headers))
         }
         if let template = spec.cache?.key {
-            fields["key"] = .string(try Self.expand(template, source: source.protocolSpec))
+            fields["key"] = .string(try Self.expand(template, source: settings))
         } else {
-            fields["request"] = Self.request(source.protocolSpec)
+            fields["request"] = settings.cacheRequest(identity: identity)
         }
         fields["locale"] = spec.convert?.locale.map(JSONValue.string) ?? .null
-        fields["sort"] = Self.sort(source.protocolSpec).map(JSONValue.string) ?? .null
+        fields["sort"] = settings.sortOrder.map(JSONValue.string) ?? .null
         fields["firstPageSize"] = .int(Int64(source.pagination.firstPageSize))
         fields["pageSize"] = .int(Int64(source.pagination.pageSize))
         text = JSONValue.object(fields).jsonString
@@ -71,7 +79,7 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
 
     /// Custom headers may carry credentials (cookies, API keys): they separate entries like
     /// a user does, and are named only by a digest.
-    private static func headers(_ headers: [(name: String, value: SensitiveText)]) -> String {
+    private static func headers(_ headers: [HeaderSpec]) -> String {
         let lines = headers.map { "\($0.name.lowercased()): \($0.value.revealed)" }.sorted()
         return "sha256:" + SHA256.hexDigest(lines.joined(separator: "\n"), characters: 16)
     }
@@ -102,70 +110,9 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    private static func request(_ source: SourceProtocol) -> JSONValue {
-        var request = JSONObject()
-        request["type"] = .string(source.typeName)
-        switch source {
-        case .liferayJSONWS(let spec):
-            request["rows"] = call(spec.rows)
-            if let count = spec.count { request["count"] = call(count) }
-        case .liferayHeadless(let spec):
-            request["path"] = .string(hashingSecrets(inURL: spec.path))
-            request["query"] = query(spec.query)
-        case .rest(let spec):
-            request["url"] = .string(hashingSecrets(inURL: spec.url))
-            request["query"] = query(spec.query)
-            request["records"] = spec.records.map(JSONValue.string) ?? .null
-            request["total"] = spec.total.map(JSONValue.string) ?? .null
-            request["paginate"] = .string(paginate(spec.paginate))
-        case .file(let spec):
-            request["path"] = .string(spec.path)
-            request["records"] = spec.records.map(JSONValue.string) ?? .null
-        case .custom(let fetcher):
-            // The fetcher's identity never holds a secret (PageFetcher's contract); hashed
-            // anyway, as a code-built source's text is not reviewed by the loader.
-            request["identity"] = .string(digest(fetcher.identity))
-        }
-        return .object(request)
-    }
-
-    private static func call(_ call: ServiceCall) -> JSONValue {
-        var params = call.params
-        for (name, secret) in call.secrets { params[name] = .string(digest(secret.revealed)) }
-        return ["service": .string(call.service), "params": canonical(hashingSecretMembers(.object(params)))]
-    }
-
-    /// Query parameters keep their order: an API may read a repeated name in order.
-    private static func query(_ parameters: [QueryParameter]) -> JSONValue {
-        .array(
-            parameters.map {
-                .array([.string($0.name), .string($0.text.isSecret || isSecretParameterName($0.name) ? digest($0.value) : $0.value)])
-            })
-    }
-
-    private static func paginate(_ style: RESTPaginationStyle) -> String {
-        switch style {
-        case .offset(let offset, let limit): "offset \(offset) \(limit)"
-        case .page(let page, let size, let first): "page \(page) \(size) \(first)"
-        case .cursor(let param, let path, let size): "cursor \(param) \(path) \(size ?? "")"
-        case .nextLink(let path): "next-link \(path)"
-        case .linkHeader: "link-header"
-        }
-    }
-
-    /// JSON-WS sorts with `obc`; the other protocols with a `sort` query parameter.
-    private static func sort(_ source: SourceProtocol) -> String? {
-        switch source {
-        case .liferayJSONWS(let spec): spec.sort
-        case .liferayHeadless(let spec): spec.query.last { $0.name == "sort" }?.value
-        case .rest(let spec): spec.query.last { $0.name == "sort" }?.value
-        case .file, .custom: nil
-        }
-    }
-
     /// Object members sorted by key at every level, so the order params were written in
     /// does not split one list into two keys.
-    private static func canonical(_ value: JSONValue) -> JSONValue {
+    static func canonical(_ value: JSONValue) -> JSONValue {
         switch value {
         case .object(let object):
             let members = object.map { ($0.key, canonical($0.value)) }
@@ -180,82 +127,31 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
 
     // MARK: - Templates
 
-    /// Expands `{name}` placeholders from the source's parameters: the rows params, then the
-    /// count params (JSON-WS; `{a.b}` reaches into an object param), or the query parameters.
-    static func expand(_ template: String, source: SourceProtocol) throws(ScreensPipeError) -> String {
+    /// Expands `{name}` placeholders from the source's parameters (see
+    /// ``SourceTypeSettings/cacheKeyParameter(named:)``); secret values as digests.
+    static func expand(_ template: String, source: any SourceTypeSettings) throws(ScreensPipeError) -> String {
         var result = ""
         var rest = Substring(template)
         while let open = rest.firstIndex(where: { $0 == "{" || $0 == "}" }) {
             guard rest[open] == "{", let close = rest[open...].firstIndex(of: "}") else {
-                throw ScreensPipeError(.configuration, "cache.key \"\(template)\": unbalanced brace")
+                throw ScreensPipeError.configuration("cache.key \"\(template)\": unbalanced brace")
             }
             result += rest[..<open]
             let name = String(rest[rest.index(after: open)..<close])
-            guard let value = parameter(name, in: source) else {
-                let known = parameterNames(in: source)
+            guard let parameter = source.cacheKeyParameter(named: name) else {
+                let known = source.cacheKeyParameterNames
                 let hint = known.isEmpty ? "the source has no parameters" : "known: \(known.joined(separator: ", "))"
-                throw ScreensPipeError(
-                    .configuration, "cache.key \"\(template)\": unknown placeholder {\(name)}; \(hint)")
+                throw ScreensPipeError.configuration("cache.key \"\(template)\": unknown placeholder {\(name)}; \(hint)")
             }
             let lastComponent = name.split(separator: ".").last.map(String.init) ?? name
+            let value = parameter.value
             switch value {
-            case _ where isSecretParameterName(lastComponent) || isMarkedSecret(name, in: source): result += digest(value.jsonString)
+            case _ where isSecretParameterName(lastComponent) || parameter.isSecret: result += digest(value.jsonString)
             case .string(let text): result += text
             default: result += value.jsonString
             }
             rest = rest[rest.index(after: close)...]
         }
         return result + rest
-    }
-
-    /// Whether the query parameter `name` was written `{ secret: value }`.
-    private static func isMarkedSecret(_ name: String, in source: SourceProtocol) -> Bool {
-        switch source {
-        case .liferayHeadless(let spec): spec.query.contains { $0.name == name && $0.text.isSecret }
-        case .rest(let spec): spec.query.contains { $0.name == name && $0.text.isSecret }
-        case .liferayJSONWS, .file, .custom: false
-        }
-    }
-
-    private static func parameter(_ name: String, in source: SourceProtocol) -> JSONValue? {
-        guard !name.isEmpty else { return nil }
-        switch source {
-        case .liferayJSONWS(let spec):
-            for call in [spec.rows, spec.count].compactMap({ $0 }) {
-                if let secret = call.secrets[name] { return .string(secret.revealed) }
-                let params = call.params
-                if let value = params[name] { return value }
-                var value: JSONValue? = .object(params)
-                for component in name.split(separator: ".", omittingEmptySubsequences: false) {
-                    value = value?[String(component)]
-                }
-                if let value { return value }
-            }
-            return nil
-        case .liferayHeadless(let spec):
-            return spec.query.last { $0.name == name }.map { .string($0.value) }
-        case .rest(let spec):
-            return spec.query.last { $0.name == name }.map { .string($0.value) }
-        case .file, .custom:
-            return nil
-        }
-    }
-
-    private static func parameterNames(in source: SourceProtocol) -> [String] {
-        var names: [String] = []
-        switch source {
-        case .liferayJSONWS(let spec):
-            let secretNames = spec.rows.secrets.keys.sorted() + (spec.count?.secrets.keys.sorted() ?? [])
-            for key in spec.rows.params.keys + (spec.count?.params.keys ?? []) + secretNames where !names.contains(key) {
-                names.append(key)
-            }
-        case .liferayHeadless(let spec):
-            names = spec.query.map(\.name)
-        case .rest(let spec):
-            names = spec.query.map(\.name)
-        case .file, .custom:
-            break
-        }
-        return names
     }
 }

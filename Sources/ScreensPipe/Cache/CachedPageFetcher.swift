@@ -1,5 +1,5 @@
 internal import Foundation
-public import Logging
+package import Logging
 import Synchronization
 
 /// The cache stage: wraps a source's fetcher and answers each page under an offline policy.
@@ -25,7 +25,7 @@ import Synchronization
 /// or, without a count, when an earlier stored page came back short. It is then answered
 /// with an empty page, as the server would, so the pipeline stops there; any other missing
 /// page is an error.
-public struct CachedPageFetcher: PageFetcher {
+package struct CachedPageFetcher: PageFetcher {
     /// The source's own fetcher, asked whenever the policy fetches.
     public let base: any PageFetcher
     /// The database pages are read from and written to.
@@ -72,8 +72,7 @@ public struct CachedPageFetcher: PageFetcher {
         pipeline: String, refresh: Bool = false, logger: Logger = Logger(label: "screens-pipe.cache")
     ) throws(ScreensPipeError) {
         if refresh, policy == .cacheOnly {
-            throw ScreensPipeError(
-                .configuration, "--refresh fetches from the server, which the cache-only policy never does")
+            throw ScreensPipeError.configuration("--refresh fetches from the server, which the cache-only policy never does")
         }
         self.base = base
         self.store = store
@@ -86,7 +85,7 @@ public struct CachedPageFetcher: PageFetcher {
         snapshot = UUID().uuidString
     }
 
-    /// The cache stage of `spec`: its key, and its `cache:` policy and ttl unless `policy`
+    /// The cache stage of `spec`: its key (built from `base`'s identity), and its `cache:` policy and ttl unless `policy`
     /// overrides the policy (`run --policy`).
     public init(
         base: any PageFetcher, store: CacheStore, spec: PipelineSpec, policy: CachePolicy? = nil, refresh: Bool = false,
@@ -94,7 +93,7 @@ public struct CachedPageFetcher: PageFetcher {
     ) throws(ScreensPipeError) {
         try self.init(
             base: base, store: store, policy: policy ?? spec.cache?.policy ?? .remoteFirst, ttl: spec.cache?.ttl,
-            key: CacheKey(spec: spec), pipeline: spec.name, refresh: refresh, logger: logger)
+            key: CacheKey(spec: spec, identity: base.identity), pipeline: spec.name, refresh: refresh, logger: logger)
     }
 
     /// The base fetcher's chaining.

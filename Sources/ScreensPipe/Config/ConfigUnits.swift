@@ -1,6 +1,7 @@
 /// The unit syntax of pipeline files: durations (`15s`, `200ms`, `1h30m`, bare seconds) and
-/// byte sizes (`64MiB`, `1MB`, bare bytes).
-enum ConfigUnits {
+/// byte sizes (`64MiB`, `1MB`, bare bytes). The one duration grammar: the sandbox's
+/// command-line options read durations with it too.
+package enum ConfigUnits {
     static let durationUnits = "ms, s, m, h"
     static let sizeUnits = "B, KB, MB, GB, KiB, MiB, GiB"
 
@@ -10,7 +11,7 @@ enum ConfigUnits {
 
     /// Parses a duration: one or more `<number><unit>` parts, or a bare number of seconds.
     /// Nil when the text is not a duration or is longer than ``maximumDuration``.
-    static func duration(_ text: String) -> Duration? {
+    package static func duration(_ text: String) -> Duration? {
         guard let milliseconds = milliseconds(text), milliseconds <= maximumMilliseconds else { return nil }
         return .milliseconds(milliseconds)
     }
@@ -98,5 +99,28 @@ package enum KeySuggestion {
             (beforePrevious, previous, current) = (previous, current, beforePrevious)
         }
         return previous[b.count]
+    }
+}
+
+/// How durations and sizes are written back: the largest unit that is exact.
+enum ConfigUnitText {
+    static func duration(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let nanoseconds = attoseconds / 1_000_000_000
+        guard nanoseconds % 1_000_000 == 0 else {
+            return "\(Double(seconds) * 1000 + Double(attoseconds) / 1e15)ms"
+        }
+        let milliseconds = seconds * 1000 + nanoseconds / 1_000_000
+        for (unit, size) in [("h", Int64(3_600_000)), ("m", 60_000), ("s", 1000)] where milliseconds % size == 0 && milliseconds != 0 {
+            return "\(milliseconds / size)\(unit)"
+        }
+        return "\(milliseconds)ms"
+    }
+
+    static func size(_ bytes: Int) -> String {
+        for (unit, size) in [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)] where bytes % size == 0 && bytes != 0 {
+            return "\(bytes / size)\(unit)"
+        }
+        return "\(bytes)"
     }
 }

@@ -115,7 +115,8 @@ final class DecodingContext {
         choice(node, key: key, names: Value.allCases.map(\.rawValue), match: Value.init(rawValue:))
     }
 
-    private func choice<Value>(_ node: YAMLNode, key: String, names: [String], match: (String) -> Value?) -> Value? {
+    /// One of `names`, matched by `match`; anything else is an error listing them.
+    func choice<Value>(_ node: YAMLNode, key: String, names: [String], match: (String) -> Value?) -> Value? {
         if case .scalar(let scalar) = node, !node.isNull {
             if let value = match(scalar.text) { return value }
             var message = "expected one of \(names.joined(separator: ", ")) for '\(key)', found '\(scalar.text)'"

@@ -31,7 +31,7 @@ public struct PipelineLoader: Sendable {
         do {
             bytes = try Self.readFile(fromStandardInput ? "/dev/stdin" : path)
         } catch {
-            throw ConfigurationErrors(errors: [ScreensPipeError(.configuration, "cannot read \(label): \(error.reason)")])
+            throw .unreadable(label, reason: error.reason)
         }
         return try load(bytes: bytes, file: label, specFile: fromStandardInput ? nil : path, overrides: overrides)
     }

@@ -17,32 +17,9 @@ extension PipelineSpec {
     }
 }
 
-/// How durations and sizes are written back: the largest unit that is exact.
-enum ConfigUnitText {
-    static func duration(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let nanoseconds = attoseconds / 1_000_000_000
-        guard nanoseconds % 1_000_000 == 0 else {
-            return "\(Double(seconds) * 1000 + Double(attoseconds) / 1e15)ms"
-        }
-        let milliseconds = seconds * 1000 + nanoseconds / 1_000_000
-        for (unit, size) in [("h", Int64(3_600_000)), ("m", 60_000), ("s", 1000)] where milliseconds % size == 0 && milliseconds != 0 {
-            return "\(milliseconds / size)\(unit)"
-        }
-        return "\(milliseconds)ms"
-    }
-
-    static func size(_ bytes: Int) -> String {
-        for (unit, size) in [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)] where bytes % size == 0 && bytes != 0 {
-            return "\(bytes / size)\(unit)"
-        }
-        return "\(bytes)"
-    }
-}
-
 extension SourceSpec {
     fileprivate var redactedMembers: [(String, YAMLTextWriter.Value)] {
-        var members: [(String, YAMLTextWriter.Value)] = [("type", .raw(protocolSpec.typeName))]
+        var members: [(String, YAMLTextWriter.Value)] = [("type", .raw(type.typeName))]
         switch server {
         case .sandbox?: members.append(("server", .raw("sandbox")))
         case .url(let url)?: members.append(("server", .string(redactedURL(url, markingUserinfo: true))))
@@ -58,17 +35,14 @@ extension SourceSpec {
             members.append(("auth", .mapping([("bearer", .raw(redactedPlaceholder))])))
         case nil: break
         }
-        members += protocolSpec.redactedMembers
+        members += type.settings.redactedMembers
         members.append((
             "pagination",
             .mapping([
                 ("first-page-size", .raw("\(pagination.firstPageSize)")), ("page-size", .raw("\(pagination.pageSize)")),
                 ("prefetch", .raw("\(pagination.prefetch)")), ("max-pages", .raw("\(pagination.maxPages)")),
             ])))
-        switch protocolSpec {
-        case .file, .custom: return members
-        case .liferayJSONWS, .liferayHeadless, .rest: break
-        }
+        guard Swift.type(of: type.settings).isNetworked else { return members }
         members += [
             ("timeout", .raw(ConfigUnitText.duration(timeout))),
             ("connect-timeout", .raw(ConfigUnitText.duration(connectTimeout))),
@@ -90,79 +64,6 @@ extension SourceSpec {
             members.append(("headers", .mapping(headers.map { ($0.name, .raw(redactedPlaceholder)) })))
         }
         return members
-    }
-}
-
-extension SourceProtocol {
-    fileprivate var redactedMembers: [(String, YAMLTextWriter.Value)] {
-        switch self {
-        case .liferayJSONWS(let spec):
-            var members = [("rows", spec.rows.redactedValue)]
-            if let count = spec.count { members.append(("count", count.redactedValue)) }
-            if let sort = spec.sort { members.append(("sort", .string(sort))) }
-            return members
-        case .liferayHeadless(let spec):
-            var members: [(String, YAMLTextWriter.Value)] = [("path", .string(redactedURL(spec.path, markingUserinfo: true)))]
-            if !spec.query.isEmpty { members.append(("query", spec.query.redactedValue)) }
-            return members
-        case .rest(let spec):
-            var members: [(String, YAMLTextWriter.Value)] = [("url", .string(redactedURL(spec.url, markingUserinfo: true)))]
-            if let records = spec.records { members.append(("records", .string(records))) }
-            if let total = spec.total { members.append(("total", .string(total))) }
-            if !spec.query.isEmpty { members.append(("query", spec.query.redactedValue)) }
-            members.append(("paginate", .mapping(spec.paginate.describedMembers)))
-            return members
-        case .file(let spec):
-            var members: [(String, YAMLTextWriter.Value)] = [("path", .string(spec.path))]
-            if let records = spec.records { members.append(("records", .string(records))) }
-            return members
-        case .custom(let fetcher):
-            return [("summary", .string(fetcher.summary))]
-        }
-    }
-}
-
-extension ServiceCall {
-    fileprivate var redactedValue: YAMLTextWriter.Value {
-        var members: [(String, YAMLTextWriter.Value)] = [("service", .string(service))]
-        if !params.isEmpty || !secrets.isEmpty {
-            var shown = params.map { member -> (String, YAMLTextWriter.Value) in
-                let isSecret = isSecretParameterName(member.key)
-                return (member.key, isSecret ? .raw(redactedPlaceholder) : YAMLTextWriter.value(member.value))
-            }
-            shown += secrets.keys.sorted().map { ($0, YAMLTextWriter.Value.raw(redactedPlaceholder)) }
-            members.append(("params", .mapping(shown)))
-        }
-        return .mapping(members)
-    }
-}
-
-extension [QueryParameter] {
-    fileprivate var redactedValue: YAMLTextWriter.Value {
-        .mapping(map { ($0.name, $0.text.isSecret || isSecretParameterName($0.name) ? .raw(redactedPlaceholder) : .string($0.value)) })
-    }
-}
-
-extension RESTPaginationStyle {
-    fileprivate var describedMembers: [(String, YAMLTextWriter.Value)] {
-        switch self {
-        case .offset(let offsetParam, let limitParam):
-            [("style", .raw("offset")), ("offset-param", .string(offsetParam)), ("limit-param", .string(limitParam))]
-        case .page(let pageParam, let sizeParam, let firstPage):
-            [
-                ("style", .raw("page")), ("page-param", .string(pageParam)), ("size-param", .string(sizeParam)),
-                ("first-page", .raw("\(firstPage)")),
-            ]
-        case .cursor(let cursorParam, let cursorPath, let sizeParam):
-            [
-                ("style", .raw("cursor")), ("cursor-param", .string(cursorParam)), ("cursor-path", .string(cursorPath)),
-                ("size-param", sizeParam.map { .string($0) } ?? .raw("null")),
-            ]
-        case .nextLink(let nextPath):
-            [("style", .raw("next-link")), ("next-path", .string(nextPath))]
-        case .linkHeader:
-            [("style", .raw("link-header"))]
-        }
     }
 }
 

@@ -21,7 +21,7 @@ public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A whole pipeline, decoded and validated from a pipeline file.
-public struct PipelineSpec: Sendable {
+public struct PipelineSpec: Sendable, Hashable {
     /// The pipeline's name; defaults to the file name without `.yaml`.
     public var name: String
     /// `source:` — where the rows come from.
@@ -56,9 +56,9 @@ public struct PipelineSpec: Sendable {
 // MARK: - Source
 
 /// Where rows come from, and how to ask for them.
-public struct SourceSpec: Sendable {
-    /// The `type:` and its protocol-specific settings.
-    public var protocolSpec: SourceProtocol
+public struct SourceSpec: Sendable, Hashable {
+    /// The `type:` and the settings of that type.
+    public var type: SourceTypeSpec
     /// The base URL of the server (`http://host:port`), or the bundled sandbox.
     public var server: ServerAddress?
     /// Credentials sent with every request; nil sends none.
@@ -84,12 +84,12 @@ public struct SourceSpec: Sendable {
     public var insecureSkipTLSVerify: Bool
     /// Extra request headers; secret-named ones (`Cookie`, `X-Api-Key`...) and those
     /// written `{ secret: value }` hold a ``SensitiveText/secret(_:)``.
-    public var headers: [(name: String, value: SensitiveText)]
+    public var headers: [HeaderSpec]
 
     /// Creates a source spec with the defaults of a pipeline file: 15 s timeout, 5 s connect
     /// timeout, a 64 MiB response limit and TLS verification on.
     public init(
-        protocolSpec: SourceProtocol,
+        type: SourceTypeSpec,
         server: ServerAddress? = nil,
         auth: AuthSpec? = nil,
         pagination: PaginationSpec = PaginationSpec(),
@@ -100,9 +100,9 @@ public struct SourceSpec: Sendable {
         allowInsecureAuth: Bool = false,
         caFile: String? = nil,
         insecureSkipTLSVerify: Bool = false,
-        headers: [(name: String, value: SensitiveText)] = []
+        headers: [HeaderSpec] = []
     ) {
-        self.protocolSpec = protocolSpec
+        self.type = type
         self.server = server
         self.auth = auth
         self.pagination = pagination
@@ -117,30 +117,33 @@ public struct SourceSpec: Sendable {
     }
 }
 
-/// The `source.type` and its protocol-specific settings.
-public enum SourceProtocol: Sendable {
-    /// `liferay-jsonws`: batched `POST /api/jsonws/invoke` commands, as Liferay Screens sends.
-    case liferayJSONWS(JSONWSSourceSpec)
-    /// `liferay-headless`: a headless delivery collection (7.1+), paged by 1-based `page` and `pageSize`.
-    case liferayHeadless(HeadlessSourceSpec)
-    /// `rest`: any paged JSON API.
-    case rest(RESTSourceSpec)
-    /// `file`: a local JSON file, paged like a remote list; no network settings apply.
-    case file(FileSourceSpec)
-    /// A source written in Swift: any ``PageFetcher``, built in code (there is no `type:`
-    /// for it in a pipeline file). The cache, convert, filter and sink stages work as for the
-    /// built-in types; the cache key holds the fetcher's ``PageFetcher/identity``.
-    case custom(any PageFetcher)
+extension SourceSpec {
+    /// The `type:` and its settings, by their former name.
+    @available(*, deprecated, renamed: "type")
+    public var protocolSpec: SourceTypeSpec {
+        get { type }
+        set { type = newValue }
+    }
 
-    /// The `type:` name as written in a pipeline file.
-    public var typeName: String {
-        switch self {
-        case .liferayJSONWS: "liferay-jsonws"
-        case .liferayHeadless: "liferay-headless"
-        case .rest: "rest"
-        case .file: "file"
-        case .custom: "custom"
-        }
+    /// Creates a source spec of `protocolSpec`, by the former name of `type`.
+    @available(*, deprecated, renamed: "init(type:server:auth:pagination:)")
+    public init(protocolSpec: SourceTypeSpec, server: ServerAddress? = nil, auth: AuthSpec? = nil, pagination: PaginationSpec = PaginationSpec()) {
+        self.init(type: protocolSpec, server: server, auth: auth, pagination: pagination)
+    }
+}
+
+/// One extra request header of `source.headers`, in the order written.
+public struct HeaderSpec: Sendable, Hashable {
+    /// The header name, an HTTP token.
+    public var name: String
+    /// The value; a ``SensitiveText/secret(_:)`` for secret-named headers (`Cookie`,
+    /// `X-Api-Key`...) and those written `{ secret: value }`.
+    public var value: SensitiveText
+
+    /// Creates a header.
+    public init(name: String, value: SensitiveText) {
+        self.name = name
+        self.value = value
     }
 }
 
@@ -158,160 +161,6 @@ public enum AuthSpec: Sendable, Hashable {
     case basic(username: String, password: Secret)
     /// `Authorization: Bearer <token>`.
     case bearer(token: Secret)
-}
-
-/// One JSON-WS command: a service path and its parameters.
-public struct ServiceCall: Sendable, Hashable {
-    /// The service path, e.g. `/bookmarks.bookmarksentry/get-entries`.
-    public var service: String
-    /// Parameters as written, secret ones excepted; nested objects are flattened to
-    /// `+name` / `name.field` when sent.
-    public var params: JSONObject
-    /// The secret-named string parameters (`p_auth`, `password`...), kept apart as ``Secret``
-    /// values from the loader to the transport, which adds them to the command.
-    public var secrets: [String: Secret]
-
-    /// Creates a command for `service`; string parameters with secret names move to
-    /// ``secrets``, the rest stay in ``params`` as written.
-    public init(service: String, params: JSONObject = [:]) {
-        self.service = service
-        var kept = JSONObject(minimumCapacity: params.count)
-        var secrets: [String: Secret] = [:]
-        for (name, value) in params {
-            if case .string(let text) = value, isSecretParameterName(name) {
-                secrets[name] = Secret(text)
-            } else {
-                kept.appendUnchecked(key: name, value: value)
-            }
-        }
-        self.params = kept
-        self.secrets = secrets
-    }
-}
-
-/// `type: liferay-jsonws`.
-public struct JSONWSSourceSpec: Sendable, Hashable {
-    /// The command that returns a page of rows; `start` and `end` are added per page.
-    public var rows: ServiceCall
-    /// The command that returns the row count, sent with page 0 only.
-    public var count: ServiceCall?
-    /// An order-by comparator class, sent as `+obc`; nil sends `"obc": null` where the service takes one.
-    public var sort: String?
-    /// The parameter that carries the first row (`start`; `entryQuery.start` for asset entries).
-    public var startParam: String
-    /// The parameter that carries the end row, exclusive (`end`; `entryQuery.end` for asset entries).
-    public var endParam: String
-
-    /// Creates a JSON-WS source; with no `count` command the list ends at the first short page.
-    public init(rows: ServiceCall, count: ServiceCall? = nil, sort: String? = nil, startParam: String = "start", endParam: String = "end") {
-        self.rows = rows
-        self.count = count
-        self.sort = sort
-        self.startParam = startParam
-        self.endParam = endParam
-    }
-}
-
-/// `type: liferay-headless`.
-public struct HeadlessSourceSpec: Sendable, Hashable {
-    /// The collection path, e.g. `/o/headless-delivery/v1.0/sites/20143/structured-contents`.
-    public var path: String
-    /// Extra query parameters (`filter`, `sort`, `fields`...), in order.
-    public var query: [QueryParameter]
-
-    /// Creates a headless source for the collection at `path`, with no extra query by default.
-    public init(path: String, query: [QueryParameter] = []) {
-        self.path = path
-        self.query = query
-    }
-}
-
-/// A query-string parameter.
-public struct QueryParameter: Sendable, Hashable, CustomStringConvertible {
-    /// The parameter name, sent percent-encoded.
-    public var name: String
-    /// The parameter value, sent percent-encoded; a ``SensitiveText/secret(_:)`` for
-    /// secret-named parameters (`api_key`, `p_auth`, `access_token`...).
-    public var text: SensitiveText
-
-    /// The value as sent, for the transport and cache digests only.
-    package var value: String { text.revealed }
-
-    /// Creates a `name=value` parameter; the value is a secret when the name looks like one.
-    public init(name: String, value: String) {
-        self.name = name
-        text = isSecretParameterName(name) ? .secret(Secret(value)) : .text(value)
-    }
-
-    /// Creates a `name=value` parameter with the value as given.
-    public init(name: String, text: SensitiveText) {
-        self.name = name
-        self.text = text
-    }
-
-    /// `name=value`, or `name=<redacted>`.
-    public var description: String { "\(name)=\(text)" }
-}
-
-/// `type: rest` — any paged JSON API.
-public struct RESTSourceSpec: Sendable, Hashable {
-    /// The URL of the first page, absolute or relative to `server`.
-    public var url: String
-    /// Path to the array of rows in the response body (`data.items`); nil when the body is the array.
-    public var records: String?
-    /// Path to the total row count in the body, when the API reports one.
-    public var total: String?
-    /// How the API asks for the next page.
-    public var paginate: RESTPaginationStyle
-    /// Extra query parameters sent with every page, before the paging ones.
-    public var query: [QueryParameter]
-
-    /// Creates a REST source; by default the body is the array of rows and the API reports no total.
-    public init(url: String, records: String? = nil, total: String? = nil, paginate: RESTPaginationStyle, query: [QueryParameter] = []) {
-        self.url = url
-        self.records = records
-        self.total = total
-        self.paginate = paginate
-        self.query = query
-    }
-}
-
-/// How a generic REST API pages.
-public enum RESTPaginationStyle: Sendable, Hashable {
-    /// `?offset=0&limit=25`.
-    case offset(offsetParam: String = "offset", limitParam: String = "limit")
-    /// `?page=1&per_page=25`; `firstPage` is the number of the first page (usually 1).
-    case page(pageParam: String = "page", sizeParam: String = "per_page", firstPage: Int = 1)
-    /// A cursor in the body (`cursorPath`) sent back as `cursorParam`.
-    case cursor(cursorParam: String = "cursor", cursorPath: String = "next_cursor", sizeParam: String? = "limit")
-    /// A next-page URL in the body at `nextPath`.
-    case nextLink(nextPath: String = "next")
-    /// The `Link: <...>; rel="next"` response header.
-    case linkHeader
-
-    /// The query parameters the paginator sets on every page.
-    var pagingParameters: [String] {
-        switch self {
-        case .offset(let offsetParam, let limitParam): [offsetParam, limitParam]
-        case .page(let pageParam, let sizeParam, _): [pageParam, sizeParam]
-        case .cursor(let cursorParam, _, let sizeParam): [cursorParam] + (sizeParam.map { [$0] } ?? [])
-        case .nextLink, .linkHeader: []
-        }
-    }
-}
-
-/// `type: file` — a local JSON array or JSON-lines file, paged like a remote list.
-public struct FileSourceSpec: Sendable, Hashable {
-    /// The file's path, relative to the working directory.
-    public var path: String
-    /// Path to the array of rows when the file holds an object.
-    public var records: String?
-
-    /// Creates a file source; by default the file holds the array of rows.
-    public init(path: String, records: String? = nil) {
-        self.path = path
-        self.records = records
-    }
 }
 
 /// Fluent pagination (docs/architecture.md, "Pagination").

@@ -36,7 +36,7 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
             self = path
         } catch {
             let column = FieldPathParser.column(of: error.offset, in: bytes)
-            throw ScreensPipeError(.configuration, "invalid field path '\(text)': \(error.message) at column \(column)")
+            throw ScreensPipeError.configuration("invalid field path '\(text)': \(error.message) at column \(column)")
         }
     }
 

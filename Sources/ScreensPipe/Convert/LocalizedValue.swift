@@ -7,7 +7,7 @@ import ScreensBus
 /// map (`{"en_US": "Hello", "es_ES": "Hola"}`). Journal content is a third, structured
 /// form: `dynamic-element`s, each with one `dynamic-content` per locale, which resolves to
 /// an object `{fieldName: text}`.
-public enum LocalizedValue {
+package enum LocalizedValue {
     /// The text of `value` for `locale`.
     ///
     /// The choice, first match wins: the locale itself (`es_ES` and `es-ES` are the same),

@@ -4,7 +4,7 @@ import ScreensBus
 ///
 /// Built once from the `convert:` spec, which it checks, then applied to every row. With a
 /// model and a `fields:` mapping both, the mapping reads the model's output.
-public struct RowConverter: Sendable {
+package struct RowConverter: Sendable {
     private let model: BuiltInModel?
     private let mapping: FieldListModel?
     private let locale: String?

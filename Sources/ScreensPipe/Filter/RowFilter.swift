@@ -5,7 +5,7 @@ import ScreensBus
 /// The language and its type rules are in README.md ("The filter language"); in short: paths,
 /// literals, `== != < <= > >=`, `contains starts-with ends-with matches in exists`,
 /// `not and or` and parentheses.
-public struct RowFilter: Sendable {
+package struct RowFilter: Sendable {
     /// The expression as written.
     public let expression: String
     private let predicate: FilterPredicate

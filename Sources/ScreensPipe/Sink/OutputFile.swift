@@ -65,14 +65,13 @@ final class OutputFile: @unchecked Sendable {  // owned by the one sink task tha
         case S_IFCHR, S_IFIFO:
             return try inPlace(path)
         case S_IFLNK:
-            throw ScreensPipeError(
-                .configuration,
+            throw ScreensPipeError.configuration(
                 "output \(path) is a symbolic link; it is neither followed nor replaced: give the path of its target")
         case S_IFDIR:
             throw cannotWrite(path, EISDIR)
         default:
-            throw ScreensPipeError(
-                .configuration, "output \(path) is a block device or a socket; only files, character devices and FIFOs are written")
+            throw ScreensPipeError.configuration(
+                "output \(path) is a block device or a socket; only files, character devices and FIFOs are written")
         }
     }
 
@@ -92,8 +91,8 @@ final class OutputFile: @unchecked Sendable {  // owned by the one sink task tha
             lastError = errno
             if lastError != EEXIST { break }
         }
-        throw ScreensPipeError(
-            .configuration, "cannot create output file \(path) (a temporary file beside it): \(systemMessage(lastError))")
+        throw ScreensPipeError.configuration(
+            "cannot create output file \(path) (a temporary file beside it): \(systemMessage(lastError))")
     }
 
     private static func inPlace(_ path: String) throws(ScreensPipeError) -> OutputFile {
@@ -101,14 +100,14 @@ final class OutputFile: @unchecked Sendable {  // owned by the one sink task tha
         let descriptor = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else {
             let code = errno
-            if code == ENXIO { throw ScreensPipeError(.configuration, "cannot write output \(path): the FIFO has no reader") }
+            if code == ENXIO { throw ScreensPipeError.configuration("cannot write output \(path): the FIFO has no reader") }
             throw cannotWrite(path, code)
         }
         var status = stat()
         let kind = fstat(descriptor, &status) == 0 ? status.st_mode & S_IFMT : 0
         guard kind == S_IFCHR || kind == S_IFIFO else {
             _ = Glibc.close(descriptor)
-            throw ScreensPipeError(.configuration, "output \(path) changed while it was opened; not written")
+            throw ScreensPipeError.configuration("output \(path) changed while it was opened; not written")
         }
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
         return OutputFile(descriptor: descriptor, target: .inPlace(path: path))
@@ -238,7 +237,7 @@ final class OutputFile: @unchecked Sendable {  // owned by the one sink task tha
     }
 
     private static func cannotWrite(_ path: String, _ code: Int32) -> ScreensPipeError {
-        ScreensPipeError(.configuration, "cannot write output \(path): \(systemMessage(code))")
+        ScreensPipeError.configuration("cannot write output \(path): \(systemMessage(code))")
     }
 
     static func systemMessage(_ code: Int32) -> String {

@@ -54,8 +54,9 @@ struct TableSink: EventSink {
     }
 }
 
-/// Column names and widths, and how to render a row into them.
-struct TableLayout {
+/// Column names and widths, and how to render a row into them: the one table renderer,
+/// for `format: table` and the command line's own tables (`cache list`).
+package struct TableLayout {
     let columns: [String]
     let widths: [Int]
     let colors: Bool
@@ -84,6 +85,21 @@ struct TableLayout {
     func render(_ row: JSONObject) -> String {
         zip(columns, widths).map { Self.fit(Self.cell(row[$0]), width: $1) }
             .joined(separator: "  ").trimmingTrailingSpaces() + "\n"
+    }
+
+    /// Rows of cells as left-aligned columns two spaces apart, widths in terminal columns;
+    /// the last column is not padded (it may be long, like a cache key).
+    package static func alignedLines(_ rows: [[String]]) -> [String] {
+        guard let count = rows.map(\.count).max() else { return [] }
+        var widths = [Int](repeating: 0, count: count)
+        for row in rows {
+            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], DisplayWidth.of(cell)) }
+        }
+        return rows.map { row in
+            row.enumerated().map { index, cell in
+                index == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[index] - DisplayWidth.of(cell))
+            }.joined(separator: "  ")
+        }
     }
 
     /// A value as table text: strings as they are (control characters made visible),

@@ -11,7 +11,7 @@ public struct PageRequest: Sendable, Hashable {
     public var endRow: Int
     /// Ask for the total row count with this page (page 0 only).
     public var includesRowCount: Bool
-    /// For chained protocols (cursor, next link): what the previous page said comes next.
+    /// For chained sources (cursor, next link): what the previous page said comes next.
     public var continuation: String?
 
     /// Creates a request for rows `startRow..<endRow` of page `index`.
@@ -40,13 +40,13 @@ public struct FetchedPage: Sendable, Hashable {
     public var rows: [JSONValue]
     /// The total row count, when the source reported one.
     public var rowCount: Int?
-    /// For chained protocols: where the next page starts; nil means there is no next page.
+    /// For chained sources: where the next page starts; nil means there is no next page.
     public var continuation: String?
     /// Where the rows came from: the server, the cache or a local file.
     public var origin: PageOrigin
     /// When the rows were fetched from the server (for cached pages: when they were stored).
     public var fetchedAt: Date
-    /// For chained protocols: what the response lacked where the next page is named (`no
+    /// For chained sources: what the response lacked where the next page is named (`no
     /// 'next_cursor' in the body`, `no Link header`), when it lacked it altogether. A null
     /// or empty value marks the end of the list; a missing one does not, so the loader
     /// takes it as the end only on a short page. Nil when the marker was there (or for
@@ -105,7 +105,7 @@ public struct PlannedRequest: Sendable, Hashable {
 }
 
 /// The source stage: fetches one page at a time. Implementations are the file source, the
-/// HTTP protocols (JSON-WS, headless, REST) and the cache policy that wraps one of them.
+/// HTTP wire formats (JSON-WS, headless, REST) and the cache policy that wraps one of them.
 public protocol PageFetcher: Sendable {
     /// Whether pages can be asked for by index, and so prefetched, or only one after another.
     var chaining: PageChaining { get }
@@ -116,8 +116,11 @@ public protocol PageFetcher: Sendable {
     /// parameter.
     var requestsPageSize: Bool { get }
 
-    /// Everything about the source that changes its answers except the page (server, user,
-    /// service and params, locale, sort, page sizes), for cache keys. Never holds secrets.
+    /// Everything about the source that changes its answers except the page, the server, the
+    /// user, the locale and the page sizes (the cache key holds those itself): the cache key
+    /// is built from it. A built-in source's identity is a canonical JSON object of its
+    /// settings (service and params, path or URL and query...), held in the key as it is; a
+    /// custom source's is held as a digest. Never holds secrets.
     var identity: String { get }
 
     /// A redacted one-line description for `started` events and logs.

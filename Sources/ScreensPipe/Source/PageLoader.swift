@@ -20,7 +20,7 @@ import ScreensBus
 /// Every other ending is an error naming the page: more rows than asked for, a page that
 /// repeats an earlier one (``PageSequenceGuard``), a next link or cursor seen before, more
 /// than `maxPages` pages. A loader that stopped silently would lose rows unnoticed.
-public struct PageLoader: Sendable {
+package struct PageLoader: Sendable {
     /// What the consumer wants after a page.
     public enum Decision: Sendable {
         /// Go on to the next page.

@@ -9,7 +9,7 @@ enum SourceBlueprint: Sendable {
     /// `type: file` (a ``FileSource`` reads nothing until its first page) or a custom source.
     case fetcher(any PageFetcher)
     /// An HTTP wire format (JSON-WS, headless, REST) and the settings from `source:`.
-    case http(any ListProtocol, HTTPSourceSettings)
+    case http(any WireFormat, HTTPSourceSettings)
 
     /// Whether pages can be asked for by index, or only one after another.
     var chaining: PageChaining {

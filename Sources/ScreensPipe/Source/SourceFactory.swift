@@ -12,16 +12,7 @@ enum SourceFactory {
     /// The pagination a source really uses: headless and page-numbered REST APIs take one
     /// page size for every page, so the first page has that size too.
     static func effectivePagination(for source: SourceSpec) -> PaginationSpec {
-        var pagination = source.pagination
-        switch source.protocolSpec {
-        case .liferayHeadless:
-            pagination.firstPageSize = pagination.pageSize
-        case .rest(let rest):
-            if case .page = rest.paginate { pagination.firstPageSize = pagination.pageSize }
-        case .liferayJSONWS, .file, .custom:
-            break
-        }
-        return pagination
+        source.type.settings.effectivePagination(source.pagination)
     }
 
     /// The source of `spec` as `plan` shows it: built from the wire format alone, with the
@@ -42,55 +33,14 @@ enum SourceFactory {
     }
 
     /// Opens the wire format's existential so the fetcher is specialised for it.
-    private static func httpFetcher(_ wire: some ListProtocol, settings: HTTPSourceSettings) -> any PageFetcher {
+    private static func httpFetcher(_ wire: some WireFormat, settings: HTTPSourceSettings) -> any PageFetcher {
         HTTPPageFetcher(wire: wire, settings: settings)
     }
 
     private static func blueprint(
         spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment
     ) throws(ScreensPipeError) -> SourceBlueprint {
-        let source = spec.source
-        switch source.protocolSpec {
-        case .file(let file):
-            // Reads nothing until the first page is asked for.
-            return .fetcher(try FileSource(spec: file))
-        case .custom(let fetcher):
-            return .fetcher(fetcher)
-        case .liferayJSONWS(let jsonws):
-            let base = try requireServer(baseURL, type: "liferay-jsonws")
-            let wire = JSONWSProtocol(spec: jsonws, baseURL: base, locale: spec.convert?.locale)
-            return try http(wire, url: base, source: source, environment: environment)
-        case .liferayHeadless(let headless):
-            let base = try requireServer(baseURL, type: "liferay-headless")
-            let wire = HeadlessProtocol(spec: headless, baseURL: base, locale: spec.convert?.locale)
-            return try http(wire, url: base, source: source, environment: environment)
-        case .rest(let rest):
-            let wire = try RESTProtocol(spec: rest, baseURL: baseURL)
-            return try http(wire, url: wire.firstURL, source: source, environment: environment)
-        }
-    }
-
-    /// What every HTTP wire format shares, after the checks that apply to all of them.
-    private static func http(
-        _ wire: some ListProtocol, url: String, source: SourceSpec, environment: PipelineEnvironment
-    ) throws(ScreensPipeError) -> SourceBlueprint {
-        let settings = HTTPSourceSettings(source: source, configuredURL: url, onRetry: environment.onRetry, logger: environment.logger)
-        // Checked here too, so `plan` and `validate`-time runs refuse before any request.
-        try CredentialPolicy.requireSafeTransport(URLParts(url), sendsCredentials: settings.hasCredentials, source: source)
-        if source.insecureSkipTLSVerify {
-            environment.logger.warning(
-                "TLS verification is off (source.insecure-skip-tls-verify): anyone on the network path can read and change this traffic")
-        }
-        return .http(wire, settings)
-    }
-
-    private static func requireServer(_ baseURL: String?, type: String) throws(ScreensPipeError) -> String {
-        guard let baseURL, !baseURL.isEmpty else {
-            throw ScreensPipeError(.configuration, "source type \(type) needs a server (a base URL, or sandbox)")
-        }
-        guard ["http", "https"].contains(URLParts(baseURL).schemeName) else {
-            throw ScreensPipeError(.configuration, "server must start with http:// or https://, found '\(redactedURL(baseURL))'")
-        }
-        return baseURL
+        let build = SourceBuild(source: spec.source, baseURL: baseURL, locale: spec.convert?.locale, environment: environment)
+        return try spec.source.type.settings.blueprint(build)
     }
 }

@@ -199,12 +199,12 @@ struct SecretFormTableTests {
             let spec = try PipelineLoader(environment: environment).load(file: file)
             var dumped = ""
             dump(spec, to: &dumped)
-            dump(spec.source.protocolSpec, to: &dumped)
+            dump(spec.source.type, to: &dumped)
             dump(spec.source.headers, to: &dumped)
             dump(spec.source.server, to: &dumped)
             let shown = [
                 dumped, String(reflecting: spec), String(describing: spec), "\(spec.source.headers)",
-                String(reflecting: spec.source.protocolSpec), "\(spec.source.protocolSpec)", spec.redactedDescription(),
+                String(reflecting: spec.source.type), "\(spec.source.type)", spec.redactedDescription(),
             ].joined(separator: "\n")
             channels.append(("dump / String(reflecting:) of the spec", shown))
         }

@@ -30,7 +30,7 @@ import Testing
             ("first page size", CacheFixtures.bookmarksSpec(pagination: PaginationSpec(firstPageSize: 5, pageSize: 3))),
             ("page size", CacheFixtures.bookmarksSpec(pagination: PaginationSpec(firstPageSize: 4, pageSize: 4))),
             ("server", CacheFixtures.bookmarksSpec(server: .url("http://127.0.0.1:8080"))),
-            ("headers", CacheFixtures.bookmarksSpec(headers: [(name: "Cookie", value: "JSESSIONID=1")])),
+            ("headers", CacheFixtures.bookmarksSpec(headers: [HeaderSpec(name: "Cookie", value: "JSESSIONID=1")])),
         ]
         var keys = [try key(base)]
         for (name, spec) in variants {
@@ -57,7 +57,7 @@ import Testing
         let basic = try key(base)
         #expect(basic.contains("test@liferay.com"))
         #expect(!basic.contains("secret"))
-        let headers = try key(CacheFixtures.bookmarksSpec(headers: [(name: "X-Api-Key", value: "k3y-value")]))
+        let headers = try key(CacheFixtures.bookmarksSpec(headers: [HeaderSpec(name: "X-Api-Key", value: "k3y-value")]))
         #expect(!headers.contains("k3y-value"))
     }
 
@@ -110,7 +110,7 @@ import Testing
             PipelineSpec(
                 name: "contents",
                 source: SourceSpec(
-                    protocolSpec: .liferayHeadless(HeadlessSourceSpec(path: "/o/headless-delivery/v1.0/sites/20143/structured-contents", query: query)),
+                    type: .liferayHeadless(HeadlessSourceSpec(path: "/o/headless-delivery/v1.0/sites/20143/structured-contents", query: query)),
                     server: .sandbox))
         }
         let plain = try key(headless([]))
@@ -121,9 +121,9 @@ import Testing
 
         let rest = PipelineSpec(
             name: "rest",
-            source: SourceSpec(protocolSpec: .rest(RESTSourceSpec(url: "/items", records: "data", paginate: .offset())), server: .url("http://api")))
+            source: SourceSpec(type: .rest(RESTSourceSpec(url: "/items", records: "data", paginate: .offset())), server: .url("http://api")))
         var cursor = rest
-        cursor.source.protocolSpec = .rest(RESTSourceSpec(url: "/items", records: "data", paginate: .cursor()))
+        cursor.source.type = .rest(RESTSourceSpec(url: "/items", records: "data", paginate: .cursor()))
         #expect(try key(rest) != key(cursor))
     }
 
@@ -136,5 +136,20 @@ import Testing
         let long = try? CacheKey(
             spec: CacheFixtures.bookmarksSpec(auth: .bearer(token: "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")))
         #expect(long?.text.contains("bearer:sha256:248d6a61d20638b8") == true)
+    }
+
+    /// A JSON-WS parameter written `{ secret: value }` is a secret in a `cache.key` template
+    /// too, whatever its name: the key holds its digest, never the value.
+    @Test func aMarkedSecretParameterIsADigestInAKeyTemplate() throws {
+        let spec = try PipelineLoader(environment: [:]).load(yaml: """
+            source:
+              type: liferay-jsonws
+              server: sandbox
+              rows: { service: /bookmarks.bookmarksentry/get-entries, params: { groupId: 20143, tenant: { secret: acme-SECRET } } }
+            cache: { key: '{groupId}-{tenant}' }
+            """)
+        let text = try key(spec)
+        #expect(!text.contains("acme-SECRET"))
+        #expect(text.contains(#""key":"20143-sha256:"#))
     }
 }

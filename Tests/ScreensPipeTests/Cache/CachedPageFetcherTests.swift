@@ -279,7 +279,9 @@ import Testing
         let fromSpec = try CachedPageFetcher(base: source, store: store, spec: spec)
         #expect(fromSpec.policy == .cacheFirst)
         #expect(fromSpec.ttl == .seconds(5))
-        #expect(fromSpec.key == (try CacheKey(spec: spec)))
+        // The key is built from the fetcher it wraps, here the scripted stand-in.
+        #expect(fromSpec.key == (try CacheKey(spec: spec, identity: source.identity)))
+        #expect(fromSpec.key != (try CacheKey(spec: spec)))
         #expect(fromSpec.pipeline == "bookmarks")
         let overridden = try CachedPageFetcher(base: source, store: store, spec: spec, policy: .cacheOnly)
         #expect(overridden.policy == .cacheOnly)

@@ -65,12 +65,12 @@ enum CacheFixtures {
         server: ServerAddress = .sandbox, auth: AuthSpec? = .basic(username: "test@liferay.com", password: "secret"),
         params: JSONObject = ["groupId": 20143, "folderId": 0], locale: String? = nil, sort: String? = nil,
         pagination: PaginationSpec = pagination, cache: CacheSpec? = CacheSpec(),
-        headers: [(name: String, value: SensitiveText)] = []
+        headers: [HeaderSpec] = []
     ) -> PipelineSpec {
         PipelineSpec(
             name: "bookmarks",
             source: SourceSpec(
-                protocolSpec: .liferayJSONWS(
+                type: .liferayJSONWS(
                     JSONWSSourceSpec(
                         rows: ServiceCall(service: "/bookmarks.bookmarksentry/get-entries", params: params),
                         count: ServiceCall(service: "/bookmarks.bookmarksentry/get-entries-count", params: params),

@@ -32,7 +32,7 @@ import Testing
         let path = (["source", "rows", "params"] + Array(repeating: "a", count: Override.maximumPathParts - 3)).joined(separator: ".")
         let spec = try loadPipeline(
             "source: { type: liferay-jsonws, server: sandbox, rows: { service: /a/b } }", overrides: ["\(path)=1"])
-        guard case .liferayJSONWS(let jsonws) = spec.source.protocolSpec else { Issue.record("not JSON-WS"); return }
+        guard let jsonws = spec.source.type.settings(as: JSONWSSourceSpec.self) else { Issue.record("not JSON-WS"); return }
         #expect(jsonws.rows.params["a"] != nil)
     }
 
@@ -52,10 +52,10 @@ import Testing
         let start = clock.now
         let spec = try loadPipeline(yaml)
         #expect(clock.now - start < .seconds(20))
-        guard case .liferayJSONWS(let jsonws) = spec.source.protocolSpec else { Issue.record("not JSON-WS"); return }
+        guard let jsonws = spec.source.type.settings(as: JSONWSSourceSpec.self) else { Issue.record("not JSON-WS"); return }
         #expect(jsonws.rows.params.count == 100_000)
         #expect(jsonws.rows.params["k99999"] == .int(99_999))
-        #expect(JSONWSProtocol.flatten(jsonws.rows.params).count == 100_000)
+        #expect(JSONWSWireFormat.flatten(jsonws.rows.params).count == 100_000)
     }
 
     @Test func duplicateKeysAmongManyAreStillFound() {
@@ -85,7 +85,7 @@ import Testing
               rows: { service: /a/get-entries, params: &params { groupId: 20143, folderId: 0 } }
               count: { service: /a/get-entries-count, params: *params }
             """)
-        guard case .liferayJSONWS(let jsonws) = spec.source.protocolSpec else { Issue.record("not JSON-WS"); return }
+        guard let jsonws = spec.source.type.settings(as: JSONWSSourceSpec.self) else { Issue.record("not JSON-WS"); return }
         #expect(jsonws.count?.params == jsonws.rows.params)
     }
 }

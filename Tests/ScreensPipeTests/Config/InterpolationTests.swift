@@ -68,7 +68,7 @@ import Testing
         #expect(spec.name == "fallback-name")
         #expect(spec.source.server == .url("https://portal.example.com"))
         #expect(spec.source.pagination.pageSize == 20143)
-        guard case .liferayJSONWS(let jsonws) = spec.source.protocolSpec else {
+        guard let jsonws = spec.source.type.settings(as: JSONWSSourceSpec.self) else {
             Issue.record("expected a JSON-WS source")
             return
         }

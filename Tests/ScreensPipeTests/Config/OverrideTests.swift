@@ -22,7 +22,7 @@ import Testing
         #expect(spec.source.pagination.pageSize == 100)
         #expect(spec.source.allowInsecureAuth)
         #expect(spec.name == "from-cli")
-        guard case .liferayJSONWS(let jsonws) = spec.source.protocolSpec else {
+        guard let jsonws = spec.source.type.settings(as: JSONWSSourceSpec.self) else {
             Issue.record("expected a JSON-WS source")
             return
         }

@@ -55,8 +55,8 @@ import Testing
         #expect(spec.name == "bookmarks")
         #expect(spec.file == "test.yaml")
         let source = spec.source
-        guard case .liferayJSONWS(let jsonws) = source.protocolSpec else {
-            Issue.record("expected a JSON-WS source, got \(source.protocolSpec.typeName)")
+        guard let jsonws = source.type.settings(as: JSONWSSourceSpec.self) else {
+            Issue.record("expected a JSON-WS source, got \(source.type.typeName)")
             return
         }
         #expect(jsonws.rows == ServiceCall(service: "/bookmarks.bookmarksentry/get-entries", params: ["groupId": 20143, "folderId": 0]))
@@ -164,7 +164,7 @@ import Testing
         #expect(spec.source.headers.isEmpty)
         #expect(spec.convert == nil && spec.cache == nil && spec.filter == nil)
         #expect(spec.sink == SinkSpec(destination: .stdout, format: .items))
-        guard case .liferayJSONWS(let jsonws) = spec.source.protocolSpec else {
+        guard let jsonws = spec.source.type.settings(as: JSONWSSourceSpec.self) else {
             Issue.record("expected a JSON-WS source")
             return
         }
@@ -191,7 +191,7 @@ import Testing
         #expect(spec.name == "news")
         #expect(spec.source.auth == .bearer(token: "t0ken"))
         #expect(spec.source.server == .url("https://portal.example.com"))
-        guard case .liferayHeadless(let headless) = spec.source.protocolSpec else {
+        guard let headless = spec.source.type.settings(as: HeadlessSourceSpec.self) else {
             Issue.record("expected a headless source")
             return
         }
@@ -226,7 +226,7 @@ import Testing
               query: { status: active }
               \(line)
             """)
-        guard case .rest(let rest) = spec.source.protocolSpec else {
+        guard let rest = spec.source.type.settings(as: RESTSourceSpec.self) else {
             Issue.record("expected a rest source")
             return
         }
@@ -248,7 +248,7 @@ import Testing
             sink:
               format: table
             """)
-        guard case .file(let file) = spec.source.protocolSpec else {
+        guard let file = spec.source.type.settings(as: FileSourceSpec.self) else {
             Issue.record("expected a file source")
             return
         }
@@ -280,7 +280,7 @@ import Testing
                   hex: 0x1F
                   nested: { a: 1, b: [x, 2] }
             """)
-        guard case .liferayJSONWS(let jsonws) = spec.source.protocolSpec else {
+        guard let jsonws = spec.source.type.settings(as: JSONWSSourceSpec.self) else {
             Issue.record("expected a JSON-WS source")
             return
         }

@@ -109,7 +109,7 @@ import Testing
         let text = original.redactedDescription()
         let reloaded = try loadPipeline(text)
         #expect(reloaded.redactedDescription() == text)
-        guard case .rest(let rest) = reloaded.source.protocolSpec else {
+        guard let rest = reloaded.source.type.settings(as: RESTSourceSpec.self) else {
             Issue.record("expected a rest source")
             return
         }

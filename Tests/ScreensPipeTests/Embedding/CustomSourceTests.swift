@@ -14,7 +14,7 @@ import Testing
     ) -> PipelineSpec {
         PipelineSpec(
             name: "custom",
-            source: SourceSpec(protocolSpec: .custom(source), pagination: PaginationSpec(firstPageSize: 10, pageSize: 7)),
+            source: SourceSpec(type: .custom(source), pagination: PaginationSpec(firstPageSize: 10, pageSize: 7)),
             cache: cache, filter: filter.map { FilterSpec(expression: $0) }, sink: SinkSpec(destination: .discard))
     }
 
@@ -73,7 +73,7 @@ import Testing
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let source = ScriptedSource(rows: [["entryId": 1, "name": "Liferay"]])
-        let spec = PipelineSpec(name: "bookmarks", source: SourceSpec(protocolSpec: .custom(source)),
+        let spec = PipelineSpec(name: "bookmarks", source: SourceSpec(type: .custom(source)),
                                 cache: CacheSpec(policy: .remoteFirst, path: path),
                                 sink: SinkSpec(destination: .discard))
         _ = try await RecordedRun(Pipeline(spec: spec))

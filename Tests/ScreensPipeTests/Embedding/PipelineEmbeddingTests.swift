@@ -93,7 +93,7 @@ struct PipelineEmbeddingTests {
     func pipelineFromTypedSpec() async throws {
         let spec = PipelineSpec(
             name: "offline",
-            source: SourceSpec(protocolSpec: .file(FileSourceSpec(path: Embedding.path("samples/offline/bookmarks.json")))),
+            source: SourceSpec(type: .file(FileSourceSpec(path: Embedding.path("samples/offline/bookmarks.json")))),
             convert: ConvertSpec(model: .bookmark),
             filter: FilterSpec(expression: #"url contains "liferay""#),
             sink: SinkSpec(destination: .discard))

@@ -15,7 +15,7 @@ struct PipelineInterruptTests {
         try "previous\n".write(toFile: output, atomically: true, encoding: .utf8)
         let pipeline = try Pipeline(
             file: Embedding.path("pipelines/offline-bookmarks.yaml"), sink: .file(path: output), environment: Embedding.environment())
-        let events = pipeline.events
+        let events = pipeline.subscribe()
         async let collected: [PipelineEvent] = events.reduce(into: []) { $0.append($1) }
         pipeline.interrupt(signal: "SIGTERM")
         let summary = try await pipeline.run()

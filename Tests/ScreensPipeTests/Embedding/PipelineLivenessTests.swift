@@ -46,7 +46,7 @@ struct PipelineLivenessTests {
         let spec = PipelineSpec(
             name: "offline",
             source: SourceSpec(
-                protocolSpec: .file(FileSourceSpec(path: Embedding.path("samples/offline/bookmarks.json"))),
+                type: .file(FileSourceSpec(path: Embedding.path("samples/offline/bookmarks.json"))),
                 pagination: PaginationSpec(firstPageSize: 4, pageSize: 3)),
             convert: ConvertSpec(model: .bookmark),
             sink: SinkSpec(destination: .discard))

@@ -28,7 +28,7 @@ struct SecurityRuleTests {
 
     @Test("the credential policy: same origin with, other origin refused or without, plain http refused")
     func credentialPolicy() throws {
-        var source = SourceSpec(protocolSpec: .file(FileSourceSpec(path: "")), auth: .bearer(token: "t"))
+        var source = SourceSpec(type: .file(FileSourceSpec(path: "")), auth: .bearer(token: "t"))
         let home = "http://127.0.0.1:8080/api"
         #expect(try CredentialPolicy.check(url: home + "?p=2", configured: home, hasCredentials: true, source: source) == .sendWithCredentials)
         #expect(throws: ScreensPipeError.self) {
@@ -65,7 +65,7 @@ struct SecurityRuleTests {
         }
         #expect(secret.revealed == "pw-SECRET")
         var request = HTTPRequest(url: "https://h.example/x")
-        let source = SourceSpec(protocolSpec: .file(FileSourceSpec(path: "")), auth: .basic(username: "u", password: secret))
+        let source = SourceSpec(type: .file(FileSourceSpec(path: "")), auth: .basic(username: "u", password: secret))
         HTTPSourceSettings(source: source, configuredURL: "https://h.example", onRetry: nil, logger: Logger(label: "t"))
             .apply(to: &request)
         #expect(request.headers["Authorization"] == "Basic " + Data("u:pw-SECRET".utf8).base64EncodedString())
@@ -82,8 +82,8 @@ struct SecurityRuleTests {
             #expect(text.contains(redactedPlaceholder))
         }
         let source = SourceSpec(
-            protocolSpec: .file(FileSourceSpec(path: "x")), auth: .bearer(token: "tok-SECRET"),
-            headers: [("X-Api-Key", "key-SECRET")])
+            type: .file(FileSourceSpec(path: "x")), auth: .bearer(token: "tok-SECRET"),
+            headers: [HeaderSpec(name: "X-Api-Key", value: "key-SECRET")])
         var dumpedSource = ""
         dump(source, to: &dumpedSource)
         #expect(!dumpedSource.contains("tok-SECRET") && !dumpedSource.contains("key-SECRET"), "\(dumpedSource)")
@@ -101,10 +101,10 @@ struct SecurityRuleTests {
             let rest = RESTSourceSpec(
                 url: "http://u:\(secret)@h.example/x?access_token=\(secret)", paginate: .offset(offsetParam: "o", limitParam: "l"),
                 query: [QueryParameter(name: "api_key", value: secret), QueryParameter(name: "q", value: "visible")])
-            return PipelineSpec(name: "k", source: SourceSpec(protocolSpec: .rest(rest), server: .url("https://v:\(secret)@h.example")))
+            return PipelineSpec(name: "k", source: SourceSpec(type: .rest(rest), server: .url("https://v:\(secret)@h.example")))
         }
         let jsonws = JSONWSSourceSpec(rows: ServiceCall(service: "/x/get", params: ["p_auth": "pa-SECRET", "nested": ["password": "np-SECRET"]]))
-        let jsonwsKey = try CacheKey(spec: PipelineSpec(name: "j", source: SourceSpec(protocolSpec: .liferayJSONWS(jsonws)))).text
+        let jsonwsKey = try CacheKey(spec: PipelineSpec(name: "j", source: SourceSpec(type: .liferayJSONWS(jsonws)))).text
         #expect(!jsonwsKey.contains("pa-SECRET") && !jsonwsKey.contains("np-SECRET"), "\(jsonwsKey)")
         let one = try CacheKey(spec: spec("one-SECRET")).text
         let two = try CacheKey(spec: spec("two-SECRET")).text
@@ -165,7 +165,7 @@ struct SecurityRuleTests {
         for text in [dumped, String(reflecting: spec), "\(spec)", String(describing: Mirror(reflecting: spec).children.map { $0 })] {
             #expect(!text.contains("SECRET"), "\(text.prefix(400))")
         }
-        guard case .liferayJSONWS(let jsonws) = spec.source.protocolSpec else { Issue.record("not JSON-WS"); return }
+        guard let jsonws = spec.source.type.settings(as: JSONWSSourceSpec.self) else { Issue.record("not JSON-WS"); return }
         #expect(jsonws.rows.secrets["p_auth"]?.revealed == "pauth-SECRET-2")
         #expect(jsonws.rows.params["p_auth"] == nil)
         #expect(spec.source.headers.allSatisfy { $0.value.isSecret })

@@ -23,8 +23,7 @@ enum CredentialPolicy {
         let home = URLParts(configured)
         guard target.origin == home.origin else {
             guard source.followOtherOrigins else {
-                throw ScreensPipeError(
-                    .configuration,
+                throw ScreensPipeError.configuration(
                     "the server sent a link to another origin (\(target.origin), configured \(home.origin)); "
                         + "credentials go only to the configured origin: set source.follow-other-origins: true to follow it without credentials")
             }
@@ -40,8 +39,7 @@ enum CredentialPolicy {
     /// this machine unless the pipeline says so explicitly.
     static func requireSafeTransport(_ url: URLParts, sendsCredentials: Bool, source: SourceSpec) throws(ScreensPipeError) {
         guard sendsCredentials, url.schemeName != "https", !url.isLoopback, !source.allowInsecureAuth else { return }
-        throw ScreensPipeError(
-            .configuration,
+        throw ScreensPipeError.configuration(
             "refusing to send credentials over plain \(url.schemeName) to \(url.host); use https, or set source.allow-insecure-auth: true")
     }
 }

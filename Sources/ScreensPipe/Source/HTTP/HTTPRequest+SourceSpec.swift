@@ -1,7 +1,7 @@
 extension HTTPRequest {
     /// Takes the transport settings of a pipeline's `source:` section: timeout, connect
     /// timeout, max response size, CA file and TLS verification. Auth and extra headers are
-    /// the protocol fetcher's business (it redacts them).
+    /// the HTTP fetcher's business (it redacts them).
     package mutating func applyTransportSettings(of source: SourceSpec) {
         timeout = source.timeout
         connectTimeout = source.connectTimeout

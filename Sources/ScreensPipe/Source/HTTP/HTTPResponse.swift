@@ -1,5 +1,5 @@
 /// A complete HTTP response. Any status is a response, not an error: the caller decides
-/// what a 404 or a 302 means for its protocol.
+/// what a 404 or a 302 means for its wire format.
 package struct HTTPResponse: Sendable {
     /// The status code of the final response (the redirect itself when not following).
     package var status: Int

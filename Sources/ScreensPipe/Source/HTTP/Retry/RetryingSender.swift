@@ -29,7 +29,7 @@ package struct RetryAttempt: Sendable {
 /// Sends requests through an `HTTPClient`, retrying as a `RetryPolicy` says.
 ///
 /// When the attempts run out it returns the last retryable response (the caller turns its
-/// status into an error, with the protocol's context) or throws the last error.
+/// status into an error, with the wire format's context) or throws the last error.
 package struct RetryingSender: Sendable {
     package let client: HTTPClient
     package let policy: RetryPolicy

@@ -1,0 +1,32 @@
+public import Logging
+
+/// What a pipeline needs from the process around it.
+public struct PipelineEnvironment: Sendable {
+    /// Environment variables (cache location, `NO_COLOR`).
+    public var variables: [String: String]
+    /// Starts the bundled sandbox portal for `server: sandbox`.
+    public var sandbox: (any SandboxLauncher)?
+    /// `run --refresh`: skip cache reads, fetch and store every page.
+    public var refresh: Bool
+    /// Colours in table output.
+    public var colorOutput: Bool
+    /// Called before each retry of a page request (progress lines, logs).
+    public var onRetry: (@Sendable (RetryNotice) -> Void)?
+    /// Where the source logs each HTTP request at `debug` and each retry at `info`
+    /// (requests appear with secrets redacted). Discards everything by default.
+    public var logger: Logger
+
+    /// An environment with no variables, no sandbox and a logger that discards everything,
+    /// unless given.
+    public init(
+        variables: [String: String] = [:], sandbox: (any SandboxLauncher)? = nil, refresh: Bool = false,
+        colorOutput: Bool = false, onRetry: (@Sendable (RetryNotice) -> Void)? = nil, logger: Logger? = nil
+    ) {
+        self.variables = variables
+        self.sandbox = sandbox
+        self.refresh = refresh
+        self.colorOutput = colorOutput
+        self.onRetry = onRetry
+        self.logger = logger ?? Logger(label: "screens-pipe", factory: { _ in SwiftLogNoOpLogHandler() })
+    }
+}

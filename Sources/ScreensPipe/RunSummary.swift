@@ -1,0 +1,76 @@
+import ScreensBus
+
+/// The outcome of a run.
+public struct RunSummary: Sendable {
+    /// Pages delivered (converted and filtered).
+    public var pages = 0
+    /// Rows in the delivered pages.
+    public var rows = 0
+    /// Rows that passed the filter.
+    public var selected = 0
+    /// The run's errors, in order (each was also an `error` event): every error of a page,
+    /// the sink or the run, and the first ``rowFailureSampleSize`` errors of single rows.
+    /// A list of a million bad rows keeps a sample, not a million errors.
+    public private(set) var failures: [ScreensPipeError] = []
+    /// How many errors the run had, all of them counted.
+    public private(set) var failureCount = 0
+    /// How many errors of each kind (`convert`, `filter`, `http`...), all of them counted.
+    public private(set) var failureCounts: [String: Int] = [:]
+    /// Rows left out by `on-invalid: skip` because they did not convert.
+    public var skipped = 0
+
+    /// How many row errors ``failures`` keeps.
+    public static let rowFailureSampleSize = 100
+
+    /// Counts `failure` and keeps it unless the sample of row errors is full.
+    public mutating func record(_ failure: ScreensPipeError) {
+        failureCount += 1
+        failureCounts[failure.code.description, default: 0] += 1
+        if failure.row != nil {
+            rowFailuresKept += 1
+            if rowFailuresKept > Self.rowFailureSampleSize { return }
+        }
+        failures.append(failure)
+    }
+
+    private var rowFailuresKept = 0
+    /// The reader closed the output (`| head`): the run stopped early, on purpose.
+    public var outputClosed = false
+    /// Where a file sink's data ended up (the final path, or `.partial` after a failure).
+    public var outputPath: String?
+    /// Why the run stopped, how the list ended, and the interrupting signal (as in `finished`).
+    public var ending = RunEnding()
+
+    /// Whether every row was delivered.
+    public var succeeded: Bool { failureCount == 0 && ending.reason != .interrupted }
+
+    /// The process exit status: 0 all rows delivered (or the reader left), 1 not; after an
+    /// interruption 128 + the signal's number (130 SIGINT, 143 SIGTERM, 129 SIGHUP; 130
+    /// when no signal was named).
+    public var exitCode: Int32 {
+        if ending.reason == .interrupted && failureCount == 0 {
+            switch ending.signal {
+            case "SIGTERM": return 143
+            case "SIGHUP": return 129
+            default: return 130
+            }
+        }
+        if outputClosed && failureCount == failureCounts[ScreensPipeError.Code.cancelled.description, default: 0] { return 0 }
+        return failureCount == 0 ? 0 : 1
+    }
+}
+
+/// How a run ended, as its `finished` event says.
+public struct RunEnding: Sendable, Hashable {
+    /// Why the run stopped; nil until it did.
+    public var reason: RunStopReason?
+    /// The signal that interrupted it (`SIGINT`, `SIGTERM`, `SIGHUP`), when one did.
+    public var signal: String?
+    /// How the end of the list was recognised, when it was reached.
+    public var end: ListEnd?
+    /// Why that end may not be the real end of the list (a short page without a row count).
+    public var endWarning: String?
+
+    /// An ending that says nothing yet.
+    public init() {}
+}

@@ -1,0 +1,210 @@
+import ScreensBus
+internal import Foundation
+internal import Logging
+
+/// The source stage for every HTTP wire format: builds each page's request through its
+/// ``WireFormat``, adds credentials and limits, sends it with retries, and maps every
+/// failure to a typed error that names the page and the (redacted) request.
+struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
+    let wire: Format
+    let settings: HTTPSourceSettings
+    let client: HTTPClient
+    private let sender: RetryingSender
+
+    init(wire: Format, settings: HTTPSourceSettings, client: HTTPClient = HTTPClient()) {
+        self.wire = wire
+        self.settings = settings
+        self.client = client
+        sender = RetryingSender(client: client, policy: settings.retry)
+    }
+
+    var chaining: PageChaining { wire.chaining }
+
+    var requestsPageSize: Bool { wire.requestsPageSize }
+
+    /// The settings' cache identity (see ``SourceTypeSettings/cacheIdentity``).
+    var identity: String { wire.spec.identity }
+
+    var summary: String { wire.summary }
+
+    func fetch(_ page: PageRequest, provisional: @Sendable (FetchedPage) async -> Void) async throws(ScreensPipeError) -> FetchedPage {
+        let request = try prepared(page)
+        let description = request.requestDescription
+        let onRetry = settings.onRetry
+        let logger = settings.logger
+        let outcome: Result<DecodedPage, ScreensPipeError>
+        do throws(HTTPError) {
+            outcome = try await sender.send(
+                request,
+                onRetry: { attempt in
+                    let notice = RetryNotice(page: page.index, attempt: attempt)
+                    logger.info("page \(page.index): retrying in \(notice.delay) after attempt \(notice.attempt) of \(notice.attempts): \(notice.reason)")
+                    onRetry?(notice)
+                },
+                interpret: { response in
+                    // `description` is the redacted method and URL: no credentials reach the log.
+                    logger.debug("page \(page.index): \(description) -> \(response.status), \(response.body.count) bytes")
+                    return interpret(response, page: page, request: description)
+                })
+        } catch {
+            logger.debug("page \(page.index): \(description) -> \(error.message)")
+            let code: ScreensPipeError.Code =
+                switch error.kind {
+                case .cancelled: .cancelled
+                case _ where error.isConnectivity: .connectivity
+                default: .http
+                }
+            throw ScreensPipeError(code, error.message, page: page.index, request: description)
+        }
+        let decoded = try outcome.get()
+        var fetched = FetchedPage(
+            request: page, rows: decoded.rows, rowCount: decoded.rowCount, continuation: decoded.continuation,
+            origin: .remote)
+        fetched.missingContinuation = decoded.missingContinuation
+        return fetched
+    }
+
+    func plan(_ page: PageRequest) -> [PlannedRequest] {
+        wire.plannedRequests(for: page, settings: settings)
+    }
+
+    func shutdown() async {
+        await client.shutdown()
+    }
+
+    // MARK: - Responses
+
+    /// What one response means for the page: rows, an error, or a reason to try again.
+    /// Internal rather than private for the response fuzz target and tests.
+    func interpret(
+        _ response: HTTPResponse, page: PageRequest, request: String
+    ) -> RetryingSender.Verdict<Result<DecodedPage, ScreensPipeError>> {
+        if (300..<400).contains(response.status) {
+            return .final(.failure(redirectError(response, page: page, request: request)))
+        }
+        guard response.isSuccess else {
+            let failure = wire.error(for: response, page: page, request: request)
+            guard sender.policy.isRetryable(status: response.status) else { return .final(.failure(failure)) }
+            return .retryable(.failure(failure), reason: .status(response.status), retryAfter: response.headers["Retry-After"])
+        }
+        let body: JSONValue
+        do throws(JSONParseError) {
+            body = try JSONValue(parsing: response.body)
+        } catch {
+            // A 200 with a broken body is what a proxy or a dying server sends: try again.
+            let failure = ScreensPipeError(
+                .malformedResponse, "the response is not valid JSON (\(error))", page: page.index, request: request,
+                status: response.status)
+            return .retryable(.failure(failure), reason: .invalidResponse(failure.message))
+        }
+        if let exception = LiferayErrorBody.portalException(in: body) {
+            return .final(
+                .failure(
+                    ScreensPipeError(
+                        .portal, sanitizedServerText(exception.message), page: page.index, request: request, status: response.status,
+                        exceptionType: exception.type.map { sanitizedServerText($0, limit: 200) })))
+        }
+        do throws(ScreensPipeError) {
+            return .final(.success(try wire.decode(body, response: response, page: page)))
+        } catch {
+            var located = error
+            located.page = page.index
+            located.request = located.request ?? request
+            return .final(.failure(located))
+        }
+    }
+
+    /// Portals answer bad credentials on some endpoints with a redirect to the login page.
+    private func redirectError(_ response: HTTPResponse, page: PageRequest, request: String) -> ScreensPipeError {
+        let location = response.headers["Location"] ?? ""
+        if location.lowercased().contains("login") {
+            return ScreensPipeError(
+                .authentication, "bad credentials: the server redirected to its login page", page: page.index,
+                request: request, status: response.status)
+        }
+        return ScreensPipeError(
+            .http, "HTTP \(response.status) redirect to \(sanitizedServerText(redactedURL(location))) (redirects are not followed)",
+            page: page.index, request: request, status: response.status)
+    }
+
+    /// The wire format's request with the pipeline's credentials, headers and limits.
+    private func prepared(_ page: PageRequest) throws(ScreensPipeError) -> HTTPRequest {
+        try wire.preparedRequest(for: page, settings: settings)
+    }
+}
+
+/// The settings every HTTP wire format shares, taken from `source:`.
+struct HTTPSourceSettings: Sendable {
+    var source: SourceSpec
+    var retry: RetryPolicy
+    var onRetry: (@Sendable (RetryNotice) -> Void)?
+    var logger: Logger
+    /// The URL the pipeline names; its origin is the only one that receives credentials.
+    var configuredURL: String
+
+    init(source: SourceSpec, configuredURL: String, onRetry: (@Sendable (RetryNotice) -> Void)?, logger: Logger) {
+        self.source = source
+        self.configuredURL = configuredURL
+        retry = RetryPolicy(source.retry)
+        self.onRetry = onRetry
+        self.logger = logger
+    }
+
+    /// Whether the pipeline sends credentials: auth, a secret-named header, or userinfo in its URL.
+    var hasCredentials: Bool {
+        source.auth != nil || source.headers.contains { $0.value.isSecret || isSecretHeaderName($0.name) }
+            || URLParts(configuredURL).userinfo != nil
+    }
+
+    /// Adds transport settings and headers; credentials (auth and secret-named headers) only
+    /// when `withCredentials`, that is for the configured origin.
+    func apply(to request: inout HTTPRequest, withCredentials: Bool = true) {
+        request.applyTransportSettings(of: source)
+        if !request.headers.contains("Accept") { request.headers.add(name: "Accept", value: "application/json") }
+        for header in source.headers where withCredentials || !(header.value.isSecret || isSecretHeaderName(header.name)) {
+            // The transport is where a secret header is unwrapped.
+            request.headers.replaceOrAdd(name: header.name, value: header.value.revealed)
+            if header.value.isSecret { request.secretValues.append(header.value.revealed) }
+        }
+        guard withCredentials else { return }
+        switch source.auth {
+        case .basic(let username, let password):
+            // The transport is the one place a Secret is unwrapped.
+            let token = Data("\(username):\(password.revealed)".utf8).base64EncodedString()
+            request.headers.replaceOrAdd(name: "Authorization", value: "Basic \(token)")
+        case .bearer(let token):
+            request.headers.replaceOrAdd(name: "Authorization", value: "Bearer \(token.revealed)")
+        case nil:
+            break
+        }
+    }
+}
+
+/// A retry the source is about to make, for progress lines and logs.
+public struct RetryNotice: Sendable {
+    /// The page whose request failed.
+    public var page: Int
+    /// The attempt that failed (1 = the first try).
+    public var attempt: Int
+    /// Tries allowed in all.
+    public var attempts: Int
+    /// How long the source waits before the next try.
+    public var delay: Duration
+    /// Why: "HTTP 503", "connection reset", "the response is not valid JSON".
+    public var reason: String
+    /// The request, redacted.
+    public var request: String
+
+    init(page: Int, attempt: RetryAttempt) {
+        self.page = page
+        self.attempt = attempt.failedAttempt
+        attempts = attempt.attempts
+        delay = attempt.delay
+        request = attempt.request
+        switch attempt.reason {
+        case .status(let status): reason = "HTTP \(status)"
+        case .error(let error): reason = error.message
+        case .invalidResponse(let message): reason = message
+        }
+    }
+}

@@ -1,0 +1,215 @@
+import ScreensBus
+
+/// `type: rest` — any paged JSON API.
+public struct RESTSourceSpec: Sendable, Hashable {
+    /// The URL of the first page, absolute or relative to `server`.
+    public var url: String
+    /// Path to the array of rows in the response body (`data.items`); nil when the body is the array.
+    public var records: String?
+    /// Path to the total row count in the body, when the API reports one.
+    public var total: String?
+    /// How the API asks for the next page.
+    public var paginate: RESTPaginationStyle
+    /// Extra query parameters sent with every page, before the paging ones.
+    public var query: [QueryParameter]
+
+    /// Creates a REST source; by default the body is the array of rows and the API reports no total.
+    public init(url: String, records: String? = nil, total: String? = nil, paginate: RESTPaginationStyle, query: [QueryParameter] = []) {
+        self.url = url
+        self.records = records
+        self.total = total
+        self.paginate = paginate
+        self.query = query
+    }
+}
+
+/// How a generic REST API pages.
+public enum RESTPaginationStyle: Sendable, Hashable {
+    /// `?offset=0&limit=25`.
+    case offset(offsetParam: String = "offset", limitParam: String = "limit")
+    /// `?page=1&per_page=25`; `firstPage` is the number of the first page (usually 1).
+    case page(pageParam: String = "page", sizeParam: String = "per_page", firstPage: Int = 1)
+    /// A cursor in the body (`cursorPath`) sent back as `cursorParam`.
+    case cursor(cursorParam: String = "cursor", cursorPath: String = "next_cursor", sizeParam: String? = "limit")
+    /// A next-page URL in the body at `nextPath`.
+    case nextLink(nextPath: String = "next")
+    /// The `Link: <...>; rel="next"` response header.
+    case linkHeader
+
+    /// The query parameters the paginator sets on every page.
+    var pagingParameters: [String] {
+        switch self {
+        case .offset(let offsetParam, let limitParam): [offsetParam, limitParam]
+        case .page(let pageParam, let sizeParam, _): [pageParam, sizeParam]
+        case .cursor(let cursorParam, _, let sizeParam): [cursorParam] + (sizeParam.map { [$0] } ?? [])
+        case .nextLink, .linkHeader: []
+        }
+    }
+}
+
+extension RESTSourceSpec: SourceTypeSettings, QueryParameterized {
+    static var typeName: String { "rest" }
+
+    static var ownKeys: [String] { ["url", "records", "total", "query", "paginate"] }
+
+    static func decode(_ section: Section, decoder: SpecDecoder, server: ServerAddress?) -> Self? {
+        decoder.decodeREST(section, hasServer: server != nil)
+    }
+
+    var redactedMembers: [(String, YAMLTextWriter.Value)] {
+        var members: [(String, YAMLTextWriter.Value)] = [("url", .string(redactedURL(url, markingUserinfo: true)))]
+        if let records { members.append(("records", .string(records))) }
+        if let total { members.append(("total", .string(total))) }
+        if !query.isEmpty { members.append(("query", query.redactedValue)) }
+        members.append(("paginate", .mapping(paginate.describedMembers)))
+        return members
+    }
+
+    var cacheIdentity: JSONValue {
+        [
+            "type": .string(Self.typeName), "url": .string(CacheKey.hashingSecrets(inURL: url)), "query": query.cacheIdentity,
+            "records": records.map(JSONValue.string) ?? .null, "total": total.map(JSONValue.string) ?? .null,
+            "paginate": .string(paginate.cacheIdentity),
+        ]
+    }
+
+    /// A page-numbered API takes one page size for every page, so the first page has it too.
+    func effectivePagination(_ written: PaginationSpec) -> PaginationSpec {
+        var pagination = written
+        if case .page = paginate { pagination.firstPageSize = pagination.pageSize }
+        return pagination
+    }
+
+    func blueprint(_ build: SourceBuild) throws(ScreensPipeError) -> SourceBlueprint {
+        let wire = try RESTWireFormat(spec: self, baseURL: build.baseURL)
+        return try build.http(wire, url: wire.firstURL)
+    }
+}
+
+extension SourceTypeSpec {
+    /// `rest`: any paged JSON API.
+    public static func rest(_ spec: RESTSourceSpec) -> Self { Self(spec) }
+}
+
+extension RESTPaginationStyle {
+    fileprivate var cacheIdentity: String {
+        switch self {
+        case .offset(let offset, let limit): "offset \(offset) \(limit)"
+        case .page(let page, let size, let first): "page \(page) \(size) \(first)"
+        case .cursor(let param, let path, let size): "cursor \(param) \(path) \(size ?? "")"
+        case .nextLink(let path): "next-link \(path)"
+        case .linkHeader: "link-header"
+        }
+    }
+
+    fileprivate var describedMembers: [(String, YAMLTextWriter.Value)] {
+        switch self {
+        case .offset(let offsetParam, let limitParam):
+            [("style", .raw("offset")), ("offset-param", .string(offsetParam)), ("limit-param", .string(limitParam))]
+        case .page(let pageParam, let sizeParam, let firstPage):
+            [
+                ("style", .raw("page")), ("page-param", .string(pageParam)), ("size-param", .string(sizeParam)),
+                ("first-page", .raw("\(firstPage)")),
+            ]
+        case .cursor(let cursorParam, let cursorPath, let sizeParam):
+            [
+                ("style", .raw("cursor")), ("cursor-param", .string(cursorParam)), ("cursor-path", .string(cursorPath)),
+                ("size-param", sizeParam.map { .string($0) } ?? .raw("null")),
+            ]
+        case .nextLink(let nextPath):
+            [("style", .raw("next-link")), ("next-path", .string(nextPath))]
+        case .linkHeader:
+            [("style", .raw("link-header"))]
+        }
+    }
+}
+
+extension SpecDecoder {
+    fileprivate func decodeREST(_ section: Section, hasServer: Bool) -> RESTSourceSpec? {
+        let urlNode = section.required("url", for: "source of type '\(RESTSourceSpec.typeName)'")
+        let url = urlNode.flatMap { context.nonEmptyString($0, key: "url") }
+        if let url, let urlNode, !hasServer, !["http://", "https://"].contains(where: url.lowercased().hasPrefix) {
+            context.fail("'url' is relative ('\(redactedURL(url))'), so the source needs a 'server'", at: urlNode.location)
+        }
+        let paginate = section.required("paginate", for: "source of type '\(RESTSourceSpec.typeName)'").flatMap(decodePaginate)
+        let querySection = section.section("query")
+        let query = querySection.map(decodeQuery) ?? []
+        if let paginate, let querySection {
+            refusePagingParameters(paginate.pagingParameters, in: querySection, owner: "paginate style")
+        }
+        guard let url, let paginate else { return nil }
+        return RESTSourceSpec(
+            url: url, records: section.nonEmptyString("records"), total: section.nonEmptyString("total"),
+            paginate: paginate, query: query)
+    }
+
+    private enum PaginateStyle: String, CaseIterable {
+        case offset, page, cursor
+        case nextLink = "next-link"
+        case linkHeader = "link-header"
+
+        var keys: [String] {
+            switch self {
+            case .offset: ["offset-param", "limit-param"]
+            case .page: ["page-param", "size-param", "first-page"]
+            case .cursor: ["cursor-param", "cursor-path", "size-param"]
+            case .nextLink: ["next-path"]
+            case .linkHeader: []
+            }
+        }
+    }
+
+    /// `paginate: offset` (defaults) or `paginate: { style: offset, offset-param: skip, ... }`.
+    private func decodePaginate(_ node: YAMLNode) -> RESTPaginationStyle? {
+        if case .scalar = node {
+            return context.choice(node, key: "paginate", PaginateStyle.self).map { Self.defaultPagination($0) }
+        }
+        guard let section = Section(node, name: "source.paginate", context: context) else { return nil }
+        guard let style = section.required("style").flatMap({ context.choice($0, key: "style", PaginateStyle.self) }) else {
+            section.checkKeys(["style"] + Array(Set(PaginateStyle.allCases.flatMap(\.keys))).sorted())
+            return nil
+        }
+        let owners = ownersOfPaginateKeys(except: style)
+        section.checkKeys(["style"] + style.keys, elsewhere: owners, in: "paginate style '\(style.rawValue)'")
+        func param(_ key: String, _ fallback: String) -> String { section.nonEmptyString(key) ?? fallback }
+        switch style {
+        case .offset:
+            return .offset(offsetParam: param("offset-param", "offset"), limitParam: param("limit-param", "limit"))
+        case .page:
+            return .page(
+                pageParam: param("page-param", "page"), sizeParam: param("size-param", "per_page"),
+                firstPage: section.int("first-page", atLeast: 0, atMost: ConfigLimits.maximumFirstPage) ?? 1)
+        case .cursor:
+            // `size-param: null` turns the size parameter off.
+            var sizeParam: String? = "limit"
+            if let node = section.mapping["size-param"] {
+                sizeParam = node.isNull ? nil : context.nonEmptyString(node, key: "size-param")
+            }
+            return .cursor(
+                cursorParam: param("cursor-param", "cursor"), cursorPath: param("cursor-path", "next_cursor"), sizeParam: sizeParam)
+        case .nextLink:
+            return .nextLink(nextPath: param("next-path", "next"))
+        case .linkHeader:
+            return .linkHeader
+        }
+    }
+
+    private func ownersOfPaginateKeys(except style: PaginateStyle) -> [String: String] {
+        var owners: [String: String] = [:]
+        for key in Set(PaginateStyle.allCases.flatMap(\.keys)) where !style.keys.contains(key) {
+            let styles = PaginateStyle.allCases.filter { $0.keys.contains(key) }.map(\.rawValue)
+            owners[key] = "paginate style\(styles.count == 1 ? "" : "s") \(styles.joined(separator: ", "))"
+        }
+        return owners
+    }
+
+    private static func defaultPagination(_ style: PaginateStyle) -> RESTPaginationStyle {
+        switch style {
+        case .offset: .offset()
+        case .page: .page()
+        case .cursor: .cursor()
+        case .nextLink: .nextLink()
+        case .linkHeader: .linkHeader
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import ScreensBus
+internal import Foundation
+
+/// Any paged JSON API: offset/limit and page/per-page are indexed (prefetch works);
+/// a cursor in the body, a next link in the body and the `Link` header are chained.
+struct RESTWireFormat: WireFormat {
+    let spec: RESTSourceSpec
+    /// The URL of the first page: `url`, resolved against `server` when it is relative.
+    let firstURL: String
+    private let records: FieldPath?
+    private let total: FieldPath?
+    /// Where the body names the next page (cursor and next-link styles).
+    private let continuation: FieldPath?
+
+    /// Parses the body paths once; a path that does not parse is a configuration error.
+    init(spec: RESTSourceSpec, baseURL: String?) throws(ScreensPipeError) {
+        self.spec = spec
+        if let baseURL, !(spec.url.hasPrefix("http://") || spec.url.hasPrefix("https://")) {
+            firstURL = URLText.resolve(spec.url, against: baseURL.trimmingSuffix("/") + "/")
+        } else {
+            firstURL = spec.url
+        }
+        records = try Self.path(spec.records)
+        total = try Self.path(spec.total)
+        switch spec.paginate {
+        case .cursor(_, let cursorPath, _): continuation = try Self.path(cursorPath)
+        case .nextLink(let nextPath): continuation = try Self.path(nextPath)
+        case .offset, .page, .linkHeader: continuation = nil
+        }
+    }
+
+    private static func path(_ text: String?) throws(ScreensPipeError) -> FieldPath? {
+        try text.map { (text) throws(ScreensPipeError) in try FieldPath(text) }
+    }
+
+    var chaining: PageChaining {
+        switch spec.paginate {
+        case .offset, .page: .indexed
+        case .cursor, .nextLink, .linkHeader: .chained
+        }
+    }
+
+    var requestsPageSize: Bool {
+        switch spec.paginate {
+        case .offset, .page: true
+        case .cursor(_, _, let sizeParam): sizeParam != nil
+        case .nextLink, .linkHeader: false
+        }
+    }
+
+    var summary: String { "rest \(redactedURL(firstURL))" }
+
+    func request(for page: PageRequest) throws(ScreensPipeError) -> HTTPRequest {
+        let size = page.endRow - page.startRow
+        var query = spec.query
+        switch spec.paginate {
+        case .offset(let offsetParam, let limitParam):
+            query.append(QueryParameter(name: offsetParam, value: String(page.startRow)))
+            query.append(QueryParameter(name: limitParam, value: String(size)))
+        case .page(let pageParam, let sizeParam, let firstPage):
+            let number = (size > 0 ? page.startRow / size : 0) + firstPage
+            query.append(QueryParameter(name: pageParam, value: String(number)))
+            query.append(QueryParameter(name: sizeParam, value: String(size)))
+        case .cursor(let cursorParam, _, let sizeParam):
+            if let sizeParam { query.append(QueryParameter(name: sizeParam, value: String(size))) }
+            if let cursor = page.continuation { query.append(QueryParameter(name: cursorParam, value: cursor)) }
+        case .nextLink, .linkHeader:
+            // The next page's URL is complete as the server gave it.
+            if let next = page.continuation { return HTTPRequest(url: URLText.resolve(next, against: firstURL)) }
+        }
+        var request = HTTPRequest(url: URLText.appending(query: query, to: firstURL))
+        request.secretValues = spec.query.filter(\.text.isSecret).map(\.value)
+        return request
+    }
+
+    func decode(_ body: JSONValue, response: HTTPResponse, page: PageRequest) throws(ScreensPipeError) -> DecodedPage {
+        let target = records.map { $0.resolve(in: body) } ?? body
+        guard case .array(let rows)? = target else {
+            throw ScreensPipeError(
+                .malformedResponse,
+                "expected an array of rows\(spec.records.map { " at '\($0)'" } ?? ""), found \(target?.typeName ?? "nothing")")
+        }
+        let rowCount = total.flatMap { $0.resolve(in: body)?.int64Value }.map { Int($0) }
+        var next: String?
+        var missing: String?
+        switch spec.paginate {
+        case .offset, .page:
+            break
+        case .cursor(_, let cursorPath, _):
+            let marker = continuation?.resolve(in: body)
+            next = try Self.text(marker, path: cursorPath)
+            if marker == nil { missing = "no '\(cursorPath)' (cursor-path) in the body" }
+        case .nextLink(let nextPath):
+            let marker = continuation?.resolve(in: body)
+            next = try Self.text(marker, path: nextPath).map { URLText.resolve($0, against: response.effectiveURL) }
+            if marker == nil { missing = "no '\(nextPath)' (next-path) in the body" }
+        case .linkHeader:
+            // A Link header without rel="next" marks the last page; no Link header at all
+            // marks nothing (a proxy may have dropped it).
+            let fields = response.headers.values(for: "Link")
+            next = LinkHeader.target(relation: "next", in: fields).map { URLText.resolve($0, against: response.effectiveURL) }
+            if fields.isEmpty { missing = "no Link header" }
+        }
+        return DecodedPage(rows: rows, rowCount: rowCount, continuation: next, missingContinuation: missing)
+    }
+
+    /// A cursor or link value: null, `false` and an empty string mark the last page; a
+    /// string or an integer names the next one; anything else (an object, an array) is an
+    /// error rather than a silent end of the list.
+    private static func text(_ value: JSONValue?, path: String) throws(ScreensPipeError) -> String? {
+        switch value {
+        case nil, .null?, .bool(false)?: return nil
+        case .string(let text)?: return text.isEmpty ? nil : text
+        case .int(let number)?: return String(number)
+        case .number(let digits)?: return digits
+        case let other?:
+            throw ScreensPipeError(
+                .malformedResponse, "expected a string, an integer or null at '\(path)', found \(other.typeName)")
+        }
+    }
+}
