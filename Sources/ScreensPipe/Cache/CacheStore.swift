@@ -16,7 +16,7 @@ internal import GRDB
 public final class CacheStore: Sendable {
     /// The database file.
     public let path: String
-    private let pool: DatabasePool
+    let pool: DatabasePool
 
     /// How long a write waits for another process's write lock before it fails.
     private static let busyTimeout: Double = 60
@@ -263,7 +263,7 @@ public final class CacheStore: Sendable {
 
     /// Runs an async database operation, turning any failure into a `.cache` error that
     /// names the file, and GRDB's cancellation into a `.cancelled` one.
-    private func performAsync<T: Sendable>(
+    func performAsync<T: Sendable>(
         _ action: String, _ body: @Sendable () async throws -> T
     ) async throws(ScreensPipeError) -> T {
         do {

@@ -61,6 +61,9 @@ public struct SourceSpec: Sendable {
     public var protocolSpec: SourceProtocol
     /// The base URL of the server (`http://host:port`), or the bundled sandbox.
     public var server: ServerAddress?
+    /// The server's company and default site (`server: { url:, company-id:, group-id: }`),
+    /// as Liferay Screens' `LiferayServerContext` holds them; nil when not given.
+    public var serverContext: ServerContext?
     /// Credentials sent with every request; nil sends none.
     public var auth: AuthSpec?
     /// How the list is split into pages.
@@ -201,6 +204,13 @@ public struct JSONWSSourceSpec: Sendable, Hashable {
     public var startParam: String
     /// The parameter that carries the end row, exclusive (`end`; `entryQuery.end` for asset entries).
     public var endParam: String
+    /// Asset classes (`classes:`) as fully qualified class names, resolved to ids through the
+    /// portal's class-name service before the first page and put into the asset entry
+    /// query's `classNameIds` of both commands.
+    public var classNames: [String] = []
+    /// An Asset Publisher's saved selection (`portlet-item-name:`): the rows come from one
+    /// call of the Screens asset service that takes it, not from pages (see ``PortletItemSelection``).
+    public var portletItem: PortletItemSelection?
 
     /// Creates a JSON-WS source; with no `count` command the list ends at the first short page.
     public init(rows: ServiceCall, count: ServiceCall? = nil, sort: String? = nil, startParam: String = "start", endParam: String = "end") {

@@ -10,7 +10,7 @@ extension SpecDecoder {
 
         var ownKeys: [String] {
             switch self {
-            case .liferayJSONWS: ["rows", "count", "sort", "start-param", "end-param"]
+            case .liferayJSONWS: ["rows", "count", "sort", "start-param", "end-param", "classes", "portlet-item-name"]
             case .liferayHeadless: ["path", "query"]
             case .rest: ["url", "records", "total", "query", "paginate"]
             case .file: ["path", "records"]
@@ -46,14 +46,17 @@ extension SpecDecoder {
         section.checkKeys(type.allowedKeys, elsewhere: owners, in: "source type '\(type.rawValue)'")
 
         var spec = SourceSpec(protocolSpec: .file(FileSourceSpec(path: "")))
-        if let pagination = section.section("pagination") { spec.pagination = decodePagination(pagination) }
+        if let pagination = section.section("pagination") {
+            spec.pagination = decodePagination(pagination)
+            if type == .liferayHeadless { refuseFirstPageSize(pagination, spec.pagination) }
+        }
         if type.isNetworked { decodeNetwork(section, into: &spec) }
         let server = spec.server
         let protocolSpec: SourceProtocol?
         switch type {
         case .liferayJSONWS:
             if server == nil { _ = section.required("server", for: "source of type 'liferay-jsonws'") }
-            protocolSpec = decodeJSONWS(section).map(SourceProtocol.liferayJSONWS)
+            protocolSpec = decodeJSONWS(section, source: spec).map(SourceProtocol.liferayJSONWS)
         case .liferayHeadless:
             if server == nil { _ = section.required("server", for: "source of type 'liferay-headless'") }
             protocolSpec = decodeHeadless(section).map(SourceProtocol.liferayHeadless)
@@ -68,6 +71,17 @@ extension SpecDecoder {
         return spec
     }
 
+    /// Headless delivery takes one `pageSize` for every page, so a different first page
+    /// size cannot be honoured: said here rather than ignored.
+    private func refuseFirstPageSize(_ section: Section, _ pagination: PaginationSpec) {
+        guard let pair = section.mapping.pairs.first(where: { $0.key.text == "first-page-size" }),
+            pagination.firstPageSize != pagination.pageSize
+        else { return }
+        context.fail(
+            "'first-page-size' does not apply to source type 'liferay-headless': the server takes one pageSize for every page, so page 0 has page-size (\(pagination.pageSize)) rows too; remove it, or set page-size",
+            at: pair.key.location)
+    }
+
     private func decodePagination(_ section: Section) -> PaginationSpec {
         section.checkKeys(["first-page-size", "page-size", "prefetch", "max-pages"])
         var spec = PaginationSpec()
@@ -79,8 +93,12 @@ extension SpecDecoder {
     }
 
     private func decodeNetwork(_ section: Section, into spec: inout SourceSpec) {
-        if let node = section["server"], let text = context.nonEmptyString(node, key: "server") {
-            spec.server = decodeServer(text, at: node.location)
+        if let node = section["server"] {
+            if case .mapping = node {
+                decodeServerContext(node, into: &spec)
+            } else if let text = context.nonEmptyString(node, key: "server") {
+                spec.server = decodeServer(text, at: node.location)
+            }
         }
         spec.auth = section.section("auth").flatMap(decodeAuth)
         if let value = section.duration("timeout", atMost: ConfigLimits.maximumTimeout) { spec.timeout = value }
@@ -92,6 +110,19 @@ extension SpecDecoder {
         spec.caFile = section.nonEmptyString("ca-file")
         if let value = section.bool("insecure-skip-tls-verify") { spec.insecureSkipTLSVerify = value }
         if let headers = section.section("headers") { spec.headers = decodeHeaders(headers) }
+    }
+
+    /// `server: { url: URL, company-id: N, group-id: N }`: the server and its context, as
+    /// Liferay Screens' `LiferayServerContext` (server, companyId, groupId).
+    private func decodeServerContext(_ node: YAMLNode, into spec: inout SourceSpec) {
+        guard let section = Section(node, name: "source.server", context: context) else { return }
+        section.checkKeys(["url", "company-id", "group-id"])
+        if let urlNode = section.required("url", for: "source.server"), let text = context.nonEmptyString(urlNode, key: "url") {
+            spec.server = decodeServer(text, at: urlNode.location)
+        }
+        let companyId = section.int("company-id", atLeast: 1, atMost: Int.max).map(Int64.init)
+        let groupId = section.int("group-id", atLeast: 1, atMost: Int.max).map(Int64.init)
+        spec.serverContext = ServerContext(companyId: companyId, groupId: groupId)
     }
 
     /// `sandbox`, or an http(s) base URL (a trailing `/` is dropped so paths join cleanly).
@@ -175,7 +206,8 @@ extension SpecDecoder {
 
     // MARK: Protocols
 
-    private func decodeJSONWS(_ section: Section) -> JSONWSSourceSpec? {
+    private func decodeJSONWS(_ section: Section, source: SourceSpec) -> JSONWSSourceSpec? {
+        if let node = section["portlet-item-name"] { return decodePortletItem(section, node, source: source) }
         let rows = section.required("rows", for: "source of type 'liferay-jsonws'")
             .flatMap { Section($0, name: "source.rows", context: context) }.flatMap(decodeServiceCall)
         var count = section.section("count").flatMap(decodeServiceCall)
@@ -191,7 +223,12 @@ extension SpecDecoder {
         if case .mapping(let rowsMapping)? = section["rows"], case .mapping(let params)? = rowsMapping["params"] {
             refusePagingParameters([startParam, endParam], in: params, named: "source.rows.params", owner: "liferay-jsonws source")
         }
-        return rows.map { JSONWSSourceSpec(rows: $0, count: count, sort: sort, startParam: startParam, endParam: endParam) }
+        let classNames = decodeClasses(section)
+        guard let rows else { return nil }
+        var spec = JSONWSSourceSpec(rows: rows, count: count, sort: sort, startParam: startParam, endParam: endParam)
+        spec.classNames = classNames
+        applyScreenletRules(to: &spec, section: section, serverContext: source.serverContext)
+        return spec
     }
 
     private func decodeServiceCall(_ section: Section) -> ServiceCall? {

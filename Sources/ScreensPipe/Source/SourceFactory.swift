@@ -3,9 +3,11 @@ enum SourceFactory {
     static func makeFetcher(
         spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment
     ) async throws(ScreensPipeError) -> any PageFetcher {
+        let store: CacheStore? =
+            if let cache = spec.cache { try await CacheStore.open(spec: cache, environment: environment.variables) } else { nil }
+        let spec = try await AssetClassResolver.resolve(spec, baseURL: baseURL, store: store, environment: environment)
         let source = try makeSource(spec: spec, baseURL: baseURL, environment: environment)
-        guard let cache = spec.cache else { return source }
-        let store = try await CacheStore.open(spec: cache, environment: environment.variables)
+        guard let store else { return source }
         return try CachedPageFetcher(base: source, store: store, spec: spec, refresh: environment.refresh, logger: environment.logger)
     }
 
@@ -16,6 +18,9 @@ enum SourceFactory {
         switch source.protocolSpec {
         case .liferayHeadless:
             pagination.firstPageSize = pagination.pageSize
+        case .liferayJSONWS(let jsonws) where jsonws.portletItem != nil:
+            // One answer is the whole list (PortletItemProtocol): page 0 covers any length.
+            pagination.firstPageSize = ConfigLimits.maximumPageSize
         case .rest(let rest):
             if case .page = rest.paginate { pagination.firstPageSize = pagination.pageSize }
         case .liferayJSONWS, .file, .custom:
@@ -58,6 +63,10 @@ enum SourceFactory {
             return .fetcher(fetcher)
         case .liferayJSONWS(let jsonws):
             let base = try requireServer(baseURL, type: "liferay-jsonws")
+            if let selection = jsonws.portletItem {
+                let wire = PortletItemProtocol(spec: jsonws, selection: selection, baseURL: base, locale: spec.convert?.locale)
+                return try http(wire, url: base, source: source, environment: environment)
+            }
             let wire = JSONWSProtocol(spec: jsonws, baseURL: base, locale: spec.convert?.locale)
             return try http(wire, url: base, source: source, environment: environment)
         case .liferayHeadless(let headless):

@@ -60,6 +60,7 @@ struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
             request: page, rows: decoded.rows, rowCount: decoded.rowCount, continuation: decoded.continuation,
             origin: .remote)
         fetched.missingContinuation = decoded.missingContinuation
+        fetched.pageCount = decoded.pageCount
         return fetched
     }
 
