@@ -72,7 +72,9 @@ extension SpecDecoder {
     /// becomes the server context's site, `recordSetId` is renamed to the signature's
     /// `ddlRecordSetId`, and every parameter a screenlet's `validateData` insists on is there.
     func applyScreenletRules(to spec: inout JSONWSSourceSpec, section: Section, serverContext: ServerContext?) {
-        spec.rows = applyScreenletRule(to: spec.rows, command: "rows", section: section, serverContext: serverContext, classes: spec.classNames)
+        // Classes written but all refused were reported already; the rows need not say so again.
+        let classes = spec.classNames.isEmpty && section["classes"] != nil ? nil : spec.classNames
+        spec.rows = applyScreenletRule(to: spec.rows, command: "rows", section: section, serverContext: serverContext, classes: classes)
         if let count = spec.count {
             spec.count = applyScreenletRule(to: count, command: "count", section: section, serverContext: serverContext, classes: nil)
         }

@@ -55,7 +55,7 @@ struct ScreenletAttributeRunTests {
         try await withSandbox { sandbox in
             let validate = try await CommandRunner.run(["validate", file], environment: ["LIFERAY_SERVER": sandbox.server.baseURL])
             #expect(validate.status == 2)
-            #expect(validate.stderr.contains("\(file):5:66: Bookmark List Screenlet: /bookmarks.bookmarksentry/get-entries needs a site, and 'groupId' is 0"))
+            #expect(validate.stderr.contains("\(file):5:69: Bookmark List Screenlet: /bookmarks.bookmarksentry/get-entries needs a site, and 'groupId' is 0"))
             let run = try await sandbox.run(file)
             #expect(run.status == 2)
             #expect(run.stdout.isEmpty)

@@ -59,7 +59,7 @@ import Testing
         let errors = configErrors(
             Self.jsonws("  rows: { service: /bookmarks.bookmarksentry/get-entries, params: { groupId: 0, folderId: 0 } }"))
         #expect(errors.count == 1)
-        #expect(errors.first?.hasPrefix("test.yaml:4:66: Bookmark List Screenlet: /bookmarks.bookmarksentry/get-entries needs a site, and 'groupId' is 0") == true)
+        #expect(errors.first?.hasPrefix("test.yaml:4:69: Bookmark List Screenlet: /bookmarks.bookmarksentry/get-entries needs a site, and 'groupId' is 0") == true)
         #expect(errors.first?.contains("source.server: { url: ..., group-id: N }") == true)
     }
 
@@ -80,8 +80,8 @@ import Testing
     @Test func serverContextKeysAreChecked() {
         let errors = configErrors(Self.jsonws(server: "{ company-id: -1, gruop-id: 2 }", "  rows: { service: /a/b }"))
         #expect(errors.contains("test.yaml:3:11: missing required key 'url' in source.server"))
-        #expect(errors.contains("test.yaml:3:25: unknown key 'gruop-id' in source.server; did you mean 'group-id'?"))
-        #expect(errors.contains { $0.hasPrefix("test.yaml:3:23: 'company-id' must be between 1 and") })
+        #expect(errors.contains("test.yaml:3:29: unknown key 'gruop-id' in source.server; did you mean 'group-id'?"))
+        #expect(errors.contains { $0.hasPrefix("test.yaml:3:25: 'company-id' must be between 1 and") })
     }
 
     // MARK: - validateData
@@ -91,7 +91,7 @@ import Testing
             Self.jsonws("  rows: { service: /bookmarks.bookmarksentry/get-entries, params: { groupId: 20143 } }"))
         #expect(
             errors == [
-                "test.yaml:4:66: Bookmark List Screenlet: /bookmarks.bookmarksentry/get-entries needs 'folderId', the bookmark folder; 0 is the site's root folder; add it to source.rows.params"
+                "test.yaml:4:67: Bookmark List Screenlet: /bookmarks.bookmarksentry/get-entries needs 'folderId', the bookmark folder; 0 is the site's root folder; add it to source.rows.params"
             ])
     }
 
@@ -103,7 +103,7 @@ import Testing
                   count: { service: /journal.journalarticle/get-articles-count, params: { groupId: 20143 } }
                 """))
         #expect(errors.count == 1)
-        #expect(errors.first?.hasPrefix("test.yaml:5:70: Web Content List Screenlet: /journal.journalarticle/get-articles-count needs 'folderId'") == true)
+        #expect(errors.first?.hasPrefix("test.yaml:5:73: Web Content List Screenlet: /journal.journalarticle/get-articles-count needs 'folderId'") == true)
     }
 
     @Test func theDDLListNeedsARecordSetAndTakesTheScreenletsName() throws {
@@ -194,7 +194,7 @@ import Testing
         #expect(jsonws.portletItem == PortletItemSelection(name: "Front page picks", companyId: 20099, groupId: 20143, max: 30))
         #expect(jsonws.rows.params == ["companyId": 20099, "groupId": 20143, "portletItemName": "Front page picks"])
         let errors = configErrors(Self.jsonws("  portlet-item-name: Front page picks\n  rows: { service: /a/b }"))
-        #expect(errors.contains("test.yaml:4:3: key 'rows' does not apply with 'portlet-item-name': the saved Asset Publisher configuration is the query, loaded through /screens.screensassetentry/get-asset-entries"))
+        #expect(errors.contains("test.yaml:5:3: key 'rows' does not apply with 'portlet-item-name': the saved Asset Publisher configuration is the query, loaded through /screens.screensassetentry/get-asset-entries"))
         #expect(errors.contains { $0.hasPrefix("test.yaml:4:22: 'portlet-item-name' needs the portal's company id") })
         #expect(errors.contains { $0.hasPrefix("test.yaml:4:22: 'portlet-item-name' needs a site") })
     }
