@@ -17,7 +17,9 @@ struct HeadlessLastPageRunTests {
         }
     }
 
-    static func run(_ server: RecordingServer) async throws -> (CommandResult, [JSONValue]) {
+    static func run(
+        _ server: RecordingServer, _ arguments: [String] = [], cache: URL? = nil
+    ) async throws -> (CommandResult, [JSONValue]) {
         let file = try CommandRunner.temporaryDirectory().appendingPathComponent("headless.yaml")
         try """
             name: headless
@@ -26,8 +28,9 @@ struct HeadlessLastPageRunTests {
               server: \(server.origin)
               path: /o/headless-delivery/v1.0/sites/20143/structured-contents
               pagination: { page-size: 10, prefetch: 2 }
+            \(cache.map { "cache: { policy: remote-first, path: \($0.path) }" } ?? "")
             """.write(to: file, atomically: true, encoding: .utf8)
-        let result = try await CommandRunner.run(["run", file.path, "--events"])
+        let result = try await CommandRunner.run(["run", file.path, "--events"] + arguments)
         return (result, try result.jsonLines())
     }
 
@@ -42,6 +45,20 @@ struct HeadlessLastPageRunTests {
         let finished = events.last { $0["event"] == "finished" }
         #expect(finished?["end"] == "last-page")
         #expect(finished?["endWarning"] == nil)
+        #expect(server.requests.count == 3)
+    }
+
+    @Test("a cached load ends at the stored lastPage, as the remote one did")
+    func cachedLastPage() async throws {
+        let server = try Self.server({ _ in #","lastPage":3"# }, rowsOnPage: { [1: 10, 2: 7, 3: 5][$0] ?? 0 })
+        let cache = try CommandRunner.temporaryDirectory().appendingPathComponent("cache.sqlite")
+        let (remote, _) = try await Self.run(server, cache: cache)
+        #expect(remote.status == 0, "stderr: \(remote.stderr)")
+        server.stop()
+        let (cached, events) = try await Self.run(server, ["--policy", "cache-only"], cache: cache)
+        #expect(cached.status == 0, "stderr: \(cached.stderr)")
+        #expect(events.filter { $0["event"] == "selected" }.count == 22)
+        #expect(events.last { $0["event"] == "finished" }?["end"] == "last-page")
         #expect(server.requests.count == 3)
     }
 
