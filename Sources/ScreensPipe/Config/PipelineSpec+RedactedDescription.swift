@@ -43,10 +43,19 @@ enum ConfigUnitText {
 extension SourceSpec {
     fileprivate var redactedMembers: [(String, YAMLTextWriter.Value)] {
         var members: [(String, YAMLTextWriter.Value)] = [("type", .raw(protocolSpec.typeName))]
-        switch server {
-        case .sandbox?: members.append(("server", .raw("sandbox")))
-        case .url(let url)?: members.append(("server", .string(redactedURL(url, markingUserinfo: true))))
-        case nil: break
+        let address: YAMLTextWriter.Value? =
+            switch server {
+            case .sandbox?: .raw("sandbox")
+            case .url(let url)?: .string(redactedURL(url, markingUserinfo: true))
+            case nil: nil
+            }
+        if let address, let context = serverContext {
+            var keys: [(String, YAMLTextWriter.Value)] = [("url", address)]
+            if let companyId = context.companyId { keys.append(("company-id", .raw("\(companyId)"))) }
+            if let groupId = context.groupId { keys.append(("group-id", .raw("\(groupId)"))) }
+            members.append(("server", .mapping(keys)))
+        } else if let address {
+            members.append(("server", address))
         }
         switch auth {
         case .basic(let username, _)?:
@@ -97,9 +106,22 @@ extension SourceProtocol {
     fileprivate var redactedMembers: [(String, YAMLTextWriter.Value)] {
         switch self {
         case .liferayJSONWS(let spec):
-            var members = [("rows", spec.rows.redactedValue)]
+            if let selection = spec.portletItem {
+                // The rows command is the saved selection's own call, not written in the file.
+                return [
+                    (
+                        "portlet-item-name",
+                        .mapping([("name", .string(selection.name)), ("group-id", .raw("\(selection.groupId)"))])
+                    )
+                ]
+            }
+            var members: [(String, YAMLTextWriter.Value)] = []
+            if !spec.classNames.isEmpty { members.append(("classes", .sequence(spec.classNames.map { .string($0) }))) }
+            members.append(("rows", spec.rows.redactedValue))
             if let count = spec.count { members.append(("count", count.redactedValue)) }
             if let sort = spec.sort { members.append(("sort", .string(sort))) }
+            if spec.startParam != "start" { members.append(("start-param", .string(spec.startParam))) }
+            if spec.endParam != "end" { members.append(("end-param", .string(spec.endParam))) }
             return members
         case .liferayHeadless(let spec):
             var members: [(String, YAMLTextWriter.Value)] = [("path", .string(redactedURL(spec.path, markingUserinfo: true)))]

@@ -209,6 +209,34 @@ import Testing
         #expect(jsonws.portletItem?.max == 50)
     }
 
+    // MARK: - Described and loaded back
+
+    @Test("the attributes survive the spec's description: it loads back to the same spec", arguments: [
+        """
+          server: { url: 'https://portal.example.com', company-id: 20099, group-id: 20143 }
+          classes: [JournalArticle, com.example.Custom]
+          start-param: assetEntryQuery.start
+          end-param: assetEntryQuery.end
+          rows: { service: /screens.screensassetentry/get-asset-entries, params: { +assetEntryQuery: X, locale: en_US } }
+        """,
+        """
+          server: { url: sandbox, company-id: 20099 }
+          portlet-item-name: { name: 'Front page picks', group-id: 20144 }
+        """,
+    ])
+    func describedAndLoadedBack(source: String) throws {
+        let spec = try loadPipeline("source:\n  type: liferay-jsonws\n" + source)
+        let text = spec.redactedDescription()
+        let reloaded = try loadPipeline(text)
+        #expect(reloaded.redactedDescription() == text)
+        guard case .liferayJSONWS(let original) = spec.source.protocolSpec, case .liferayJSONWS(let again) = reloaded.source.protocolSpec else {
+            Issue.record("expected JSON-WS sources")
+            return
+        }
+        #expect(again == original)
+        #expect(reloaded.source.serverContext == spec.source.serverContext)
+    }
+
     // MARK: - Headless first-page-size
 
     @Test func aHeadlessFirstPageSizeThatCannotApplyIsAnError() throws {
