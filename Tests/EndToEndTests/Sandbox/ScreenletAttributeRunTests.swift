@@ -109,6 +109,18 @@ struct ScreenletAttributeRunTests {
             #expect(try second.jsonLines().count == 48)
             // The pages again (--refresh), and no lookup.
             #expect(sandbox.server.requestCount == 7)
+
+            // cache-only asks nothing: the stored ids and pages suffice, and an empty cache says what is missing.
+            let offline = try await sandbox.run("pipelines/assets.yaml", ["--policy", "cache-only"], environment: environment)
+            #expect(offline.status == 0, "stderr: \(offline.stderr)")
+            #expect(try offline.jsonLines().count == 48)
+            #expect(sandbox.server.requestCount == 7)
+            let empty = try CommandRunner.temporaryDirectory().appendingPathComponent("empty")
+            let missing = try await sandbox.run(
+                "pipelines/assets.yaml", ["--policy", "cache-only"], environment: ["SCREENS_PIPE_CACHE_DIR": empty.path])
+            #expect(missing.status == 1)
+            #expect(missing.stderr.contains("com.liferay.blogs.model.BlogsEntry are not in the cache (policy cache-only)"))
+            #expect(sandbox.server.requestCount == 7)
         }
     }
 
