@@ -36,7 +36,7 @@ struct JSONWSInvoker: Sendable {
         guard case .object(let object) = command, object.count == 1, let member = object.first else {
             throw PortalError.invalidRequest("A command must be an object with exactly one key, the service path")
         }
-        guard let action = JSONWSServices.actions[member.key] else { throw PortalError.noSuchAction(member.key) }
+        guard let action = JSONWSServices.actions[member.key] ?? ClassNameService.actions[member.key] else { throw PortalError.noSuchAction(member.key) }
         let raw: JSONObject
         switch member.value {
         case .object(let params): raw = params

@@ -27,6 +27,7 @@ enum JSONWSServices {
             return .int(Int64(articles.count))
         },
         "/screens.screensassetentry/get-asset-entries": { portal, params, account in
+            if params.values["portletItemName"] != nil { return try PortletItemService.assetEntries(portal, params, account) }
             let (query, rows) = try assets(portal, params, account)
             let start = try query.long("start", default: try params.long("start", default: LiferayRange.allPositions))
             let end = try query.long("end", default: try params.long("end", default: LiferayRange.allPositions))

@@ -50,6 +50,8 @@ struct PortalData: Sendable {
     var recordSets: [Int64: RecordSet]
     /// Records by record set, in file order.
     var records: [Int64: [JSONValue]]
+    /// Asset Publisher configurations saved by name (PortletItemService).
+    var portletItems: [PortletItem] = []
 }
 
 extension PortalData {
@@ -128,6 +130,7 @@ extension PortalData {
             sites: sites, accounts: Accounts(users: users), bookmarkFolders: bookmarkFolders, bookmarks: bookmarks,
             journalFolders: journalFolders, articles: articles, classNames: classNames, assets: assets,
             recordSets: recordSets, records: records)
+        portletItems = try PortletItem.load(reader)
     }
 }
 

@@ -57,7 +57,7 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
     // MARK: - Fields
 
     /// The sandbox's port changes every run, so it is named, not addressed.
-    private static func server(_ address: ServerAddress?) -> String {
+    static func server(_ address: ServerAddress?) -> String {
         switch address {
         case .sandbox: return "sandbox"
         case .url(let url):

@@ -33,6 +33,25 @@ enum CacheSchema {
             // one list. Pages stored before this migration have none (NULL).
             try db.execute(sql: "ALTER TABLE page ADD COLUMN snapshot TEXT")
         }
+        migrator.registerMigration("page counts") { db in
+            // A headless list without totalCount ends at its lastPage: page 0 keeps it, so a
+            // cached load ends where the remote one did.
+            try db.execute(sql: "ALTER TABLE page ADD COLUMN page_count INTEGER")
+        }
+        migrator.registerMigration("class names") { db in
+            // A portal's asset class name ids (`classes:`), by server: they never change on a
+            // running portal, so a second run needs no lookup.
+            try db.execute(
+                sql: """
+                    CREATE TABLE class_name (
+                        server TEXT NOT NULL,
+                        value TEXT NOT NULL,
+                        class_name_id INTEGER NOT NULL,
+                        fetched_at DOUBLE NOT NULL,
+                        PRIMARY KEY (server, value)
+                    )
+                    """)
+        }
         return migrator
     }
 

@@ -16,7 +16,7 @@ internal import GRDB
 public final class CacheStore: Sendable {
     /// The database file.
     public let path: String
-    private let pool: DatabasePool
+    let pool: DatabasePool
 
     /// How long a write waits for another process's write lock before it fails.
     private static let busyTimeout: Double = 60
@@ -93,19 +93,22 @@ public final class CacheStore: Sendable {
                 try db.execute(
                     sql: """
                         INSERT OR REPLACE INTO page (key, page_index, pipeline, start_row, end_row, rows,
-                            rows_in_page, row_count, continuation, fetched_at, byte_size, snapshot)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            rows_in_page, row_count, continuation, fetched_at, byte_size, snapshot, page_count)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
                         key, request.index, pipeline, request.startRow, request.endRow, text,
                         page.rows.count, page.rowCount, page.continuation,
-                        page.fetchedAt.timeIntervalSince1970, text.utf8.count, snapshot,
+                        page.fetchedAt.timeIntervalSince1970, text.utf8.count, snapshot, page.pageCount,
                     ])
                 if request.index == 0, let rowCount = page.rowCount {
                     try db.execute(
                         sql: "DELETE FROM page WHERE key = ? AND page_index > 0 AND start_row >= ?",
                         arguments: [key, rowCount])
-                } else if page.isShort,
+                } else if request.index == 0, let pageCount = page.pageCount {
+                    try db.execute(
+                        sql: "DELETE FROM page WHERE key = ? AND page_index >= ?", arguments: [key, max(1, pageCount)])
+                } else if page.isShort, page.pageCount == nil,
                     try Self.rowCount(db, key: key) == nil
                 {
                     try db.execute(
@@ -130,13 +133,19 @@ public final class CacheStore: Sendable {
                 if let page = try Self.page(db, key: key, index: request.index) { return .page(page) }
                 guard request.index > 0 else { return .miss }
                 if let first = try Row.fetchOne(
-                    db, sql: "SELECT row_count, fetched_at FROM page WHERE key = ? AND page_index = 0",
-                    arguments: [key]), let rowCount: Int = first["row_count"]
+                    db, sql: "SELECT row_count, page_count, fetched_at FROM page WHERE key = ? AND page_index = 0",
+                    arguments: [key])
                 {
-                    // With a count, short pages happen mid-list (permission filtering); only the
-                    // count says where the list ends.
-                    guard request.startRow >= rowCount else { return .miss }
-                    return .endOfList(fetchedAt: Date(timeIntervalSince1970: first["fetched_at"]))
+                    // With a count (or numbered pages), short pages happen mid-list (permission
+                    // filtering); only the count says where the list ends.
+                    if let rowCount: Int = first["row_count"] {
+                        guard request.startRow >= rowCount else { return .miss }
+                        return .endOfList(fetchedAt: Date(timeIntervalSince1970: first["fetched_at"]))
+                    }
+                    if let pageCount: Int = first["page_count"] {
+                        guard request.index >= pageCount else { return .miss }
+                        return .endOfList(fetchedAt: Date(timeIntervalSince1970: first["fetched_at"]))
+                    }
                 }
                 if let shortPageTime = try Double.fetchOne(
                     db,
@@ -254,7 +263,8 @@ public final class CacheStore: Sendable {
         return CachedPage(
             key: key, pipeline: row["pipeline"], index: index, startRow: row["start_row"], endRow: row["end_row"],
             rows: rows, rowCount: row["row_count"], continuation: row["continuation"],
-            fetchedAt: Date(timeIntervalSince1970: row["fetched_at"]), byteSize: row["byte_size"], snapshot: row["snapshot"])
+            fetchedAt: Date(timeIntervalSince1970: row["fetched_at"]), byteSize: row["byte_size"], snapshot: row["snapshot"],
+            pageCount: row["page_count"])
     }
 
     private static func rowCount(_ db: Database, key: String) throws -> Int? {
@@ -263,7 +273,7 @@ public final class CacheStore: Sendable {
 
     /// Runs an async database operation, turning any failure into a `.cache` error that
     /// names the file, and GRDB's cancellation into a `.cancelled` one.
-    private func performAsync<T: Sendable>(
+    func performAsync<T: Sendable>(
         _ action: String, _ body: @Sendable () async throws -> T
     ) async throws(ScreensPipeError) -> T {
         do {

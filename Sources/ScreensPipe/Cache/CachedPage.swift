@@ -26,13 +26,19 @@ public struct CachedPage: Sendable, Hashable {
     /// The load (one run's fetches) that stored the page; nil for pages stored before
     /// snapshots were recorded.
     public var snapshot: String?
+    /// The number of pages the source said the list has (headless `lastPage`), stored with
+    /// page 0 of a list without a row count.
+    public var pageCount: Int?
 
-    /// Creates a stored page; `rowCount` and `continuation` are nil when the source sent none.
+    /// Creates a stored page; `rowCount`, `continuation` and `pageCount` are nil when the
+    /// source sent none.
     public init(
         key: String, pipeline: String, index: Int, startRow: Int, endRow: Int, rows: [JSONValue],
-        rowCount: Int?, continuation: String?, fetchedAt: Date, byteSize: Int, snapshot: String? = nil
+        rowCount: Int?, continuation: String?, fetchedAt: Date, byteSize: Int, snapshot: String? = nil,
+        pageCount: Int? = nil
     ) {
         self.snapshot = snapshot
+        self.pageCount = pageCount
         self.key = key
         self.pipeline = pipeline
         self.index = index
@@ -47,9 +53,11 @@ public struct CachedPage: Sendable, Hashable {
 
     /// The page as an answer to `request`, marked as coming from the cache.
     public func fetchedPage(for request: PageRequest) -> FetchedPage {
-        FetchedPage(
+        var page = FetchedPage(
             request: request, rows: rows, rowCount: rowCount, continuation: continuation,
             origin: .cache, fetchedAt: fetchedAt)
+        page.pageCount = pageCount
+        return page
     }
 }
 

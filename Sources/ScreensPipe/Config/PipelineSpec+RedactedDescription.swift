@@ -20,10 +20,19 @@ extension PipelineSpec {
 extension SourceSpec {
     fileprivate var redactedMembers: [(String, YAMLTextWriter.Value)] {
         var members: [(String, YAMLTextWriter.Value)] = [("type", .raw(type.typeName))]
-        switch server {
-        case .sandbox?: members.append(("server", .raw("sandbox")))
-        case .url(let url)?: members.append(("server", .string(redactedURL(url, markingUserinfo: true))))
-        case nil: break
+        let address: YAMLTextWriter.Value? =
+            switch server {
+            case .sandbox?: .raw("sandbox")
+            case .url(let url)?: .string(redactedURL(url, markingUserinfo: true))
+            case nil: nil
+            }
+        if let address, let context = serverContext {
+            var keys: [(String, YAMLTextWriter.Value)] = [("url", address)]
+            if let companyId = context.companyId { keys.append(("company-id", .raw("\(companyId)"))) }
+            if let groupId = context.groupId { keys.append(("group-id", .raw("\(groupId)"))) }
+            members.append(("server", .mapping(keys)))
+        } else if let address {
+            members.append(("server", address))
         }
         switch auth {
         case .basic(let username, _)?:

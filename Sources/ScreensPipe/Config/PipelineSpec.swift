@@ -61,6 +61,9 @@ public struct SourceSpec: Sendable, Hashable {
     public var type: SourceTypeSpec
     /// The base URL of the server (`http://host:port`), or the bundled sandbox.
     public var server: ServerAddress?
+    /// The server's company and default site (`server: { url:, company-id:, group-id: }`),
+    /// as Liferay Screens' `LiferayServerContext` holds them; nil when not given.
+    public var serverContext: ServerContext?
     /// Credentials sent with every request; nil sends none.
     public var auth: AuthSpec?
     /// How the list is split into pages.

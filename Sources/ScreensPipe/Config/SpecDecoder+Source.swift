@@ -20,11 +20,25 @@ extension SpecDecoder {
         section.checkKeys(type.allowedKeys, elsewhere: owners, in: "source type '\(type.typeName)'")
 
         var spec = SourceSpec(type: .file(FileSourceSpec(path: "")))
-        if let pagination = section.section("pagination") { spec.pagination = decodePagination(pagination) }
+        if let pagination = section.section("pagination") {
+            spec.pagination = decodePagination(pagination)
+            if type.takesOnePageSize { refuseFirstPageSize(pagination, spec.pagination, type: type.typeName) }
+        }
         if type.isNetworked { decodeNetwork(section, into: &spec) }
-        guard let settings = type.decodeSettings(section, decoder: self, server: spec.server) else { return nil }
+        guard let settings = type.decodeSettings(section, decoder: self, shared: spec) else { return nil }
         spec.type = SourceTypeSpec(settings)
         return spec
+    }
+
+    /// A server that takes one page size for every page cannot honour a different first
+    /// page size: said here rather than ignored.
+    private func refuseFirstPageSize(_ section: Section, _ pagination: PaginationSpec, type: String) {
+        guard let pair = section.mapping.pairs.first(where: { $0.key.text == "first-page-size" }),
+            pagination.firstPageSize != pagination.pageSize
+        else { return }
+        context.fail(
+            "'first-page-size' does not apply to source type '\(type)': the server takes one pageSize for every page, so page 0 has page-size (\(pagination.pageSize)) rows too; remove it, or set page-size",
+            at: pair.key.location)
     }
 
     private func decodePagination(_ section: Section) -> PaginationSpec {
@@ -38,8 +52,12 @@ extension SpecDecoder {
     }
 
     private func decodeNetwork(_ section: Section, into spec: inout SourceSpec) {
-        if let node = section["server"], let text = context.nonEmptyString(node, key: "server") {
-            spec.server = decodeServer(text, at: node.location)
+        if let node = section["server"] {
+            if case .mapping = node {
+                decodeServerContext(node, into: &spec)
+            } else if let text = context.nonEmptyString(node, key: "server") {
+                spec.server = decodeServer(text, at: node.location)
+            }
         }
         spec.auth = section.section("auth").flatMap(decodeAuth)
         if let value = section.duration("timeout", atMost: ConfigLimits.maximumTimeout) { spec.timeout = value }
@@ -51,6 +69,19 @@ extension SpecDecoder {
         spec.caFile = section.nonEmptyString("ca-file")
         if let value = section.bool("insecure-skip-tls-verify") { spec.insecureSkipTLSVerify = value }
         if let headers = section.section("headers") { spec.headers = decodeHeaders(headers) }
+    }
+
+    /// `server: { url: URL, company-id: N, group-id: N }`: the server and its context, as
+    /// Liferay Screens' `LiferayServerContext` (server, companyId, groupId).
+    private func decodeServerContext(_ node: YAMLNode, into spec: inout SourceSpec) {
+        guard let section = Section(node, name: "source.server", context: context) else { return }
+        section.checkKeys(["url", "company-id", "group-id"])
+        if let urlNode = section.required("url", for: "source.server"), let text = context.nonEmptyString(urlNode, key: "url") {
+            spec.server = decodeServer(text, at: urlNode.location)
+        }
+        let companyId = section.int("company-id", atLeast: 1, atMost: Int.max).map(Int64.init)
+        let groupId = section.int("group-id", atLeast: 1, atMost: Int.max).map(Int64.init)
+        spec.serverContext = ServerContext(companyId: companyId, groupId: groupId)
     }
 
     /// `sandbox`, or an http(s) base URL (a trailing `/` is dropped so paths join cleanly).

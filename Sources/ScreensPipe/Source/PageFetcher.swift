@@ -52,6 +52,9 @@ public struct FetchedPage: Sendable, Hashable {
     /// takes it as the end only on a short page. Nil when the marker was there (or for
     /// indexed sources).
     public var missingContinuation: String?
+    /// The number of pages the server says the list has (headless `lastPage`), for lists
+    /// without a row count; nil when it said nothing.
+    public var pageCount: Int?
 
     /// Creates a page; `fetchedAt` defaults to now, and `rowCount` and `continuation` to nil
     /// (no count, no next page).

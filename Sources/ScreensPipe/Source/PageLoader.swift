@@ -218,6 +218,8 @@ struct IndexedLoadState {
     private var checks: PageSequenceGuard
     /// The short page that ended a list without a row count.
     private var endingShortPage: FetchedPage?
+    /// Whether page 0's page count (headless `lastPage`) set the end, for lack of a row count.
+    private var endedByPageCount = false
 
     init(pagination: PaginationSpec, requestsPageSize: Bool = true) {
         self.pagination = pagination
@@ -229,7 +231,7 @@ struct IndexedLoadState {
         if let endingShortPage, rowCount == nil {
             return .ended(.shortPage, warning: PageLoader.shortPageWarning(page: endingShortPage, marker: nil))
         }
-        return .ended(.rowCount, warning: nil)
+        return .ended(endedByPageCount ? .lastPage : .rowCount, warning: nil)
     }
 
     /// Pages to request now: keep `prefetch` in flight, never past the known end or max-pages.
@@ -287,9 +289,16 @@ struct IndexedLoadState {
             }
             rowCount = count
             endIndex = max(1, pages)
+        } else if index == 0, let pages = page.pageCount {
+            // No count, but the server numbered its pages (headless `lastPage`): that is the end.
+            guard pages <= pagination.maxPages else {
+                return .fail(PageLoader.tooManyPages(pagination.maxPages, page: index))
+            }
+            endIndex = max(1, pages)
+            endedByPageCount = true
         }
         if let broken = checks.check(page) { return .fail(broken) }
-        if rowCount == nil, page.isShort {
+        if rowCount == nil, !endedByPageCount, page.isShort {
             endIndex = index + 1
             endingShortPage = page
         }

@@ -3,9 +3,11 @@ enum SourceFactory {
     static func makeFetcher(
         spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment
     ) async throws(ScreensPipeError) -> any PageFetcher {
+        let store: CacheStore? =
+            if let cache = spec.cache { try await CacheStore.open(spec: cache, environment: environment.variables) } else { nil }
+        let spec = try await AssetClassResolver.resolve(spec, baseURL: baseURL, store: store, environment: environment)
         let source = try makeSource(spec: spec, baseURL: baseURL, environment: environment)
-        guard let cache = spec.cache else { return source }
-        let store = try await CacheStore.open(spec: cache, environment: environment.variables)
+        guard let store else { return source }
         return try CachedPageFetcher(base: source, store: store, spec: spec, refresh: environment.refresh, logger: environment.logger)
     }
 

@@ -15,9 +15,14 @@ protocol SourceTypeSettings: Sendable, Hashable {
     /// file has no server, so none of them do.
     static var isNetworked: Bool { get }
 
-    /// Reads the type's own keys; `server` is the section's decoded server, if any. Errors go
-    /// to `decoder.context` with their positions; nil when any was found.
-    static func decode(_ section: Section, decoder: SpecDecoder, server: ServerAddress?) -> Self?
+    /// Reads the type's own keys; `shared` holds the keys every type shares (server and its
+    /// context, auth, pagination), already decoded. Errors go to `decoder.context` with their
+    /// positions; nil when any was found.
+    static func decode(_ section: Section, decoder: SpecDecoder, shared: SourceSpec) -> Self?
+
+    /// Whether the server takes one page size for every page, so that a `first-page-size`
+    /// different from `page-size` cannot apply (a `validate` error).
+    static var takesOnePageSize: Bool { get }
 
     /// The type's own keys as `plan` prints them, secrets as `<redacted>`.
     var redactedMembers: [(String, YAMLTextWriter.Value)] { get }
@@ -54,6 +59,8 @@ protocol SourceTypeSettings: Sendable, Hashable {
 extension SourceTypeSettings {
     static var isNetworked: Bool { true }
 
+    static var takesOnePageSize: Bool { false }
+
     var typeName: String { Self.typeName }
 
     var sortOrder: String? { nil }
@@ -76,9 +83,9 @@ extension SourceTypeSettings {
         (other as? Self) == self
     }
 
-    /// ``decode(_:decoder:server:)`` for a type known only at run time (a registry entry).
-    static func decodeSettings(_ section: Section, decoder: SpecDecoder, server: ServerAddress?) -> (any SourceTypeSettings)? {
-        decode(section, decoder: decoder, server: server)
+    /// ``decode(_:decoder:shared:)`` for a type known only at run time (a registry entry).
+    static func decodeSettings(_ section: Section, decoder: SpecDecoder, shared: SourceSpec) -> (any SourceTypeSettings)? {
+        decode(section, decoder: decoder, shared: shared)
     }
 
     /// Every key a `source:` section of this type may hold.

@@ -70,7 +70,7 @@ struct ValidateCommandTests {
               type: liferay-jsonws
               server: http://portal.example.com
               auth: { bearer: abc }
-              rows: { service: /bookmarks.bookmarksentry/get-entries }
+              rows: { service: /bookmarks.bookmarksentry/get-entries, params: { groupId: 20143, folderId: 0 } }
             """)
         let outputDirectory = try CommandRunner.temporaryDirectory()
         let result = try await CommandRunner.run(["run", path, "-o", outputDirectory.appendingPathComponent("out.jsonl").path])

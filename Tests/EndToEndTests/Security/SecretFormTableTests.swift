@@ -100,8 +100,8 @@ struct SecretFormTableTests {
           auth: { basic: { username: \(basicPassword.user!), password: "${PASSWORD}" } }
           rows:
             service: /bookmarks.bookmarksentry/get-entries
-            params: { groupId: 20143, p_auth: "\(namedParam.value)", groupKey: { secret: "\(optInParam.value)" } }
-          count: { service: /bookmarks.bookmarksentry/get-entries-count, params: { groupId: 20143 } }
+            params: { groupId: 20143, folderId: 0, p_auth: "\(namedParam.value)", groupKey: { secret: "\(optInParam.value)" } }
+          count: { service: /bookmarks.bookmarksentry/get-entries-count, params: { groupId: 20143, folderId: 0 } }
           retry: { attempts: 1 }
         cache:
           policy: remote-first

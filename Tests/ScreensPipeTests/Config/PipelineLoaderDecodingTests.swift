@@ -152,7 +152,7 @@ import Testing
               type: liferay-jsonws
               server: http://localhost:8080/
               rows:
-                service: /bookmarks.bookmarksentry/get-entries
+                service: /bookmarks.bookmarksfolder/get-folders
             """)
         #expect(spec.name == "test")
         #expect(spec.source.server == .url("http://localhost:8080"))

@@ -34,7 +34,7 @@ import Testing
               type: liferay-jsonws
               server: sandbox
               auth: { basic: { username: test@liferay.com, password: pw } }
-              rows: { service: /bookmarks.bookmarksentry/get-entries, params: { groupId: 20143, password: pw, tag: "007" } }
+              rows: { service: /bookmarks.bookmarksentry/get-entries, params: { groupId: 20143, folderId: 0, password: pw, tag: "007" } }
               timeout: 90s
               retry: { backoff: 1500ms }
             convert:
@@ -57,6 +57,7 @@ import Testing
                     service: /bookmarks.bookmarksentry/get-entries
                     params:
                       groupId: 20143
+                      folderId: 0
                       tag: '007'
                       password: <redacted>
                   pagination:

@@ -13,7 +13,7 @@ struct CustomSourceSettings: SourceTypeSettings {
     static var isNetworked: Bool { false }
 
     /// Never named in a file.
-    static func decode(_ section: Section, decoder: SpecDecoder, server: ServerAddress?) -> Self? { nil }
+    static func decode(_ section: Section, decoder: SpecDecoder, shared: SourceSpec) -> Self? { nil }
 
     var redactedMembers: [(String, YAMLTextWriter.Value)] { [("summary", .string(fetcher.summary))] }
 

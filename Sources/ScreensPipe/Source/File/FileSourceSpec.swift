@@ -22,7 +22,7 @@ extension FileSourceSpec: SourceTypeSettings {
     /// A local file has no server, so none of the network settings apply to it.
     static var isNetworked: Bool { false }
 
-    static func decode(_ section: Section, decoder: SpecDecoder, server: ServerAddress?) -> Self? {
+    static func decode(_ section: Section, decoder: SpecDecoder, shared: SourceSpec) -> Self? {
         let path = section.required("path", for: "source of type '\(typeName)'").flatMap { decoder.context.nonEmptyString($0, key: "path") }
         return path.map { FileSourceSpec(path: $0, records: section.nonEmptyString("records")) }
     }

@@ -61,6 +61,7 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
             request: page, rows: decoded.rows, rowCount: decoded.rowCount, continuation: decoded.continuation,
             origin: .remote)
         fetched.missingContinuation = decoded.missingContinuation
+        fetched.pageCount = decoded.pageCount
         return fetched
     }
 

@@ -32,6 +32,8 @@ struct DecodedPage: Sendable {
     var continuation: String?
     /// What the response lacked where the next page is named (``FetchedPage/missingContinuation``).
     var missingContinuation: String?
+    /// The number of pages the server says the list has (``FetchedPage/pageCount``).
+    var pageCount: Int?
 }
 
 extension WireFormat {

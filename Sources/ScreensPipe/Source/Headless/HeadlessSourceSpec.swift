@@ -19,8 +19,11 @@ extension HeadlessSourceSpec: SourceTypeSettings, QueryParameterized {
 
     static var ownKeys: [String] { ["path", "query"] }
 
-    static func decode(_ section: Section, decoder: SpecDecoder, server: ServerAddress?) -> Self? {
-        if server == nil { _ = section.required("server", for: "source of type '\(typeName)'") }
+    /// Headless delivery takes one `pageSize` for every page.
+    static var takesOnePageSize: Bool { true }
+
+    static func decode(_ section: Section, decoder: SpecDecoder, shared: SourceSpec) -> Self? {
+        if shared.server == nil { _ = section.required("server", for: "source of type '\(typeName)'") }
         return decoder.decodeHeadless(section)
     }
 

@@ -26,7 +26,11 @@ struct HeadlessWireFormat: WireFormat {
         guard case .array(let items)? = body["items"] else {
             throw ScreensPipeError(.malformedResponse, "expected an object with an \"items\" array, found \(body.typeName)")
         }
-        let total = body["totalCount"]?.int64Value.map { Int($0) }
-        return DecodedPage(rows: items, rowCount: total)
+        let size = page.endRow - page.startRow
+        let numbers = try HeadlessPageNumbers(body, pageSize: size)
+        try numbers.check()
+        var decoded = DecodedPage(rows: items, rowCount: numbers.totalCount)
+        if numbers.totalCount == nil { decoded.pageCount = numbers.lastPage }
+        return decoded
     }
 }

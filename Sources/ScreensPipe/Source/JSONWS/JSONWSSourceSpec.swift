@@ -41,6 +41,13 @@ public struct JSONWSSourceSpec: Sendable, Hashable {
     public var startParam: String
     /// The parameter that carries the end row, exclusive (`end`; `entryQuery.end` for asset entries).
     public var endParam: String
+    /// Asset classes (`classes:`) as fully qualified class names, resolved to ids through the
+    /// portal's class-name service before the first page and put into the asset entry
+    /// query's `classNameIds` of both commands.
+    public var classNames: [String] = []
+    /// An Asset Publisher's saved selection (`portlet-item-name:`): the rows come from one
+    /// call of the Screens asset service that takes it, not from pages (see ``PortletItemSelection``).
+    public var portletItem: PortletItemSelection?
 
     /// Creates a JSON-WS source; with no `count` command the list ends at the first short page.
     public init(rows: ServiceCall, count: ServiceCall? = nil, sort: String? = nil, startParam: String = "start", endParam: String = "end") {
@@ -55,24 +62,48 @@ public struct JSONWSSourceSpec: Sendable, Hashable {
 extension JSONWSSourceSpec: SourceTypeSettings {
     static var typeName: String { "liferay-jsonws" }
 
-    static var ownKeys: [String] { ["rows", "count", "sort", "start-param", "end-param"] }
+    static var ownKeys: [String] { ["rows", "count", "sort", "start-param", "end-param", "classes", "portlet-item-name"] }
 
-    static func decode(_ section: Section, decoder: SpecDecoder, server: ServerAddress?) -> Self? {
-        if server == nil { _ = section.required("server", for: "source of type '\(typeName)'") }
-        return decoder.decodeJSONWS(section)
+    static func decode(_ section: Section, decoder: SpecDecoder, shared: SourceSpec) -> Self? {
+        if shared.server == nil { _ = section.required("server", for: "source of type '\(typeName)'") }
+        return decoder.decodeJSONWS(section, shared: shared)
     }
 
     var redactedMembers: [(String, YAMLTextWriter.Value)] {
-        var members = [("rows", rows.redactedValue)]
+        if let portletItem {
+            // The rows command is the saved selection's own call, not written in the file.
+            return [
+                ("portlet-item-name", .mapping([("name", .string(portletItem.name)), ("group-id", .raw("\(portletItem.groupId)"))]))
+            ]
+        }
+        var members: [(String, YAMLTextWriter.Value)] = []
+        if !classNames.isEmpty { members.append(("classes", .sequence(classNames.map { .string($0) }))) }
+        members.append(("rows", rows.redactedValue))
         if let count { members.append(("count", count.redactedValue)) }
         if let sort { members.append(("sort", .string(sort))) }
+        if startParam != "start" { members.append(("start-param", .string(startParam))) }
+        if endParam != "end" { members.append(("end-param", .string(endParam))) }
         return members
     }
 
     var cacheIdentity: JSONValue {
         var request: JSONObject = ["type": .string(Self.typeName), "rows": rows.cacheIdentity]
         if let count { request["count"] = count.cacheIdentity }
+        // Only when used, so the keys of every other JSON-WS list stay as they were.
+        if !classNames.isEmpty { request["classes"] = .array(classNames.map { .string($0) }) }
+        if let portletItem {
+            request["portletItemName"] = .string(portletItem.name)
+            request["max"] = .int(Int64(portletItem.max))
+        }
         return .object(request)
+    }
+
+    /// A saved selection's one answer is the whole list: page 0 covers any length.
+    func effectivePagination(_ written: PaginationSpec) -> PaginationSpec {
+        guard portletItem != nil else { return written }
+        var pagination = written
+        pagination.firstPageSize = ConfigLimits.maximumPageSize
+        return pagination
     }
 
     /// JSON-WS sorts with `obc`.
@@ -104,6 +135,10 @@ extension JSONWSSourceSpec: SourceTypeSettings {
 
     func blueprint(_ build: SourceBuild) throws(ScreensPipeError) -> SourceBlueprint {
         let base = try build.requireServer(type: Self.typeName)
+        if let portletItem {
+            let wire = PortletItemWireFormat(spec: self, selection: portletItem, baseURL: base, locale: build.locale)
+            return try build.http(wire, url: base)
+        }
         return try build.http(JSONWSWireFormat(spec: self, baseURL: base, locale: build.locale), url: base)
     }
 }
@@ -137,7 +172,8 @@ extension ServiceCall {
 }
 
 extension SpecDecoder {
-    fileprivate func decodeJSONWS(_ section: Section) -> JSONWSSourceSpec? {
+    fileprivate func decodeJSONWS(_ section: Section, shared: SourceSpec) -> JSONWSSourceSpec? {
+        if let node = section["portlet-item-name"] { return decodePortletItem(section, node, source: shared) }
         let rows = section.required("rows", for: "source of type '\(JSONWSSourceSpec.typeName)'")
             .flatMap { Section($0, name: "source.rows", context: context) }.flatMap(decodeServiceCall)
         var count = section.section("count").flatMap(decodeServiceCall)
@@ -153,7 +189,12 @@ extension SpecDecoder {
         if case .mapping(let rowsMapping)? = section["rows"], case .mapping(let params)? = rowsMapping["params"] {
             refusePagingParameters([startParam, endParam], in: params, named: "source.rows.params", owner: "liferay-jsonws source")
         }
-        return rows.map { JSONWSSourceSpec(rows: $0, count: count, sort: sort, startParam: startParam, endParam: endParam) }
+        let classNames = decodeClasses(section)
+        guard let rows else { return nil }
+        var spec = JSONWSSourceSpec(rows: rows, count: count, sort: sort, startParam: startParam, endParam: endParam)
+        spec.classNames = classNames
+        applyScreenletRules(to: &spec, section: section, serverContext: shared.serverContext)
+        return spec
     }
 
     private func decodeServiceCall(_ section: Section) -> ServiceCall? {

@@ -19,7 +19,7 @@ struct JSONWSWireFormat: WireFormat {
         "/screens.screensjournalarticle/get-journal-article-content",
     ]
 
-    var endpoint: String { baseURL.trimmingSuffix("/") + "/api/jsonws/invoke" }
+    var endpoint: String { JSONWSBatch.endpoint(baseURL) }
 
     var summary: String { "liferay-jsonws \(redactedURL(baseURL)) \(spec.rows.service)" }
 
@@ -35,16 +35,15 @@ struct JSONWSWireFormat: WireFormat {
             rowsParams["obc"] = nil
             rowsParams["+obc"] = .string(sort)
         }
-        var batch: [JSONValue] = [.object([spec.rows.service: .object(rowsParams)])]
+        var commands = [(service: spec.rows.service, params: rowsParams)]
         var secretValues = spec.rows.secrets.values.map(\.revealed)
         if page.includesRowCount, let count = spec.count {
             var countParams = Self.flatten(count.params)
             Self.addSecrets(of: count, to: &countParams)
             secretValues += count.secrets.values.map(\.revealed)
-            batch.append(.object([count.service: .object(countParams)]))
+            commands.append((count.service, countParams))
         }
-        var request = HTTPRequest(method: "POST", url: endpoint, body: JSONValue.array(batch).jsonBytes)
-        request.headers.add(name: "Content-Type", value: "application/json")
+        var request = JSONWSBatch.request(commands, baseURL: baseURL)
         request.secretValues = secretValues
         return request
     }

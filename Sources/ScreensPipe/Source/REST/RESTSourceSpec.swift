@@ -52,8 +52,8 @@ extension RESTSourceSpec: SourceTypeSettings, QueryParameterized {
 
     static var ownKeys: [String] { ["url", "records", "total", "query", "paginate"] }
 
-    static func decode(_ section: Section, decoder: SpecDecoder, server: ServerAddress?) -> Self? {
-        decoder.decodeREST(section, hasServer: server != nil)
+    static func decode(_ section: Section, decoder: SpecDecoder, shared: SourceSpec) -> Self? {
+        decoder.decodeREST(section, hasServer: shared.server != nil)
     }
 
     var redactedMembers: [(String, YAMLTextWriter.Value)] {

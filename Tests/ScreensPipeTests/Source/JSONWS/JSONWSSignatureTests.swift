@@ -37,6 +37,9 @@ enum LiferaySignatures {
             parameters: ["companyId", "groupId", "portletItemName", "locale", "max"],
             source: "liferay/liferay-screens portal/.../com/liferay/screens/service/ScreensAssetEntryService.java"),
         ServiceSignature(
+            path: "/classname/fetch-class-name", parameters: ["value"],
+            source: "liferay/liferay-central-test-2 portal-kernel/src/com/liferay/portal/kernel/service/ClassNameService.java @62af6baa90917dd4f6f74c6e066c5877d7658484"),
+        ServiceSignature(
             path: "/assetentry/get-entries-count", parameters: ["entryQuery"],
             source: "liferay/liferay-portal portal-kernel/.../asset/kernel/service/AssetEntryService.java"),
         ServiceSignature(
@@ -78,11 +81,12 @@ enum LiferaySignatures {
         var checked = 0
         for file in try Self.samplePipelines() {
             let spec = try PipelineLoader(environment: [:]).load(file: file)
-            guard let jsonws = spec.source.type.settings(as: JSONWSSourceSpec.self) else { continue }
-            let proto = JSONWSWireFormat(spec: jsonws, baseURL: "http://127.0.0.1:1")
+            guard spec.source.type.settings(as: JSONWSSourceSpec.self) != nil else { continue }
+            // The request a run sends, through the wire format the source really uses.
+            let blueprint = try SourceFactory.makeBlueprint(spec: spec, baseURL: "http://127.0.0.1:1")
             let pagination = SourceFactory.effectivePagination(for: spec.source)
-            let request = try proto.request(for: PageRequest(index: 0, pagination: pagination))
-            let batch = try JSONValue(parsing: request.body ?? [])
+            let request = try #require(blueprint.plan(PageRequest(index: 0, pagination: pagination)).first)
+            let batch = try JSONValue(parsing: Array((request.body ?? "").utf8))
             guard case .array(let commands) = batch else {
                 Issue.record("\(file): the batch is not an array")
                 continue

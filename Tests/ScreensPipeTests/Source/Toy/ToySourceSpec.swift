@@ -18,7 +18,7 @@ struct ToySourceSpec: SourceTypeSettings {
 
     static var isNetworked: Bool { false }
 
-    static func decode(_ section: Section, decoder: SpecDecoder, server: ServerAddress?) -> Self? {
+    static func decode(_ section: Section, decoder: SpecDecoder, shared: SourceSpec) -> Self? {
         let rows = section.required("rows", for: "source of type 'toy'").flatMap {
             decoder.context.int($0, key: "rows", atLeast: 0, atMost: 10_000)
         }
