@@ -40,6 +40,8 @@ struct SandboxCommand: AsyncParsableCommand {
     @Flag(help: "Be down: reset every connection as soon as it is accepted.") var down = false
     @Flag(help: "Answer bad credentials with a 302 to /c/portal/login instead of 401.") var loginRedirect = false
     @Option(help: "Seed for --fail-rate.") var seed: UInt64 = 0
+    @Option(help: "Liferay version to stand in for: its JSON-WS signatures (7.3 changed the journal ones); headless from 7.2.")
+    var liferayVersion: LiferayVersion = .default
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
@@ -63,9 +65,10 @@ struct SandboxCommand: AsyncParsableCommand {
         let server = try await SandboxServer.start(
             SandboxConfiguration(
                 host: host, port: port, dataDirectory: dataDirectory, generatedRows: generatedRows,
-                hideEvery: hideEvery, loginRedirect: loginRedirect, faults: faults, seed: seed))
+                hideEvery: hideEvery, loginRedirect: loginRedirect, faults: faults, seed: seed,
+                liferayVersion: liferayVersion))
         var standardError = StandardError()
-        print("sandbox portal listening on \(server.baseURL)", to: &standardError)
+        print("sandbox portal listening on \(server.baseURL) (Liferay \(liferayVersion))", to: &standardError)
         print("  accounts: test@liferay.com / test (sites 20143, 20144, 20145), joe@liferay.com / joe (sites 20143, 20145)", to: &standardError)
         print("  bearer token: sandbox-token (= test@liferay.com)", to: &standardError)
         if generatedRows > 0 {
@@ -110,6 +113,8 @@ private final class SignalLatch: @unchecked Sendable {
         continuation = nil
     }
 }
+
+extension LiferayVersion: @retroactive ExpressibleByArgument {}
 
 /// A duration written as `250ms`, `2s`, `1m` or a bare number of seconds.
 struct SandboxDuration: ExpressibleByArgument, Sendable {

@@ -4,6 +4,15 @@ import ScreensBus
 struct Router: Sendable {
     let portal: Portal
     let loginRedirect: Bool
+    let version: LiferayVersion
+    let jsonwsMatcher: JSONWSActionMatcher
+
+    init(portal: Portal, loginRedirect: Bool, version: LiferayVersion) {
+        self.portal = portal
+        self.loginRedirect = loginRedirect
+        self.version = version
+        jsonwsMatcher = JSONWSActionMatcher(version: version)
+    }
 
     static let invokePath = "/api/jsonws/invoke"
     static let loginPath = "/c/portal/login"
@@ -35,10 +44,10 @@ struct Router: Sendable {
             guard case .user(let account) = authentication else {
                 return unauthenticated(request, baseURL: baseURL, body: PortalError.authenticationRequired.jsonwsBody)
             }
-            let (status, body) = JSONWSInvoker(portal: portal).invoke(body: request.body, account: account)
+            let (status, body) = JSONWSInvoker(portal: portal, matcher: jsonwsMatcher).invoke(body: request.body, account: account)
             return .json(status, body)
 
-        case _ where StructuredContents.siteId(ofPath: request.path) != nil:
+        case _ where StructuredContents.siteId(ofPath: request.path) != nil && version.servesHeadlessDelivery:
             guard request.method == "GET" else { return methodNotAllowed("GET") }
             guard case .user(let account) = authentication else {
                 return unauthenticated(
