@@ -114,7 +114,7 @@ private final class SignalLatch: @unchecked Sendable {
     }
 }
 
-extension LiferayVersion: @retroactive ExpressibleByArgument {}
+extension LiferayVersion: ExpressibleByArgument {}
 
 /// A duration written as `250ms`, `2s`, `1m` or a bare number of seconds.
 struct SandboxDuration: ExpressibleByArgument, Sendable {

@@ -46,7 +46,9 @@ struct StructuredContents: Sendable {
             if let text = query["filter"], !text.isEmpty {
                 let filter = try ODataFilterParser.parse(text)
                 try Self.entityModel.check(filter, filter: text)
-                selected = try selected.filter { item throws(ODataError) in try Self.entityModel.evaluate(filter, on: item.entity) }
+                var passing: [(article: Article, entity: [String: ODataLiteral])] = []
+                for item in selected where try Self.entityModel.evaluate(filter, on: item.entity) { passing.append(item) }
+                selected = passing
             }
             if let terms = query["search"]?.lowercased().split(whereSeparator: \.isWhitespace), !terms.isEmpty {
                 selected = selected.filter { item in

@@ -28,10 +28,13 @@ struct ODataEntityModel: Sendable {
     /// Whether `entity` passes `expression`; a comparison of mismatched types is an error.
     func evaluate(_ expression: ODataExpression, on entity: [String: ODataLiteral]) throws(ODataError) -> Bool {
         switch expression {
+        // `&&` and `||` take untyped-throwing autoclosures, so both sides are spelled out.
         case .and(let left, let right):
-            return try evaluate(left, on: entity) && evaluate(right, on: entity)
+            guard try evaluate(left, on: entity) else { return false }
+            return try evaluate(right, on: entity)
         case .or(let left, let right):
-            return try evaluate(left, on: entity) || evaluate(right, on: entity)
+            if try evaluate(left, on: entity) { return true }
+            return try evaluate(right, on: entity)
         case .not(let inner):
             return try !evaluate(inner, on: entity)
         case .comparison(let comparison, let left, let right):
