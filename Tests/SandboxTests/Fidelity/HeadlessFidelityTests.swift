@@ -123,6 +123,19 @@ struct HeadlessFidelityTests {
         }
     }
 
+    @Test("hostile but legal: a 4,000-character chain of or-ed comparisons is evaluated; 300 fields paths are refused")
+    func hostileSizes() async throws {
+        try await withSandbox { client, _ in
+            let chain = Array(repeating: "creatorId eq 1", count: 220).joined(separator: " or ") + " or creatorId eq 20139"
+            #expect(chain.utf8.count < ODataFilterParser.maximumLength)
+            let body = try Self.page(client, "pageSize=1&filter=\(Self.percentEncoded(chain))")
+            #expect(body["totalCount"] != 0)
+            let paths = (0..<300).map { "f\($0)" }.joined(separator: ",")
+            let refused = try Self.page(client, "fields=\(paths)", status: 400)
+            #expect(refused["title"] == "fields names more than 256 fields")
+        }
+    }
+
     @Test("sort orders by entity-model fields, desc and asc, and refuses others as SortParserImpl does")
     func sort() async throws {
         try await withSandbox { client, _ in
