@@ -40,7 +40,7 @@ struct SandboxCommand: AsyncParsableCommand {
     @Flag(help: "Be down: reset every connection as soon as it is accepted.") var down = false
     @Flag(help: "Answer bad credentials with a 302 to /c/portal/login instead of 401.") var loginRedirect = false
     @Option(help: "Seed for --fail-rate.") var seed: UInt64 = 0
-    @Option(help: "Liferay version to stand in for: its JSON-WS signatures (7.3 changed the journal ones); headless from 7.2.")
+    @Option(help: "Liferay version to stand in for (7.0 to 7.4): its JSON-WS signatures decide what is answered; headless from 7.2.")
     var liferayVersion: LiferayVersion = .default
 
     func validate() throws {
