@@ -51,26 +51,26 @@ extension DefinitionSource {
             commit: "c2e407f233afad32a6a10202781fa7155b86a9c0")
     }
 
+    /// A file of liferay-portal, read in the carmenbianca fork (a 7.4-era copy the code index holds in full).
+    private static func liferayPortalFork(_ path: String) -> DefinitionSource {
+        DefinitionSource(
+            repository: "carmenbianca/liferay-portal", path: path, commit: "102b5f9bb0671f64608174316b440badb791ac99")
+    }
+
     /// How JSON-WS picks an action: every parameter of a signature must be named; the one
     /// with most matches wins (`_getJSONWebServiceActionConfig`, `_countMatchedParameters`).
-    public static let actionMatching = DefinitionSource(
-        repository: "carmenbianca/liferay-portal",
-        path: "portal-impl/src/com/liferay/portal/jsonwebservice/JSONWebServiceActionsManagerImpl.java",
-        commit: "102b5f9bb0671f64608174316b440badb791ac99")
+    public static let actionMatching = liferayPortalFork(
+        "portal-impl/src/com/liferay/portal/jsonwebservice/JSONWebServiceActionsManagerImpl.java")
 
     /// How a parameter key names a parameter: `-name` (null), `+name` (a type), `name:type`,
     /// and `name.field` (an inner parameter that names nothing by itself).
-    public static let parameterNaming = DefinitionSource(
-        repository: "carmenbianca/liferay-portal",
-        path: "portal-impl/src/com/liferay/portal/jsonwebservice/JSONWebServiceActionParametersMap.java",
-        commit: "102b5f9bb0671f64608174316b440badb791ac99")
+    public static let parameterNaming = liferayPortalFork(
+        "portal-impl/src/com/liferay/portal/jsonwebservice/JSONWebServiceActionParametersMap.java")
 
     /// The status of each failure: 404 for an unknown action or a missing model, 403 for a
     /// permission failure, 500 for anything else.
-    public static let errorStatus = DefinitionSource(
-        repository: "carmenbianca/liferay-portal",
-        path: "portal-impl/src/com/liferay/portal/jsonwebservice/JSONWebServiceServiceAction.java",
-        commit: "102b5f9bb0671f64608174316b440badb791ac99")
+    public static let errorStatus = liferayPortalFork(
+        "portal-impl/src/com/liferay/portal/jsonwebservice/JSONWebServiceServiceAction.java")
 
     /// The JSON-WS error body: `error` {message, type}, `exception`, `throwable`.
     public static let errorBody = DefinitionSource(

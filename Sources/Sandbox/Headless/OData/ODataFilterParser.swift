@@ -1,4 +1,10 @@
+import ScreensBus
+
 /// Parses a headless `filter` into an ``ODataExpression``, in bounded time and depth.
+///
+/// Date and date-time literals (`2024-01-31`, `2024-01-31T10:00:00Z`,
+/// `2024-01-31T10:00:00.250+01:00`) are read by ScreensBus's ISO reader, as UTC epoch
+/// milliseconds.
 ///
 /// Hostile filters get a clear error instead of a deep recursion: the text is capped at
 /// ``maximumLength`` characters and nesting at ``maximumDepth``.
@@ -121,7 +127,7 @@ struct ODataFilterParser {
                 advance()
                 return word == "contains" ? .contains(subject, argument) : .startsWith(subject, argument)
             default:
-                if let date = ODataDate.parse(word) { return .literal(.dateTime(date)) }
+                if let date = ISODate.parse(word) { return .literal(.dateTime(date)) }
                 guard current != .openParenthesis else {
                     throw ODataError(message: "The filter function \(word) is not supported")
                 }
@@ -183,84 +189,11 @@ struct ODataFilterParser {
                 }
                 let text = String(word)
                 let first = text.unicodeScalars.first!
-                let isNumber = (first == "-" || first == "+" || ("0"..."9").contains(first)) && ODataDate.parse(text) == nil
+                let isNumber = (first == "-" || first == "+" || ("0"..."9").contains(first)) && ISODate.parse(text) == nil
                 tokens.append((isNumber ? .number(text) : .word(text), start))
             }
         }
         tokens.append((.end, characters.count))
         return tokens
-    }
-}
-
-/// OData date and date-time literals: `2024-01-31`, `2024-01-31T10:00:00Z`,
-/// `2024-01-31T10:00:00.250+01:00`.
-enum ODataDate {
-    /// Epoch milliseconds (UTC), or nil when `text` is not a date literal.
-    static func parse(_ text: String) -> Int64? {
-        let bytes = Array(text.utf8)
-        func digits(_ range: Range<Int>) -> Int? {
-            guard range.upperBound <= bytes.count else { return nil }
-            var value = 0
-            for index in range {
-                guard (48...57).contains(bytes[index]) else { return nil }
-                value = value * 10 + Int(bytes[index] - 48)
-            }
-            return value
-        }
-        guard bytes.count >= 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-            let year = digits(0..<4), let month = digits(5..<7), let day = digits(8..<10),
-            (1...12).contains(month), (1...31).contains(day)
-        else { return nil }
-        var seconds = 0
-        var milliseconds = 0
-        var offsetSeconds = 0
-        if bytes.count > 10 {
-            guard bytes[10] == UInt8(ascii: "T"), bytes.count >= 17, bytes[13] == UInt8(ascii: ":"),
-                let hour = digits(11..<13), let minute = digits(14..<16), hour < 24, minute < 60
-            else { return nil }
-            var index = 16
-            var second = 0
-            if index < bytes.count, bytes[index] == UInt8(ascii: ":") {
-                guard let parsed = digits(index + 1..<index + 3), parsed < 60 else { return nil }
-                second = parsed
-                index += 3
-                if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-                    index += 1
-                    var fraction = 0
-                    var scale = 0
-                    while index < bytes.count, (48...57).contains(bytes[index]) {
-                        if scale < 3 { fraction = fraction * 10 + Int(bytes[index] - 48); scale += 1 }
-                        index += 1
-                    }
-                    guard scale > 0 else { return nil }
-                    while scale < 3 { fraction *= 10; scale += 1 }
-                    milliseconds = fraction
-                }
-            }
-            guard index < bytes.count else { return nil }
-            if bytes[index] == UInt8(ascii: "Z") {
-                guard index + 1 == bytes.count else { return nil }
-            } else if bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
-                guard index + 6 == bytes.count, bytes[index + 3] == UInt8(ascii: ":"),
-                    let offsetHours = digits(index + 1..<index + 3), let offsetMinutes = digits(index + 4..<index + 6)
-                else { return nil }
-                offsetSeconds = (offsetHours * 3600 + offsetMinutes * 60) * (bytes[index] == UInt8(ascii: "-") ? -1 : 1)
-            } else {
-                return nil
-            }
-            seconds = hour * 3600 + minute * 60 + second
-        }
-        let days = daysFromCivil(year: year, month: month, day: day)
-        return (Int64(days) * 86_400 + Int64(seconds - offsetSeconds)) * 1000 + Int64(milliseconds)
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }
