@@ -37,6 +37,9 @@ public struct ModelDefinition: Sendable {
 public enum ModelDefinitions {
     private static let centralTest = "liferay/liferay-central-test-2"
 
+    /// Every model the sandbox serves through JSON-WS.
+    public static let all = [bookmarksEntry, bookmarksFolder, journalArticle, ddlRecord, assetEntry]
+
     public static let bookmarksEntry = ModelDefinition(
         entity: "BookmarksEntry",
         columns: [
