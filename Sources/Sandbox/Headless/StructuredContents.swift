@@ -30,8 +30,8 @@ struct StructuredContents: Sendable {
     /// One page of the site's web content, localized for `acceptLanguage`.
     func page(siteId: Substring, query: QueryString, acceptLanguage: String?, account: Account) throws -> (body: JSONValue, locale: String) {
         guard let site = Int64(siteId) else { throw HeadlessError.notFound("No Group exists with the key \(siteId)") }
-        let page = try Self.positive(query, "page", default: 1)
-        let pageSize = try Self.positive(query, "pageSize", default: 20)
+        let page = try HeadlessPaging.positive(query, "page", default: 1)
+        let pageSize = try HeadlessPaging.positive(query, "pageSize", default: 20)
         var articles: [Article]
         do {
             articles = try portal.articles(siteId: site, for: account)
@@ -68,33 +68,14 @@ struct StructuredContents: Sendable {
             throw HeadlessError.badRequest(error.message)
         }
         let selection = try FieldSelection(fields: query["fields"], restrictFields: query["restrictFields"])
-        let (first, overflow) = (page - 1).multipliedReportingOverflow(by: pageSize)
-        let range = overflow || first >= selected.count ? 0..<0 : first..<min(selected.count, first + pageSize)
+        let range = HeadlessPaging.range(page: page, pageSize: pageSize, count: selected.count)
         let items = RowList.visibleIndices(range, hideEvery: portal.hideEvery).map {
             selection.apply(to: item(selected[$0].article, locale: locale))
         }
-        let lastPage = max(1, (selected.count + pageSize - 1) / pageSize)
-        let body: JSONValue = [
-            "actions": [:],
-            "facets": [],
-            "items": .array(items),
-            "lastPage": .int(Int64(lastPage)),
-            "page": .int(Int64(page)),
-            "pageSize": .int(Int64(pageSize)),
-            "totalCount": .int(Int64(selected.count)),
-        ]
+        let body = HeadlessPaging.body(items: items, page: page, pageSize: pageSize, totalCount: selected.count)
         return (body, locale ?? "en_US")
     }
 
-    private static func positive(_ query: QueryString, _ name: String, default defaultValue: Int) throws -> Int {
-        do throws(InvalidQueryParameter) {
-            let value = try query.integer(name) ?? defaultValue
-            guard value > 0 else { throw InvalidQueryParameter(name: name, value: String(value)) }
-            return value
-        } catch {
-            throw HeadlessError.badRequest("Invalid value \"\(error.value)\" for query parameter \(error.name)")
-        }
-    }
 
     /// The first language of an `Accept-Language` header as a Liferay locale id (`es-ES` -> `es_ES`).
     static func locale(_ acceptLanguage: String?) -> String? {

@@ -6,6 +6,7 @@ import ScreensBus
 struct Site: Sendable {
     var groupId: Int64
     var name: String
+    var friendlyURL: String
 }
 
 /// A folder of bookmarks or web content.
@@ -69,7 +70,8 @@ extension PortalData {
         var sites: [Int64: Site] = [:]
         for site in try reader.array("sites.json") {
             let groupId = try reader.int64(site, "groupId", in: "sites.json")
-            sites[groupId] = Site(groupId: groupId, name: site["name"]?.stringValue ?? "")
+            sites[groupId] = Site(
+                groupId: groupId, name: site["name"]?.stringValue ?? "", friendlyURL: site["friendlyURL"]?.stringValue ?? "")
         }
 
         var users: [Account] = []

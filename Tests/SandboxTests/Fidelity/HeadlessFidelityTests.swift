@@ -174,6 +174,21 @@ struct HeadlessFidelityTests {
         }
     }
 
+    @Test("my-user-account/sites: the signed-in user's sites as a page of headless-admin-user Site items")
+    func myUserAccountSites() async throws {
+        let validator = try SchemaValidator.load("headless-admin-user.json")
+        try await withSandbox { client, _ in
+            let path = "/o/headless-admin-user/v1.0/my-user-account/sites"
+            let test = try client.get(path, headers: [TestHTTPClient.testUser]).expect(200).json()
+            #expect(validator.violations(of: test, against: "PageSite").isEmpty, "\(validator.violations(of: test, against: "PageSite"))")
+            #expect(test["items"]?.arrayValue?.compactMap { $0["id"] } == [20143, 20144, 20145])
+            let joe = try client.get("\(path)?page=2&pageSize=1", headers: [TestHTTPClient.joe]).expect(200).json()
+            #expect(joe["items"]?.arrayValue?.compactMap { $0["name"] } == ["Partners"])
+            #expect(joe["totalCount"] == 2 && joe["lastPage"] == 2)
+            _ = try client.get(path).expect(401)
+        }
+    }
+
     @Test("7.0 and 7.1 portals have no headless delivery: 404")
     func headlessNeedsSevenTwo() async throws {
         for version in [LiferayVersion.v7_0, .v7_1] {
