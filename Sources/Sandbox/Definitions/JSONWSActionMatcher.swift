@@ -17,6 +17,7 @@ public struct JSONWSActionMatcher: Sendable {
     /// The signatures served, usually ``JSONWSSignatures/signatures(for:)``.
     public let signatures: [ServiceSignature]
 
+    /// A matcher over `signatures`, kept in the portal's signature order (which settles ties).
     public init(signatures: [ServiceSignature]) {
         self.signatures = signatures.sorted { $0.sortKey < $1.sortKey }
     }

@@ -5,9 +5,12 @@
 public struct ModelDefinition: Sendable {
     /// A column and its service.xml type.
     public struct Column: Sendable, Hashable {
+        /// The column name as JSON-WS writes it (`DDMStructureKey`, `statusDate`).
         public var name: String
+        /// The service.xml type.
         public var type: ColumnType
 
+        /// A column `name` of `type`.
         public init(_ name: String, _ type: ColumnType) {
             self.name = name
             self.type = type
@@ -16,14 +19,18 @@ public struct ModelDefinition: Sendable {
 
     /// The service.xml types the served models use.
     public enum ColumnType: String, Sendable {
+        /// `long`, `int`, `double` and `boolean` as in service.xml; `String` and `Date` keep its capitals.
         case long, int, double, boolean, string = "String", date = "Date"
     }
 
     /// `BookmarksEntry`.
     public var entity: String
+    /// The columns in service.xml order.
     public var columns: [Column]
+    /// The service.xml they were read from.
     public var source: DefinitionSource
 
+    /// A model definition.
     public init(entity: String, columns: [Column], source: DefinitionSource) {
         self.entity = entity
         self.columns = columns
@@ -40,6 +47,7 @@ public enum ModelDefinitions {
     /// Every model the sandbox serves through JSON-WS.
     public static let all = [bookmarksEntry, bookmarksFolder, journalArticle, ddlRecord, assetEntry]
 
+    /// BookmarksEntry (7.0, with `resourceBlockId`).
     public static let bookmarksEntry = ModelDefinition(
         entity: "BookmarksEntry",
         columns: [
@@ -54,6 +62,7 @@ public enum ModelDefinitions {
             repository: centralTest, path: "modules/apps/bookmarks/bookmarks-service/service.xml",
             commit: "32ff2b879e09ebbd8f2c52afeb2d57185521e8ff"))
 
+    /// BookmarksFolder, from the same service.xml.
     public static let bookmarksFolder = ModelDefinition(
         entity: "BookmarksFolder",
         columns: [
@@ -66,6 +75,7 @@ public enum ModelDefinitions {
         ],
         source: bookmarksEntry.source)
 
+    /// JournalArticle (7.0: `title` and `description` as localized XML).
     public static let journalArticle = ModelDefinition(
         entity: "JournalArticle",
         columns: [

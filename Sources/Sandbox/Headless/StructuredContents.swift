@@ -6,7 +6,8 @@ import ScreensBus
 /// parameters headless-delivery's OpenAPI declares for it: `page`, `pageSize`, `flatten`,
 /// `filter`, `search`, `sort`, `fields`, `restrictFields` and `nestedFields`.
 ///
-/// Items follow the published `StructuredContent` schema (``HeadlessSchemas``); the page
+/// Items follow headless-delivery's published `StructuredContent` schema (the fidelity tests
+/// check every answer against a copy of it); the page
 /// is `{actions, facets, items, lastPage, page, pageSize, totalCount}`.
 struct StructuredContents: Sendable {
     static let pathPrefix = "/o/headless-delivery/v1.0/sites/"
