@@ -31,6 +31,7 @@ struct HeadlessFidelityTests {
             "pageSize=5&nestedFields=embeddedTaxonomyCategory",
         ]
         try await withSandbox { client, _ in
+            let client = client.patient
             for query in queries {
                 for language in [nil, "es-ES"] {
                     let body = try Self.page(client, query, language: language)
@@ -59,6 +60,7 @@ struct HeadlessFidelityTests {
     @Test("flatten: without it only the root folder's 60 articles, with flatten=true all 73")
     func flatten() async throws {
         try await withSandbox { client, _ in
+            let client = client.patient
             let counts = try ["", "&flatten=true", "&flatten=TRUE", "&flatten=yes"].map {
                 try Self.page(client, "pageSize=100\($0)")["totalCount"]
             }
@@ -87,6 +89,7 @@ struct HeadlessFidelityTests {
     @Test("filter selects what the OData expression says, item for item")
     func filterSelects() async throws {
         try await withSandbox { client, _ in
+            let client = client.patient
             let all = try #require(try Self.page(client, "pageSize=200&flatten=true")["items"]?.arrayValue)
             for (filter, selects) in Self.filters {
                 let body = try Self.page(client, "pageSize=200&flatten=true&filter=\(Self.percentEncoded(filter))")
@@ -116,6 +119,7 @@ struct HeadlessFidelityTests {
     @Test("filter answers 400 BAD_REQUEST for what the portal refuses: unknown fields, bad syntax, hostile depth")
     func filterRefusals() async throws {
         try await withSandbox { client, _ in
+            let client = client.patient
             for (filter, title) in Self.refusedFilters {
                 let body = try Self.page(client, "filter=\(Self.percentEncoded(filter))", status: 400)
                 #expect(body == ["status": "BAD_REQUEST", "title": .string(title)], "\(filter.prefix(60))")
@@ -126,6 +130,7 @@ struct HeadlessFidelityTests {
     @Test("hostile but legal: a 4,000-character chain of or-ed comparisons is evaluated; 300 fields paths are refused")
     func hostileSizes() async throws {
         try await withSandbox { client, _ in
+            let client = client.patient
             let chain = Array(repeating: "creatorId eq 1", count: 220).joined(separator: " or ") + " or creatorId eq 20139"
             #expect(chain.utf8.count < ODataFilterParser.maximumLength)
             let body = try Self.page(client, "pageSize=1&filter=\(Self.percentEncoded(chain))")
@@ -139,6 +144,7 @@ struct HeadlessFidelityTests {
     @Test("sort orders by entity-model fields, desc and asc, and refuses others as SortParserImpl does")
     func sort() async throws {
         try await withSandbox { client, _ in
+            let client = client.patient
             let titles = try #require(try Self.page(client, "pageSize=200&sort=title:desc")["items"]?.arrayValue?.compactMap { $0["title"]?.stringValue })
             #expect(titles.count == 60)
             #expect(titles == titles.sorted { $0.lowercased() > $1.lowercased() })
@@ -152,6 +158,7 @@ struct HeadlessFidelityTests {
     @Test("search matches every term in title, description or fields, in the request's language")
     func search() async throws {
         try await withSandbox { client, _ in
+            let client = client.patient
             let english = try Self.page(client, "pageSize=200&flatten=true&search=Quarterly%20results")
             let items = try #require(english["items"]?.arrayValue)
             #expect(!items.isEmpty)
@@ -167,6 +174,7 @@ struct HeadlessFidelityTests {
     @Test("fields keeps only the listed paths; restrictFields drops them")
     func fieldSelection() async throws {
         try await withSandbox { client, _ in
+            let client = client.patient
             let kept = try #require(try Self.page(client, "pageSize=2&fields=id,creator.name")["items"]?.arrayValue)
             #expect(kept.allSatisfy { $0.objectValue?.keys == ["creator", "id"] && $0["creator"]?.objectValue?.keys == ["name"] })
             let restricted = try #require(try Self.page(client, "pageSize=2&restrictFields=contentFields,creator.id")["items"]?.arrayValue)
@@ -178,6 +186,7 @@ struct HeadlessFidelityTests {
     func myUserAccountSites() async throws {
         let validator = try SchemaValidator.load("headless-admin-user.json")
         try await withSandbox { client, _ in
+            let client = client.patient
             let path = "/o/headless-admin-user/v1.0/my-user-account/sites"
             let test = try client.get(path, headers: [TestHTTPClient.testUser]).expect(200).json()
             #expect(validator.violations(of: test, against: "PageSite").isEmpty, "\(validator.violations(of: test, against: "PageSite"))")
@@ -193,6 +202,7 @@ struct HeadlessFidelityTests {
     func headlessNeedsSevenTwo() async throws {
         for version in [LiferayVersion.v7_0, .v7_1] {
             try await withSandbox(.init { $0.liferayVersion = version }) { client, _ in
+                let client = client.patient
                 _ = try client.get("\(Self.path)?page=1", headers: [TestHTTPClient.testUser]).expect(404)
             }
         }

@@ -31,6 +31,7 @@ struct JSONWSFidelityTests {
     func everyServedSignatureAnswers() async throws {
         for version in LiferayVersion.allCases {
             try await withSandbox(.init { $0.liferayVersion = version }) { client, _ in
+                let client = client.patient
                 var served = 0
                 for signature in JSONWSSignatures.signatures(for: version) where JSONWSServices.actions[signature.path] != nil {
                     guard signature.parameterNames.allSatisfy({ Self.sampleValues[$0] != nil }) else { continue }
@@ -48,6 +49,7 @@ struct JSONWSFidelityTests {
     func droppingAParameter() async throws {
         let matcher = JSONWSActionMatcher(version: .default)
         try await withSandbox { client, _ in
+            let client = client.patient
             for signature in JSONWSSignatures.signatures(for: .default) where JSONWSServices.actions[signature.path] != nil {
                 guard signature.parameterNames.allSatisfy({ Self.sampleValues[$0] != nil }) else { continue }
                 for dropped in signature.parameterNames {
@@ -100,6 +102,7 @@ struct JSONWSFidelityTests {
             let cases = Self.cases.filter { $0.version == version }
             guard !cases.isEmpty else { continue }
             try await withSandbox(.init { $0.liferayVersion = version }) { client, _ in
+                let client = client.patient
                 for item in cases {
                     let response = try client.invoke(Self.command(item.path, item.params))
                     #expect(response.response?.status == item.status, "\(version) \(item.path): \(item.why)")
@@ -111,6 +114,7 @@ struct JSONWSFidelityTests {
     @Test("the overload with more named parameters wins; the others' extra parameters have no effect")
     func overloads() async throws {
         try await withSandbox { client, _ in
+            let client = client.patient
             // getArticles(groupId, folderId) ignores start and end: every article of the folder.
             let all = try client.invoke(Self.command(
                 "/journal.journalarticle/get-articles", [("groupId", 20143), ("folderId", 0), ("start", 0), ("end", 5)])).expect(200).json()
@@ -131,6 +135,7 @@ struct JSONWSFidelityTests {
     @Test("an unknown or unmatched action answers 404 with JSONFactoryImpl's body and NoSuchJSONWebServiceException")
     func noSuchActionBody() async throws {
         try await withSandbox { client, _ in
+            let client = client.patient
             let body = try client.invoke(Self.command("/bookmarks.bookmarksentry/get-entries", [("groupId", 20143)])).expect(404).json()
             let message = "No JSON web service action with path /bookmarks.bookmarksentry/get-entries and method null for bookmarks"
             let type = "com.liferay.portal.kernel.jsonwebservice.NoSuchJSONWebServiceException"
@@ -148,6 +153,7 @@ struct JSONWSFidelityTests {
     @Test("JSON-WS rows carry every service.xml column of their model, typed as JSON-WS serializes it")
     func modelColumns() async throws {
         try await withSandbox(.init { $0.generatedRows = 3 }) { client, _ in
+            let client = client.patient
             let lists: [(ModelDefinition, String, [(String, JSONValue)], String?)] = [
                 (ModelDefinitions.bookmarksEntry, "/bookmarks.bookmarksentry/get-entries",
                  [("groupId", 20143), ("folderId", 0), ("start", -1), ("end", -1)], nil),
