@@ -99,7 +99,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "ScreensBus", "TestSupport"]),
+        .testTarget(
+            name: "SandboxTests", dependencies: ["Sandbox", "ScreensBus", "TestSupport"],
+            // The published schemas the fidelity tests read by path.
+            exclude: ["Fidelity/Schemas"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["ScreensBus", "ScreensPipe", "Sandbox", "TestSupport"]

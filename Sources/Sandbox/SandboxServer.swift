@@ -41,7 +41,8 @@ public final class SandboxServer: Sendable {
             generated: configuration.generatedRows > 0 ? GeneratedBookmarks(count: configuration.generatedRows) : nil,
             hideEvery: configuration.hideEvery)
         let state = ServerState(
-            router: Router(portal: portal, loginRedirect: configuration.loginRedirect),
+            router: Router(
+                portal: portal, loginRedirect: configuration.loginRedirect, version: configuration.liferayVersion),
             faults: FaultInjector(plan: configuration.faults, seed: configuration.seed))
         let down = configuration.faults.down
 

@@ -41,6 +41,8 @@ struct SandboxCommand: AsyncParsableCommand {
     @Flag(help: "Be down: reset every connection as soon as it is accepted.") var down = false
     @Flag(help: "Answer bad credentials with a 302 to /c/portal/login instead of 401.") var loginRedirect = false
     @Option(help: "Seed for --fail-rate.") var seed: UInt64 = 0
+    @Option(help: "Liferay version to stand in for (7.0 to 7.4): its JSON-WS signatures decide what is answered; headless from 7.2.")
+    var liferayVersion: LiferayVersion = .default
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
@@ -64,8 +66,9 @@ struct SandboxCommand: AsyncParsableCommand {
         let server = try await SandboxServer.start(
             SandboxConfiguration(
                 host: host, port: port, dataDirectory: dataDirectory, generatedRows: generatedRows,
-                hideEvery: hideEvery, loginRedirect: loginRedirect, faults: faults, seed: seed))
-        Terminal.note("sandbox portal listening on \(server.baseURL)")
+                hideEvery: hideEvery, loginRedirect: loginRedirect, faults: faults, seed: seed,
+                liferayVersion: liferayVersion))
+        Terminal.note("sandbox portal listening on \(server.baseURL) (Liferay \(liferayVersion))")
         Terminal.note("  accounts: test@liferay.com / test (sites 20143, 20144, 20145), joe@liferay.com / joe (sites 20143, 20145)")
         Terminal.note("  bearer token: sandbox-token (= test@liferay.com)")
         if generatedRows > 0 {
@@ -110,6 +113,8 @@ private final class SignalLatch: @unchecked Sendable {
         continuation = nil
     }
 }
+
+extension LiferayVersion: ExpressibleByArgument {}
 
 /// A duration in the grammar of pipeline files (`250ms`, `2s`, `1m30s` or a bare number of
 /// seconds), so the sandbox and the pipelines it serves read durations alike.

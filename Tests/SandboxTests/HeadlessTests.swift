@@ -6,12 +6,12 @@ import Testing
 struct HeadlessTests {
     static let path = "/o/headless-delivery/v1.0/sites/20143/structured-contents"
 
-    @Test("pages are 1-based: 25 + 25 + 23 of 73, lastPage 3, every item once")
+    @Test("pages are 1-based: 25 + 25 + 23 of 73 (flatten=true: every folder), lastPage 3, every item once")
     func paging() async throws {
         try await withSandbox { client, _ in
             var ids: [JSONValue] = []
             for page in 1...4 {
-                let body = try client.get("\(Self.path)?page=\(page)&pageSize=25", headers: [TestHTTPClient.testUser]).expect(200).json()
+                let body = try client.get("\(Self.path)?page=\(page)&pageSize=25&flatten=true", headers: [TestHTTPClient.testUser]).expect(200).json()
                 #expect(body["page"] == .int(Int64(page)))
                 #expect(body["pageSize"] == 25)
                 #expect(body["totalCount"] == 73)
@@ -25,6 +25,7 @@ struct HeadlessTests {
             #expect(ids.contains(.int(9_007_199_254_740_993)))
             let defaults = try client.get(Self.path, headers: [TestHTTPClient.testUser]).expect(200).json()
             #expect(defaults["pageSize"] == 20)
+            #expect(defaults["totalCount"] == 60)
             #expect(defaults["items"]?.arrayValue?.count == 20)
         }
     }

@@ -121,7 +121,7 @@ struct JSONWSTests {
             let descending = try articles(#""+obc":"com.liferay.journal.util.comparator.ArticleCreateDateComparator","obc.ascending":false"#)
             #expect(descending.compactMap { $0["createDate"]?.int64Value } == dates.reversed())
 
-            let unknown = try client.invoke(#"{"\#(service)":{"groupId":20143,"folderId":0,"+obc":"com.liferay.Nope"}}"#).expect(500).json()
+            let unknown = try client.invoke(#"{"\#(service)":{"groupId":20143,"folderId":0,"start":0,"end":5,"+obc":"com.liferay.Nope"}}"#).expect(500).json()
             #expect(unknown["error"]?["type"] == "java.lang.ClassNotFoundException")
         }
     }
@@ -130,12 +130,12 @@ struct JSONWSTests {
         LocalizedXML.parseLocalized(article["title"]?.stringValue ?? "").text(for: "en_US")
     }
 
-    @Test("assets: flattened +entryQuery with classNameIds and groupIds; the count service agrees")
+    @Test("assets: flattened +assetEntryQuery with classNameIds and groupIds; the count service (entryQuery) agrees")
     func flattenedEntryQuery() async throws {
         try await withSandbox { client, _ in
             let rows = try client.invoke("""
-                {"/screens.screensassetentry/get-asset-entries":{"+entryQuery":"com.liferay.asset.kernel.service.persistence.AssetEntryQuery",
-                 "entryQuery.classNameIds":20109,"entryQuery.groupIds":20143,"entryQuery.start":0,"entryQuery.end":100,"locale":"es_ES"}}
+                {"/screens.screensassetentry/get-asset-entries":{"+assetEntryQuery":"com.liferay.asset.kernel.service.persistence.AssetEntryQuery",
+                 "assetEntryQuery.classNameIds":20109,"assetEntryQuery.groupIds":20143,"assetEntryQuery.start":0,"assetEntryQuery.end":100,"locale":"es_ES"}}
                 """).expect(200).json().arrayValue ?? []
             #expect(rows.count == 12)
             #expect(rows.allSatisfy { $0["classNameId"] == .int(20109) && $0["groupId"] == .int(20143) })
@@ -151,15 +151,16 @@ struct JSONWSTests {
                 {"/screens.screensassetentry/get-asset-entries":{"assetEntryQuery":{"groupIds":[20143,20144],"start":60,"end":80},"locale":"en_US"}}
                 """).expect(200).json().arrayValue ?? []
             #expect(page.count == 8)
-            // As a pipeline sends it: the flattened query, with the page's start/end added at the top level.
+            // getAssetEntries(assetEntryQuery, locale) declares no start/end: top-level ones have no
+            // effect, the range lives in the query.
             let topLevel = try client.invoke("""
-                {"/screens.screensassetentry/get-asset-entries":{"+entryQuery":"com.liferay.asset.kernel.service.persistence.AssetEntryQuery",
-                 "entryQuery.groupIds":20143,"locale":"en_US","start":40,"end":60}}
+                {"/screens.screensassetentry/get-asset-entries":{"+assetEntryQuery":"com.liferay.asset.kernel.service.persistence.AssetEntryQuery",
+                 "assetEntryQuery.groupIds":20143,"locale":"en_US","start":40,"end":60}}
                 """).expect(200).json().arrayValue ?? []
-            #expect(topLevel.count == 8)
+            #expect(topLevel.count == 48)
             #expect(topLevel.allSatisfy { $0["groupId"] == .int(20143) })
-            let missing = try client.invoke(#"{"/assetentry/get-entries-count":{}}"#).expect(500).json()
-            #expect(missing["error"]?["type"] == "java.lang.IllegalArgumentException")
+            let missing = try client.invoke(#"{"/assetentry/get-entries-count":{}}"#).expect(404).json()
+            #expect(missing["error"]?["type"] == "com.liferay.portal.kernel.jsonwebservice.NoSuchJSONWebServiceException")
         }
     }
 
@@ -167,7 +168,7 @@ struct JSONWSTests {
     func ddlRecords() async throws {
         try await withSandbox { client, _ in
             let body = try client.invoke("""
-                [{"/screens.screensddlrecord/get-ddl-records":{"ddlRecordSetId":20501,"locale":"en_US","start":20,"end":40}},
+                [{"/screens.screensddlrecord/get-ddl-records":{"ddlRecordSetId":20501,"locale":"en_US","start":20,"end":40,"obc":null}},
                  {"/screens.screensddlrecord/get-ddl-records-count":{"ddlRecordSetId":20501}}]
                 """).expect(200).json()
             #expect(body[0]?.arrayValue?.count == 5)
@@ -184,25 +185,29 @@ struct JSONWSTests {
         try await withSandbox { client, _ in
             let unknown = try client.invoke(#"{"/nope.nope/get-nothing":{}}"#).expect(404).json()
             #expect(unknown["exception"]?.stringValue?.hasPrefix("No JSON web service action with path /nope.nope/get-nothing") == true)
-            #expect(unknown["error"]?["type"] == "java.lang.RuntimeException")
+            #expect(unknown["error"]?["type"] == "com.liferay.portal.kernel.jsonwebservice.NoSuchJSONWebServiceException")
             #expect(unknown["error"]?["message"] == unknown["exception"])
 
-            let group = try client.invoke(#"{"\#(Self.entries)":{"groupId":99999,"folderId":0}}"#).expect(404).json()
+            let group = try client.invoke(#"{"\#(Self.entries)":{"groupId":99999,"folderId":0,"start":0,"end":5}}"#).expect(404).json()
             #expect(group["error"]?["type"] == "com.liferay.portal.kernel.exception.NoSuchGroupException")
             #expect(group["error"]?["message"] == "No Group exists with the primary key 99999")
 
-            let folder = try client.invoke(#"{"\#(Self.entries)":{"groupId":20143,"folderId":4242}}"#).expect(404).json()
+            let folder = try client.invoke(#"{"\#(Self.entries)":{"groupId":20143,"folderId":4242,"start":0,"end":5}}"#).expect(404).json()
             #expect(folder["error"]?["type"] == "com.liferay.bookmarks.exception.NoSuchFolderException")
-            let foreignFolder = try client.invoke(#"{"\#(Self.entries)":{"groupId":20143,"folderId":20210}}"#).expect(404).json()
+            let foreignFolder = try client.invoke(#"{"\#(Self.entries)":{"groupId":20143,"folderId":20210,"start":0,"end":5}}"#).expect(404).json()
             #expect(foreignFolder["error"]?["type"] == "com.liferay.bookmarks.exception.NoSuchFolderException")
-            let journalFolder = try client.invoke(#"{"/journal.journalarticle/get-articles":{"groupId":20143,"folderId":4242,"start":0,"end":5}}"#).expect(404).json()
+            let journalFolder = try client.invoke(#"{"/journal.journalarticle/get-articles":{"groupId":20143,"folderId":4242,"start":0,"end":5,"obc":null}}"#).expect(404).json()
             #expect(journalFolder["error"]?["type"] == "com.liferay.journal.exception.NoSuchFolderException")
 
-            let badType = try client.invoke(#"{"\#(Self.entries)":{"groupId":"guest","folderId":0}}"#).expect(500).json()
+            let badType = try client.invoke(#"{"\#(Self.entries)":{"groupId":"guest","folderId":0,"start":0,"end":5}}"#).expect(500).json()
             #expect(badType["error"]?["type"] == "jodd.typeconverter.TypeConversionException")
             #expect(try client.invoke(#"{"\#(Self.entries)":{"groupId":"20143","folderId":0,"start":0,"end":2}}"#).expect(200).json().entryIds.count == 2)
-            let missing = try client.invoke(#"{"\#(Self.entries)":{"folderId":0}}"#).expect(500).json()
-            #expect(missing["error"]?["message"] == "Missing value for parameter groupId")
+            // A command that names too few parameters matches no action at all.
+            let missing = try client.invoke(#"{"\#(Self.entries)":{"folderId":0,"start":0,"end":5}}"#).expect(404).json()
+            #expect(missing["error"]?["message"]?.stringValue == "No JSON web service action with path \(Self.entries) and method null for bookmarks")
+            // With a hint (.4) the portal picks the four-parameter overload anyway; a null groupId is missing.
+            let hinted = try client.invoke(#"{"\#(Self.entries).4":{"folderId":0,"start":0,"end":5}}"#).expect(500).json()
+            #expect(hinted["error"]?["message"] == "Missing value for parameter groupId")
             _ = try client.invoke("[{not json").expect(500)
         }
     }

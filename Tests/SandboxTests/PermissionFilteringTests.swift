@@ -23,7 +23,7 @@ struct PermissionFilteringTests {
             let visible = all.enumerated().filter { $0.offset % 5 != 4 }.map(\.element)
             #expect(first + second == visible)
 
-            let headless = try client.get("/o/headless-delivery/v1.0/sites/20143/structured-contents?page=1&pageSize=25", headers: [TestHTTPClient.testUser]).expect(200).json()
+            let headless = try client.get("/o/headless-delivery/v1.0/sites/20143/structured-contents?page=1&pageSize=25&flatten=true", headers: [TestHTTPClient.testUser]).expect(200).json()
             #expect(headless["items"]?.arrayValue?.count == 20)
             #expect(headless["totalCount"] == 73)
             let rest = try client.get("/rest/bookmarks/offset?offset=0&limit=25").expect(200).json()

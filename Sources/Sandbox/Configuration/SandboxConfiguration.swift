@@ -19,6 +19,9 @@ public struct SandboxConfiguration: Sendable {
     public var faults: FaultPlan
     /// Seeds the generator behind ``FaultPlan/failRate``, so a run can be replayed.
     public var seed: UInt64
+    /// The portal version to stand in for: its JSON-WS signatures decide which commands are
+    /// answered, and headless delivery exists from 7.2 on.
+    public var liferayVersion: LiferayVersion
 
     /// Creates a configuration; every default is a well-behaved portal on an ephemeral loopback port.
     public init(
@@ -29,7 +32,8 @@ public struct SandboxConfiguration: Sendable {
         hideEvery: Int? = nil,
         loginRedirect: Bool = false,
         faults: FaultPlan = .none,
-        seed: UInt64 = 0
+        seed: UInt64 = 0,
+        liferayVersion: LiferayVersion = .default
     ) {
         self.host = host
         self.port = port
@@ -39,6 +43,7 @@ public struct SandboxConfiguration: Sendable {
         self.loginRedirect = loginRedirect
         self.faults = faults
         self.seed = seed
+        self.liferayVersion = liferayVersion
     }
 }
 

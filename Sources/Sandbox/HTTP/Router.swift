@@ -4,13 +4,23 @@ import ScreensBus
 struct Router: Sendable {
     let portal: Portal
     let loginRedirect: Bool
+    let version: LiferayVersion
+    let jsonwsMatcher: JSONWSActionMatcher
+
+    init(portal: Portal, loginRedirect: Bool, version: LiferayVersion) {
+        self.portal = portal
+        self.loginRedirect = loginRedirect
+        self.version = version
+        jsonwsMatcher = JSONWSActionMatcher(version: version)
+    }
 
     static let invokePath = "/api/jsonws/invoke"
     static let loginPath = "/c/portal/login"
 
     /// Whether `path` serves data, and so is subject to fault injection.
     static func isDataEndpoint(_ path: String) -> Bool {
-        path == invokePath || path.hasPrefix(StructuredContents.pathPrefix) || path.hasPrefix(RESTEndpoints.pathPrefix)
+        path == invokePath || path.hasPrefix(StructuredContents.pathPrefix) || path == MyUserAccountSites.path
+            || path.hasPrefix(RESTEndpoints.pathPrefix)
     }
 
     func respond(to request: SandboxRequest) -> SandboxResponse {
@@ -35,24 +45,20 @@ struct Router: Sendable {
             guard case .user(let account) = authentication else {
                 return unauthenticated(request, baseURL: baseURL, body: PortalError.authenticationRequired.jsonwsBody)
             }
-            let (status, body) = JSONWSInvoker(portal: portal).invoke(body: request.body, account: account)
+            let (status, body) = JSONWSInvoker(portal: portal, matcher: jsonwsMatcher).invoke(body: request.body, account: account)
             return .json(status, body)
 
-        case _ where StructuredContents.siteId(ofPath: request.path) != nil:
-            guard request.method == "GET" else { return methodNotAllowed("GET") }
-            guard case .user(let account) = authentication else {
-                return unauthenticated(
-                    request, baseURL: baseURL, body: ["status": "UNAUTHORIZED", "title": "Authenticated access required"])
-            }
-            do {
+        case _ where StructuredContents.siteId(ofPath: request.path) != nil && version.servesHeadlessDelivery:
+            return headless(request, authentication, baseURL: baseURL) { account in
                 let (body, locale) = try StructuredContents(portal: portal).page(
                     siteId: StructuredContents.siteId(ofPath: request.path)!, query: request.query,
                     acceptLanguage: request.headers["accept-language"], account: account)
                 return .json(200, body, headers: [("Content-Language", locale.replacingUnderscores())])
-            } catch let error as HeadlessError {
-                return .json(error.status, error.body)
-            } catch {
-                return .json(500, ["status": "INTERNAL_SERVER_ERROR", "title": .string("\(error)")])
+            }
+
+        case MyUserAccountSites.path where version.servesHeadlessDelivery:
+            return headless(request, authentication, baseURL: baseURL) { account in
+                .json(200, try MyUserAccountSites(portal: portal).page(query: request.query, account: account))
             }
 
         case _ where request.path.hasPrefix(RESTEndpoints.pathPrefix):
@@ -73,6 +79,25 @@ struct Router: Sendable {
 
         default:
             return .text(404, "Not Found: \(request.path)\n")
+        }
+    }
+
+    /// A headless GET: signed-in users only, errors as `{"status","title"}`.
+    private func headless(
+        _ request: SandboxRequest, _ authentication: Authentication, baseURL: String,
+        _ answer: (Account) throws -> SandboxResponse
+    ) -> SandboxResponse {
+        guard request.method == "GET" else { return methodNotAllowed("GET") }
+        guard case .user(let account) = authentication else {
+            return unauthenticated(
+                request, baseURL: baseURL, body: ["status": "UNAUTHORIZED", "title": "Authenticated access required"])
+        }
+        do {
+            return try answer(account)
+        } catch let error as HeadlessError {
+            return .json(error.status, error.body)
+        } catch {
+            return .json(500, ["status": "INTERNAL_SERVER_ERROR", "title": .string("\(error)")])
         }
     }
 

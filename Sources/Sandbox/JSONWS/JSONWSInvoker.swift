@@ -3,6 +3,8 @@ import ScreensBus
 /// `POST /api/jsonws/invoke`: one command object, or a batch array of one-key command objects.
 struct JSONWSInvoker: Sendable {
     let portal: Portal
+    /// The version's signatures, which decide the overload each command invokes.
+    let matcher: JSONWSActionMatcher
 
     /// The status and body for a request body sent by `account`.
     ///
@@ -36,13 +38,26 @@ struct JSONWSInvoker: Sendable {
         guard case .object(let object) = command, object.count == 1, let member = object.first else {
             throw PortalError.invalidRequest("A command must be an object with exactly one key, the service path")
         }
-        guard let action = JSONWSServices.actions[member.key] ?? ClassNameService.actions[member.key] else { throw PortalError.noSuchAction(member.key) }
         let raw: JSONObject
         switch member.value {
         case .object(let params): raw = params
         case .null: raw = [:]
         default: throw PortalError.invalidRequest("The parameters of \(member.key) must be an object")
         }
-        return try action(portal, ServiceParameters(raw), account)
+        let path = member.key.trimmingSpaces()
+        guard let signature = matcher.match(path: path, parameterNames: JSONWSActionMatcher.parameterNames(raw.keys)),
+            let action = JSONWSServices.actions[signature.path] ?? ClassNameService.actions[signature.path]
+        else { throw PortalError.noSuchAction(path) }
+        return try action(portal, ServiceParameters(raw).restricted(to: signature), account)
+    }
+}
+
+extension String {
+    /// The invoker trims the statement's method (`assignment.trim()`).
+    fileprivate func trimmingSpaces() -> String {
+        var text = Substring(self)
+        while text.first == " " { text = text.dropFirst() }
+        while text.last == " " { text = text.dropLast() }
+        return String(text)
     }
 }

@@ -1,6 +1,12 @@
 import ScreensBus
 
 /// The JSON-WS actions the sandbox serves, by path.
+///
+/// Which overload a command invokes is decided before an action runs (``JSONWSActionMatcher``
+/// against ``JSONWSSignatures``); an action gets only the parameters of that overload, so a
+/// parameter the overload does not declare (a `start` sent to `get-articles(groupId, folderId)`)
+/// has no effect, as on a portal. A path listed in the signatures but not here answers like an
+/// unknown action.
 enum JSONWSServices {
     typealias Action = @Sendable (Portal, ServiceParameters, Account) throws -> JSONValue
 
@@ -13,7 +19,18 @@ enum JSONWSServices {
         "/bookmarks.bookmarksentry/get-entries-count": { portal, params, account in
             let rows = try portal.bookmarks(
                 groupId: try params.long("groupId"), folderId: try params.long("folderId"), for: account)
-            return .int(Int64(rows.count))
+            return .int(Int64(try withStatus(rows, params).count))
+        },
+        "/bookmarks.bookmarksfolder/get-folders": { portal, params, account in
+            let folders = try portal.bookmarkFolders(
+                groupId: try params.long("groupId"), parentFolderId: try params.long("parentFolderId", default: -1),
+                for: account)
+            return .array(try page(try withStatus(.stored(folders), params), params, hideEvery: nil))
+        },
+        "/bookmarks.bookmarksfolder/get-folders-count": { portal, params, account in
+            let folders = try portal.bookmarkFolders(
+                groupId: try params.long("groupId"), parentFolderId: try params.long("parentFolderId"), for: account)
+            return .int(Int64(try withStatus(.stored(folders), params).count))
         },
         "/journal.journalarticle/get-articles": { portal, params, account in
             let articles = try portal.articles(
@@ -24,18 +41,18 @@ enum JSONWSServices {
         "/journal.journalarticle/get-articles-count": { portal, params, account in
             let articles = try portal.articles(
                 groupId: try params.long("groupId"), folderId: try params.long("folderId"), sort: nil, for: account)
-            return .int(Int64(articles.count))
+            return .int(Int64(try withStatus(.stored(articles.map(\.row)), params).count))
         },
         "/screens.screensassetentry/get-asset-entries": { portal, params, account in
             if params.values["portletItemName"] != nil { return try PortletItemService.assetEntries(portal, params, account) }
-            let (query, rows) = try assets(portal, params, account)
-            let start = try query.long("start", default: try params.long("start", default: LiferayRange.allPositions))
-            let end = try query.long("end", default: try params.long("end", default: LiferayRange.allPositions))
+            let (query, rows) = try assets(portal, params, "assetEntryQuery", account)
+            let start = try query.long("start", default: LiferayRange.allPositions)
+            let end = try query.long("end", default: LiferayRange.allPositions)
             let range = LiferayRange.range(start: start, end: end, count: rows.count)
             return .array(RowList.stored(rows).page(range, hideEvery: portal.hideEvery))
         },
         "/assetentry/get-entries-count": { portal, params, account in
-            .int(Int64(try assets(portal, params, account).rows.count))
+            .int(Int64(try assets(portal, params, "entryQuery", account).rows.count))
         },
         "/screens.screensddlrecord/get-ddl-records": { portal, params, account in
             let records = try portal.records(
@@ -49,26 +66,35 @@ enum JSONWSServices {
         },
     ]
 
-    /// Slices a list by the command's `start`/`end` (default: all rows).
+    /// Slices a list by the command's `start`/`end`; an overload without them returns every row.
     private static func page(_ rows: RowList, _ params: ServiceParameters, hideEvery: Int?) throws -> [JSONValue] {
         let start = try params.long("start", default: LiferayRange.allPositions)
         let end = try params.long("end", default: LiferayRange.allPositions)
         return rows.page(LiferayRange.range(start: start, end: end, count: rows.count), hideEvery: hideEvery)
     }
 
-    /// `+obc: "<class>"` (with optional `obc.ascending`), or `obc: null` / absent for the stored order.
+    /// The rows whose workflow `status` is the command's (`-1`, WorkflowConstants.STATUS_ANY,
+    /// or an overload without `status`: every row).
+    private static func withStatus(_ rows: RowList, _ params: ServiceParameters) throws -> RowList {
+        let status = try params.long("status", default: -1)
+        guard status != -1, case .stored(let stored) = rows else { return rows }
+        return .stored(stored.filter { ($0["status"]?.int64Value ?? 0) == status })
+    }
+
+    /// `+obc` (7.0-7.2) or `+orderByComparator` (7.3+): `"<class>"` with an optional
+    /// `.ascending`; `null` or absent keeps the stored order.
     private static func comparator(_ params: ServiceParameters) throws -> ArticleComparator? {
-        guard let obc = params.object("obc"), let className = obc.className else { return nil }
+        guard let obc = params.object("obc") ?? params.object("orderByComparator"), let className = obc.className else {
+            return nil
+        }
         return try ArticleComparator(className: className, ascending: try obc.fields.bool("ascending") ?? true)
     }
 
-    /// The entry query of the screens asset service (`entryQuery` or `assetEntryQuery`) and its rows.
+    /// The `AssetEntryQuery` object parameter `name` and the rows it selects.
     private static func assets(
-        _ portal: Portal, _ params: ServiceParameters, _ account: Account
+        _ portal: Portal, _ params: ServiceParameters, _ name: String, _ account: Account
     ) throws -> (query: ServiceParameters, rows: [JSONValue]) {
-        guard let query = params.object("entryQuery") ?? params.object("assetEntryQuery") else {
-            throw PortalError.missingParameter("entryQuery")
-        }
+        guard let query = params.object(name) else { throw PortalError.missingParameter(name) }
         let rows = try portal.assets(
             classNameIds: try query.fields.longs("classNameIds"), groupIds: try query.fields.longs("groupIds"),
             visible: try query.fields.bool("visible"), for: account)

@@ -1,28 +1,65 @@
 import ScreensBus
 
-/// The parameters of one JSON-WS command, with Liferay's flattened object parameters
-/// (`"+entryQuery": "<class>"` plus `"entryQuery.classNameIds": ...`) folded back into objects.
+/// The parameters of one JSON-WS command, read as the portal reads them (see
+/// ``JSONWSActionMatcher``): `-name` is null, `+name: "<class>"` names an object parameter
+/// of that class, `name:type` carries a type in the key, and `name.field` sets a field of
+/// the object parameter `name`. A JSON object value is an object parameter too.
 struct ServiceParameters: Sendable {
     /// Plain parameters (`groupId`, `start`...).
     private(set) var values: JSONObject = [:]
     /// Object parameters: the class named by `+name` and the fields of `name.field` (or of a JSON object `name`).
     private(set) var objects: [String: (className: String?, fields: ServiceParameters)] = [:]
+    /// The parameters the command names (inner `name.field` keys name nothing by themselves).
+    private(set) var named: Set<String> = []
 
     init(_ raw: JSONObject) {
-        for (key, value) in raw {
-            if key.hasPrefix("+") {
-                let name = String(key.dropFirst())
-                objects[name, default: (nil, ServiceParameters([:]))].className = value.stringValue
-            } else if let dot = key.firstIndex(of: ".") {
-                let name = String(key[..<dot])
-                let field = String(key[key.index(after: dot)...])
-                objects[name, default: (nil, ServiceParameters([:]))].fields.values[field] = value
+        for (key, rawValue) in raw {
+            var name = Substring(key)
+            var value = rawValue
+            var className: String?
+            if name.hasPrefix("-") {
+                name = name.dropFirst()
+                value = .null
+            } else if name.hasPrefix("+") {
+                name = name.dropFirst()
+                className = rawValue.stringValue
+            }
+            if let colon = name.firstIndex(of: ":") {
+                className = String(name[name.index(after: colon)...])
+                name = name[..<colon]
+            }
+            if let dot = name.firstIndex(of: ".") {
+                let base = String(name[..<dot])
+                objects[base, default: (nil, ServiceParameters([:]))].fields.values[String(name[name.index(after: dot)...])] = value
+                continue
+            }
+            let parameter = String(name)
+            named.insert(parameter)
+            if key.hasPrefix("+") || (className != nil && value.isNull) {
+                objects[parameter, default: (nil, ServiceParameters([:]))].className = className
             } else if case .object(let fields) = value {
-                objects[key, default: (nil, ServiceParameters([:]))].fields = ServiceParameters(fields)
+                objects[parameter, default: (nil, ServiceParameters([:]))].fields = ServiceParameters(fields)
             } else {
-                values[key] = value
+                values[parameter] = value
             }
         }
+    }
+
+    /// Only the parameters `signature` declares, under their declared spelling: the portal
+    /// passes nothing else to the method, so extra parameters have no effect.
+    func restricted(to signature: ServiceSignature) -> ServiceParameters {
+        var kept = ServiceParameters([:])
+        for declared in signature.parameterNames {
+            let lowered = declared.lowercased()
+            if let given = named.first(where: { $0.lowercased() == lowered }) {
+                kept.named.insert(declared)
+                if let value = values[given] { kept.values[declared] = value }
+            }
+            if let given = objects.keys.first(where: { $0.lowercased() == lowered }) {
+                kept.objects[declared] = objects[given]
+            }
+        }
+        return kept
     }
 
     /// A required `long` parameter; numeric strings convert as Liferay's converter does.

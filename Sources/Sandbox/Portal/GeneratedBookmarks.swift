@@ -17,7 +17,8 @@ struct GeneratedBookmarks: Sendable {
     func row(at index: Int) -> JSONValue {
         let number = index + 1
         let date = Self.baseDate + Int64(index) * 60_000
-        var row = JSONObject(minimumCapacity: 15)
+        var row = JSONObject(minimumCapacity: 21)
+        row.appendUnchecked(key: "uuid", value: .string(Self.uuid(number)))
         row.appendUnchecked(key: "entryId", value: .int(Self.firstEntryId + Int64(index)))
         row.appendUnchecked(key: "groupId", value: .int(Self.groupId))
         row.appendUnchecked(key: "companyId", value: .int(20099))
@@ -25,6 +26,7 @@ struct GeneratedBookmarks: Sendable {
         row.appendUnchecked(key: "userName", value: "Test Test")
         row.appendUnchecked(key: "createDate", value: .int(date))
         row.appendUnchecked(key: "modifiedDate", value: .int(date))
+        row.appendUnchecked(key: "resourceBlockId", value: .int(0))
         row.appendUnchecked(key: "folderId", value: .int(Self.folderId))
         row.appendUnchecked(key: "treePath", value: "/1000000/")
         row.appendUnchecked(key: "name", value: .string("Generated bookmark \(number)"))
@@ -32,7 +34,17 @@ struct GeneratedBookmarks: Sendable {
         row.appendUnchecked(key: "description", value: .string("Row \(number) of \(count)"))
         row.appendUnchecked(key: "visits", value: .int(Int64(index % 97)))
         row.appendUnchecked(key: "priority", value: .int(Int64(index % 3)))
+        row.appendUnchecked(key: "lastPublishDate", value: .null)
         row.appendUnchecked(key: "status", value: .int(0))
+        row.appendUnchecked(key: "statusByUserId", value: .int(20139))
+        row.appendUnchecked(key: "statusByUserName", value: "Test Test")
+        row.appendUnchecked(key: "statusDate", value: .int(date))
         return .object(row)
+    }
+
+    /// A UUID-shaped text unique to the row number, so generated rows carry every BookmarksEntry column.
+    private static func uuid(_ number: Int) -> String {
+        let hex = String(number, radix: 16)
+        return "00000000-0000-4000-8000-" + String(repeating: "0", count: max(0, 12 - hex.count)) + hex
     }
 }

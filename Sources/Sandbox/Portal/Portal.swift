@@ -32,6 +32,14 @@ struct Portal: Sendable {
         return .stored(rows.filter { row in !account.hiddenEntryIds.contains(row["entryId"]?.int64Value ?? 0) })
     }
 
+    /// The bookmark folders of a site: the children of `parentFolderId`, or every folder when it is -1.
+    func bookmarkFolders(groupId: Int64, parentFolderId: Int64, for account: Account) throws -> [JSONValue] {
+        try checkGroup(groupId, for: account)
+        return data.bookmarkFolderList.filter { folder in
+            folder.groupId == groupId && (parentFolderId == -1 || folder.parentFolderId == parentFolderId)
+        }.map(\.row)
+    }
+
     /// The web content articles of a folder, optionally sorted.
     func articles(groupId: Int64, folderId: Int64, sort: ArticleComparator?, for account: Account) throws -> [Article] {
         try checkGroup(groupId, for: account)

@@ -1,15 +1,21 @@
+// A plain import: SwiftPM's generated resource accessor imports Foundation publicly.
+import Foundation
 import ScreensBus
 
 /// A site (group) of the portal.
 struct Site: Sendable {
     var groupId: Int64
     var name: String
+    var friendlyURL: String
 }
 
 /// A folder of bookmarks or web content.
 struct Folder: Sendable {
     var folderId: Int64
     var groupId: Int64
+    var parentFolderId: Int64
+    /// The folder as JSON-WS serves it.
+    var row: JSONValue
 }
 
 /// A web content article with its localized parts parsed once, for headless delivery and sorting.
@@ -41,6 +47,8 @@ struct PortalData: Sendable {
     var sites: [Int64: Site]
     var accounts: Accounts
     var bookmarkFolders: [Int64: Folder]
+    /// Bookmark folders in file order, for `get-folders`.
+    var bookmarkFolderList: [Folder]
     /// Bookmarks by group, then folder, in file order.
     var bookmarks: [Int64: [Int64: [JSONValue]]]
     var journalFolders: [Int64: Folder]
@@ -52,6 +60,8 @@ struct PortalData: Sendable {
     var records: [Int64: [JSONValue]]
     /// Asset Publisher configurations saved by name (PortletItemService).
     var portletItems: [PortletItem] = []
+    /// Web content structure ids by structure key (headless `contentStructureId`).
+    var structureIds: [String: Int64]
 }
 
 extension PortalData {
@@ -62,7 +72,8 @@ extension PortalData {
         var sites: [Int64: Site] = [:]
         for site in try reader.array("sites.json") {
             let groupId = try reader.int64(site, "groupId", in: "sites.json")
-            sites[groupId] = Site(groupId: groupId, name: site["name"]?.stringValue ?? "")
+            sites[groupId] = Site(
+                groupId: groupId, name: site["name"]?.stringValue ?? "", friendlyURL: site["friendlyURL"]?.stringValue ?? "")
         }
 
         var users: [Account] = []
@@ -71,9 +82,11 @@ extension PortalData {
         }
 
         var bookmarkFolders: [Int64: Folder] = [:]
+        var bookmarkFolderList: [Folder] = []
         for folder in try reader.array("bookmarks-folders.json") {
             let folder = try reader.folder(folder, in: "bookmarks-folders.json")
             bookmarkFolders[folder.folderId] = folder
+            bookmarkFolderList.append(folder)
         }
         var bookmarks: [Int64: [Int64: [JSONValue]]] = [:]
         for entry in try reader.array("bookmarks-entries.json") {
@@ -126,10 +139,19 @@ extension PortalData {
             records[try reader.int64(attributes, "recordSetId", in: "ddl-records.json"), default: []].append(record)
         }
 
+        var structureIds: [String: Int64] = [:]
+        for structure in try reader.array("ddm-structures.json", optional: true) {
+            guard let key = structure["structureKey"]?.stringValue else {
+                throw SandboxError("\(directory)/ddm-structures.json: a structure has no structureKey")
+            }
+            structureIds[key] = try reader.int64(structure, "structureId", in: "ddm-structures.json")
+        }
+
         self.init(
-            sites: sites, accounts: Accounts(users: users), bookmarkFolders: bookmarkFolders, bookmarks: bookmarks,
+            sites: sites, accounts: Accounts(users: users), bookmarkFolders: bookmarkFolders,
+            bookmarkFolderList: bookmarkFolderList, bookmarks: bookmarks,
             journalFolders: journalFolders, articles: articles, classNames: classNames, assets: assets,
-            recordSets: recordSets, records: records)
+            recordSets: recordSets, records: records, structureIds: structureIds)
         portletItems = try PortletItem.load(reader)
     }
 }
@@ -138,9 +160,12 @@ extension PortalData {
 struct DataFileReader {
     var directory: String
 
-    func array(_ file: String) throws -> [JSONValue] {
+    /// The rows of `file`; an `optional` file that does not exist has none (data directories
+    /// written before it was added keep working).
+    func array(_ file: String, optional: Bool = false) throws -> [JSONValue] {
         let path = directory + "/" + file
         guard let bytes = DataDirectory.readFile(path) else {
+            if optional, !FileManager.default.fileExists(atPath: path) { return [] }
             throw SandboxError("sandbox data file \(path) is missing or unreadable")
         }
         let value: JSONValue
@@ -161,6 +186,8 @@ struct DataFileReader {
     }
 
     func folder(_ object: JSONValue, in file: String) throws -> Folder {
-        Folder(folderId: try int64(object, "folderId", in: file), groupId: try int64(object, "groupId", in: file))
+        Folder(
+            folderId: try int64(object, "folderId", in: file), groupId: try int64(object, "groupId", in: file),
+            parentFolderId: object["parentFolderId"]?.int64Value ?? 0, row: object)
     }
 }

@@ -8,15 +8,24 @@ struct PortalError: Error, Sendable {
     var type: String
     var message: String
 
-    /// The JSON-WS error body: `{"exception":...,"error":{"message":...,"type":...}}`.
+    /// The JSON-WS error body, as `JSONFactoryImpl.serializeThrowable` writes it:
+    /// `{"error":{"message":...,"type":...},"exception":<message>,"throwable":"<type>: <message>"}`
+    /// (``DefinitionSource/errorBody``).
     var jsonwsBody: JSONValue {
-        ["exception": .string(message), "error": ["message": .string(message), "type": .string(type)]]
+        [
+            "error": ["message": .string(message), "type": .string(type)],
+            "exception": .string(message),
+            "throwable": .string("\(type): \(message)"),
+        ]
     }
 
+    /// No signature at `path` matches the command's parameter names. The invoker looks
+    /// actions up with a null HTTP method; the context is the path's part before its last
+    /// dot (`bookmarks` for `/bookmarks.bookmarksentry/...`), `null` for portal services.
     static func noSuchAction(_ path: String) -> PortalError {
         PortalError(
-            status: 404, type: "java.lang.RuntimeException",
-            message: "No JSON web service action with path \(path) and method POST for null")
+            status: 404, type: "com.liferay.portal.kernel.jsonwebservice.NoSuchJSONWebServiceException",
+            message: "No JSON web service action with path \(path) and method null for \(JSONWSActionMatcher.contextName(of: path))")
     }
 
     static func noSuchGroup(_ groupId: Int64) -> PortalError {

@@ -25,6 +25,7 @@ struct ListEndingRunTests {
               type: liferay-headless
               auth: { basic: { username: test@liferay.com, password: test } }
               path: /o/headless-delivery/v1.0/sites/20143/structured-contents
+              query: { flatten: "true" }
             """,
         "offset": """
               type: rest
