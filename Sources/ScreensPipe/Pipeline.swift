@@ -34,8 +34,8 @@ public final class Pipeline: Sendable {
         self.bus = bus
     }
 
-    /// Set by the first ``run()``: a pipeline runs once.
-    private let started = Atomic(false)
+    /// Set by the first ``run()`` (or session): a pipeline runs once.
+    let started = Atomic(false)
 
     /// A new subscription to this pipeline's events, with one consumer. Subscribe before
     /// ``run()`` to see them all; call again for each further consumer.
@@ -151,7 +151,8 @@ public final class Pipeline: Sendable {
         var server: (any RunningServer)?
     }
 
-    private func prepare() async throws(ScreensPipeError) -> Stages {
+    /// The stages of a run; `makesSink: false` for a session, which writes no sink.
+    func prepare(makesSink: Bool = true) async throws(ScreensPipeError) -> Stages {
         let converter = try RowConverter(spec: spec.convert)
         let filter = try spec.filter?.expression.map { (expression) throws(ScreensPipeError) in
             try RowFilter(expression: expression, location: spec.filter?.expressionLocation)
@@ -183,7 +184,7 @@ public final class Pipeline: Sendable {
         // Last, so that no earlier failure leaves a temporary output file behind.
         let sink: any EventSink
         do throws(ScreensPipeError) {
-            sink = try makeSink()
+            sink = makesSink ? try makeSink() : DiscardSink()
         } catch {
             await fetcher.shutdown()
             await server?.stop()
