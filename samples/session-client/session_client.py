@@ -213,12 +213,13 @@ def main():
                         help="the screens-pipe binary (default: $SCREENS_PIPE_BIN, else from PATH)")
     parser.add_argument("--field", default="name", help="the item field each line shows (default: name)")
     parser.add_argument("--script", help="run these comma-separated steps instead of the terminal UI")
-    parser.add_argument("session_args", nargs=argparse.REMAINDER,
-                        help="after --: more arguments for screens-pipe session (--prefetch 1, --set ...)")
-    options = parser.parse_args()
+    parser.epilog = "Arguments after -- go to screens-pipe session (--prefetch 1, --set key=value, --policy ...)."
+    arguments = sys.argv[1:]
+    split = arguments.index("--") if "--" in arguments else len(arguments)
+    options = parser.parse_args(arguments[:split])
+    extra = arguments[split + 1:]
     if not options.bin:
         raise SystemExit("session-client: no screens-pipe binary: pass --bin or set SCREENS_PIPE_BIN")
-    extra = options.session_args[1:] if options.session_args[:1] == ["--"] else options.session_args
     session = Session(options.bin, options.pipeline, extra)
     model = ListModel(session, options.field, lambda text: print(text, flush=True))
     if options.script is not None or not sys.stdout.isatty():

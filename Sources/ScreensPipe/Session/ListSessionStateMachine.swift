@@ -211,7 +211,8 @@ struct ListSessionStateMachine {
         case .failure(let error):
             listing.slots[index] = .failed
             listing.totals.errors += waiters.count
-            actions = [.emit(waiters.map { SessionEvent(.pipeline(.error(error.event(pipeline: pipeline))), id: $0.id) })]
+            let event = error.event(pipeline: pipeline)
+            actions = waiters.isEmpty ? [] : [.emit(waiters.map { SessionEvent(.pipeline(.error(event)), id: $0.id) })]
         case .success(let page):
             let loaded = LoadedPage(page, stages: rowStages, pipeline: pipeline)
             listing.slots[index] = .loaded(loaded, shown: !waiters.isEmpty)

@@ -148,7 +148,7 @@ struct SessionRunTests {
     @Test("stdin closed early: the pages asked for are answered, then finished, exit 0")
     func stdinClosedEarly() async throws {
         try await withSandbox { harness in
-            let session = try start(harness, ["--prefetch", "3"])
+            let session = try start(harness)
             session.send(#"{"op":"load","id":"only"}"#)
             session.closeInput()
             let end = try await session.finish()
@@ -157,7 +157,6 @@ struct SessionRunTests {
             #expect(events.names == ["started", "loading", "response"] + Array(repeating: "row", count: 10) + ["finished"])
             #expect(events.last?["id"] == nil)
             #expect(events.last?["pages"] == 1)
-            // Nothing was prefetched once the commands had ended.
             #expect(harness.server.requestCount == 1)
         }
     }

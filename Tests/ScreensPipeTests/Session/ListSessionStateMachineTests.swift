@@ -178,8 +178,9 @@ struct ListSessionStateMachineTests {
         let failure = ScreensPipeError(.connectivity, "down", page: 1)
         let quiet = machine.fetched(prefetch[0], .failure(failure))
         #expect(quiet.isEmpty)
+        // Asked for, it is fetched again (and page 2 ahead of it).
         let next = machine.receive(SessionRequest(.next, id: "n"))
-        #expect(fetches(next).map(\.request.index) == [1])
+        #expect(fetches(next).map(\.request.index) == [1, 2])
         let failed = machine.fetched(fetches(next)[0], .failure(failure))
         #expect(names(failed) == ["error"])
         #expect(events(failed)[0].envelope["page"] == 1)
@@ -195,6 +196,29 @@ struct ListSessionStateMachineTests {
         let shown = answerAll(far, &machine, count: false)
         #expect(events(shown)[0].envelope["last"] == true)
         #expect(names(machine.receive(SessionRequest(.page(5)))) == ["error"])
+    }
+
+    @Test("the end of the commands: pages asked for are answered, nothing is prefetched, then finished")
+    func inputEndedDrains() throws {
+        var machine = try machine(prefetch: 3)
+        let load = machine.receive(SessionRequest(.load, id: "L"))
+        #expect(machine.inputEnded().isEmpty)
+        let answered = machine.fetched(fetches(load)[0], .success(page(for: fetches(load)[0].request)))
+        #expect(fetches(answered).isEmpty)
+        #expect(names(answered) == ["response"] + Array(repeating: "row", count: 10) + ["finished"])
+        #expect(answered.last == .finish)
+        #expect(machine.receive(SessionRequest(.next)).isEmpty)
+    }
+
+    @Test("the end of the commands with nothing awaited finishes at once; close does even while a page loads")
+    func inputEndedAndClose() throws {
+        var idle = try machine()
+        #expect(names(idle.inputEnded()) == ["finished"])
+        var loading = try machine()
+        _ = loading.receive(SessionRequest(.load))
+        let closed = loading.receive(SessionRequest(.close, id: "c"))
+        #expect(names(closed) == ["finished"])
+        #expect(closed.last == .finish)
     }
 
     @Test("a chained list is read in order: next queues behind the page in flight, jumps ahead are refused")
