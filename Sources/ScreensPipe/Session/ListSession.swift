@@ -7,11 +7,16 @@ public import ScreensBus
 /// let pipeline = try Pipeline(file: "pipelines/bookmarks.yaml", environment: .current(sandbox: BundledSandbox()))
 /// let (commands, client) = AsyncStream.makeStream(of: SessionRequest.self)
 /// client.yield(SessionRequest(.load, id: "first"))
-/// client.yield(SessionRequest(.next))
-/// client.yield(SessionRequest(.select(row: 3)))
-/// client.yield(SessionRequest(.close))
 /// let finished = try await pipeline.session(prefetch: 1).run(commands) { event in
-///     print(event.name, event.envelope)
+///     switch event.kind {
+///     case .row(let row) where row.row == 49:      // the last row of page 0
+///         client.yield(SessionRequest(.select(row: 2), id: "tap"))
+///     case .pipeline(.selected(let row)):
+///         print("selected", row.item["name"]?.stringValue ?? "")
+///         client.finish()                          // the end of the commands: finished
+///     default:
+///         break
+///     }
 /// }
 /// ```
 ///

@@ -36,8 +36,19 @@ struct ListSessionStateMachine {
         var pages = 0
         var rows = 0
         var selected = 0
+        /// Every `error` event, refused commands included.
         var errors = 0
+        /// Errors of pages and rows: rows the client asked for and did not get.
+        var failures = 0
         var skipped = 0
+
+        mutating func record(_ error: ListError, count: Int = 1) {
+            errors += count
+            if error.kind != Self.commandKind { failures += count }
+        }
+
+        /// The `kind` of errors that refuse a command.
+        static let commandKind = "command"
     }
 
     /// A command that waits for a page.
@@ -210,8 +221,8 @@ struct ListSessionStateMachine {
         switch accept(result, index: index, in: &listing) {
         case .failure(let error):
             listing.slots[index] = .failed
-            listing.totals.errors += waiters.count
             let event = error.event(pipeline: pipeline)
+            listing.totals.record(event, count: waiters.count)
             actions = waiters.isEmpty ? [] : [.emit(waiters.map { SessionEvent(.pipeline(.error(event)), id: $0.id) })]
         case .success(let page):
             let loaded = LoadedPage(page, stages: rowStages, pipeline: pipeline)
@@ -249,7 +260,7 @@ struct ListSessionStateMachine {
         state = .closed
         var finished = RunFinished(
             pipeline: pipeline, pages: totals.pages, rows: totals.rows, selected: totals.selected, errors: totals.errors,
-            succeeded: totals.errors == 0)
+            succeeded: totals.failures == 0)
         if totals.skipped > 0 { finished.skipped = totals.skipped }
         finished.reason = reason
         return [.emit([SessionEvent(.pipeline(.finished(finished)), id: id)]), .finish]
@@ -267,7 +278,7 @@ struct ListSessionStateMachine {
         case .closed:
             return []
         }
-        return [.emit([errorEvent(ListError(pipeline: pipeline, page: page, kind: "command", message: message), id: id)])]
+        return [.emit([errorEvent(ListError(pipeline: pipeline, page: page, kind: Totals.commandKind, message: message), id: id)])]
     }
 
     private func errorEvent(_ error: ListError, id: JSONValue?) -> SessionEvent {
@@ -278,7 +289,7 @@ struct ListSessionStateMachine {
     /// fetch, or start one.
     private func ask(_ index: Int, id: JSONValue?, in listing: inout Listing) -> [Action] {
         if let refusal = refusal(of: index, in: listing) {
-            listing.totals.errors += 1
+            listing.totals.record(refusal)
             return [.emit([errorEvent(refusal, id: id)])]
         }
         listing.asked.insert(index)
@@ -308,7 +319,7 @@ struct ListSessionStateMachine {
             if let failure = listing.chainFailure { return failure.event(pipeline: pipeline) }
             let pages = end == 1 ? "1 page" : "\(end) pages"
             return ListError(
-                pipeline: pipeline, page: index, kind: "command",
+                pipeline: pipeline, page: index, kind: Totals.commandKind,
                 message: "page \(index) is past the end of the list, which has \(pages) (0 to \(end - 1))")
         }
         if index >= pagination.maxPages { return PageLoader.tooManyPages(pagination.maxPages, page: index).event(pipeline: pipeline) }
@@ -316,7 +327,7 @@ struct ListSessionStateMachine {
             let reachable = (listing.slots.keys.max() ?? 0) + 1
             if index > reachable {
                 return ListError(
-                    pipeline: pipeline, page: index, kind: "command",
+                    pipeline: pipeline, page: index, kind: Totals.commandKind,
                     message: "the list is chained (each page names the next), so it is read in order: page \(index) comes after page \(reachable)")
             }
         }
@@ -334,14 +345,14 @@ struct ListSessionStateMachine {
                 listing.totals.errors += 1
                 return [.emit([errorEvent(
                     ListError(
-                        pipeline: pipeline, page: page.response.page, row: row, kind: "command",
+                        pipeline: pipeline, page: page.response.page, row: row, kind: Totals.commandKind,
                         message: "row \(row) of page \(page.response.page) is not in the list: it did not pass the filter or did not convert"),
                     id: id)])]
             }
         }
         listing.totals.errors += 1
         return [.emit([errorEvent(
-            ListError(pipeline: pipeline, row: row, kind: "command", message: "row \(row) is not on a page shown in this session"),
+            ListError(pipeline: pipeline, row: row, kind: Totals.commandKind, message: "row \(row) is not on a page shown in this session"),
             id: id)])]
     }
 
@@ -361,6 +372,7 @@ struct ListSessionStateMachine {
         listing.totals.pages += 1
         listing.totals.rows += page.response.rows
         listing.totals.errors += page.errorCount
+        listing.totals.failures += page.errorCount
         listing.totals.skipped += page.skipped
     }
 
@@ -415,7 +427,7 @@ struct ListSessionStateMachine {
             case .pending(let waiters)?, .fetching(let waiters, _)?:
                 for waiter in waiters {
                     if let refusal = refusal(of: index, in: listing) {
-                        listing.totals.errors += 1
+                        listing.totals.record(refusal)
                         events.append(errorEvent(refusal, id: waiter.id))
                     }
                 }

@@ -64,4 +64,28 @@ struct ListSessionTests {
         #expect(last.envelope["last"] == true)
         #expect(events.last?.envelope["errors"] == 1)
     }
+
+    @Test("the example of the Sessions article, as written, against the sandbox")
+    func articleExample() async throws {
+        let picked = Mutex<[String]>([])
+        // As in the article, with the cache in a temporary directory.
+        let pipeline = try Pipeline(file: Embedding.path("pipelines/bookmarks.yaml"), environment: Embedding.environment())
+        let (commands, client) = AsyncStream.makeStream(of: SessionRequest.self)
+        client.yield(SessionRequest(.load, id: "first"))
+        let finished = try await pipeline.session(prefetch: 1).run(commands) { event in
+            switch event.kind {
+            case .row(let row) where row.row == 49:  // the last row of page 0 (first-page-size 50)
+                client.yield(SessionRequest(.select(row: 2), id: "tap"))
+            case .pipeline(.selected(let row)):
+                picked.withLock { $0.append(row.item["name"]?.stringValue ?? "") }
+                client.finish()  // the end of the commands: finished
+            default:
+                break
+            }
+        }
+        #expect(finished.pages == 1)
+        #expect(finished.selected == 1)
+        #expect(finished.succeeded)
+        #expect(picked.withLock { $0 } == ["Portal home 03"])
+    }
 }
