@@ -328,7 +328,7 @@ struct ListSessionStateMachine {
             if index > reachable {
                 return ListError(
                     pipeline: pipeline, page: index, kind: Totals.commandKind,
-                    message: "the list is chained (each page names the next), so it is read in order: page \(index) comes after page \(reachable)")
+                    message: "the list is chained (each page names the next), so it is read in order: the furthest page that can be asked for now is page \(reachable), not \(index)")
             }
         }
         return nil

@@ -214,3 +214,67 @@ struct SessionRunTests {
         }
     }
 }
+
+/// Cache policies in a session: per page, exactly as `run` applies them.
+@Suite("session: cache policies end to end")
+struct SessionCacheTests {
+    private func start(_ harness: SandboxHarness, cache: URL, policy: String) throws -> SessionProcess {
+        try SessionProcess(
+            SessionRunTests.tenPerPage + ["--policy", policy],
+            environment: ["LIFERAY_SERVER": harness.server.baseURL, "SCREENS_PIPE_CACHE_DIR": cache.path])
+    }
+
+    @Test("cache-and-remote shows the cached page first (provisional), then the fresh one; cache-only asks nothing")
+    func cachedPages() async throws {
+        let cache = try CommandRunner.temporaryDirectory()
+        try await withSandbox { harness in
+            let filling = try start(harness, cache: cache, policy: "remote-first")
+            _ = try await filling.nextEvent()
+            let remote = try await filling.ask(#"{"op":"load","id":"fill"}"#)
+            _ = try await filling.ask(#"{"op":"next","id":"fill"}"#)
+            filling.closeInput()
+            #expect(try await filling.finish().status == 0)
+            #expect(harness.server.requestCount == 2)
+
+            let both = try start(harness, cache: cache, policy: "cache-and-remote")
+            _ = try await both.nextEvent()
+            let load = try await both.ask(#"{"op":"load","id":"cr"}"#)
+            #expect(load.names == ["loading", "response", "response"] + Array(repeating: "row", count: 10))
+            #expect(load[1]["origin"] == "cache")
+            #expect(load[1]["provisional"] == true)
+            #expect(load[2]["origin"] == "remote")
+            #expect(load[2]["provisional"] == nil)
+            #expect(load.filter { $0["event"] == "row" } == remote.filter { $0["event"] == "row" }.map { row in
+                var tagged = row.objectValue ?? [:]
+                tagged["id"] = "cr"
+                return .object(tagged)
+            })
+            // Page 1 too, so the cache holds pages 0 and 1 of one load (a list never mixes loads).
+            let next = try await both.ask(#"{"op":"next","id":"cr"}"#)
+            #expect(next.names.prefix(3) == ["loading", "response", "response"])
+            both.closeInput()
+            #expect(try await both.finish().status == 0)
+            #expect(harness.server.requestCount == 4)
+
+            let offline = try start(harness, cache: cache, policy: "cache-only")
+            _ = try await offline.nextEvent()
+            let first = try await offline.ask(#"{"op":"load"}"#)
+            #expect(first[1]["origin"] == "cache")
+            let second = try await offline.ask(#"{"op":"next"}"#)
+            #expect(second[1]["origin"] == "cache")
+            // Page 2 was never stored: a cache error for that page, and the session goes on.
+            let missing = try await offline.ask(#"{"op":"next","id":"miss"}"#)
+            #expect(missing.names == ["loading", "error"])
+            #expect(missing[1]["kind"] == "cache")
+            #expect(missing[1]["page"] == 2)
+            // Pull to refresh under cache-only reads the cache again.
+            let refreshed = try await offline.ask(#"{"op":"refresh"}"#)
+            #expect(refreshed[1]["origin"] == "cache")
+            offline.closeInput()
+            let end = try await offline.finish()
+            #expect(end.status == 0, "stderr: \(end.stderr)")
+            #expect(end.rest.last?["succeeded"] == false)
+            #expect(harness.server.requestCount == 4)
+        }
+    }
+}
