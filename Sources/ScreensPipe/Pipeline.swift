@@ -285,26 +285,23 @@ public final class Pipeline: Sendable {
         var skipped = 0
         var decision = PageLoader.Decision.next
         let index = page.request.index
-        for (offset, raw) in page.rows.enumerated() {
+        let rowStages = RowStages(stages)
+        rows: for (offset, raw) in page.rows.enumerated() {
             if offset & 63 == 63, Task.isCancelled { throw ScreensPipeError(.cancelled, "the run was cancelled") }
             let rowNumber = page.request.startRow + offset
-            do throws(ScreensPipeError) {
-                let item = try stages.converter.convert(raw, row: rowNumber, page: index)
-                if let filter = stages.filter, try !filter.matches(item) { continue }
+            switch rowStages.process(raw, row: rowNumber, page: index) {
+            case .passed(let item):
                 events.append(.selected(SelectedRow(pipeline: pipeline, page: index, row: rowNumber, item: item)))
                 selectedBefore += 1
                 if let limit = stages.limit, selectedBefore >= limit {
                     decision = .stop
-                    break
+                    break rows
                 }
-            } catch {
-                if error.code == .conversion, stages.skipsInvalidRows {
-                    skipped += 1
-                    continue
-                }
-                var located = error
-                located.page = located.page ?? index
-                located.row = located.row ?? rowNumber
+            case .filteredOut:
+                continue
+            case .skipped:
+                skipped += 1
+            case .failed(let located):
                 failures.append(located)
                 events.append(.error(located.event(pipeline: pipeline)))
             }

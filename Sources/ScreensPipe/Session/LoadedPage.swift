@@ -24,19 +24,15 @@ struct LoadedPage: Sendable {
         let index = page.request.index
         for (offset, raw) in page.rows.enumerated() {
             let rowNumber = page.request.startRow + offset
-            do throws(ScreensPipeError) {
-                let item = try stages.converter.convert(raw, row: rowNumber, page: index)
-                if let filter = stages.filter, try !filter.matches(item) { continue }
+            switch stages.process(raw, row: rowNumber, page: index) {
+            case .passed(let item):
                 positionByRow[rowNumber] = rowEvents.count
                 rowEvents.append(.row(SelectedRow(pipeline: pipeline, page: index, row: rowNumber, item: item)))
-            } catch {
-                if error.code == .conversion, stages.skipsInvalidRows {
-                    skipped += 1
-                    continue
-                }
-                var located = error
-                located.page = located.page ?? index
-                located.row = located.row ?? rowNumber
+            case .filteredOut:
+                continue
+            case .skipped:
+                skipped += 1
+            case .failed(let located):
                 rowEvents.append(.pipeline(.error(located.event(pipeline: pipeline))))
             }
         }
@@ -50,21 +46,4 @@ struct LoadedPage: Sendable {
 
     /// Row errors among ``rowEvents``.
     var errorCount: Int { rowEvents.count - positionByRow.count }
-}
-
-/// The stages a session applies to each row: the run's converter and filter.
-struct RowStages: Sendable {
-    var converter: RowConverter
-    var filter: RowFilter?
-    var skipsInvalidRows: Bool
-
-    init(converter: RowConverter, filter: RowFilter? = nil, skipsInvalidRows: Bool = false) {
-        self.converter = converter
-        self.filter = filter
-        self.skipsInvalidRows = skipsInvalidRows
-    }
-
-    init(_ stages: Pipeline.Stages) {
-        self.init(converter: stages.converter, filter: stages.filter, skipsInvalidRows: stages.skipsInvalidRows)
-    }
 }
