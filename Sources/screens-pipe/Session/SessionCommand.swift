@@ -46,6 +46,9 @@ struct SessionCommand: AsyncParsableCommand {
 
     mutating func validate() throws {
         if !(0...16).contains(prefetch) { throw ValidationError("--prefetch must be from 0 to 16") }
+        if pipelineFile.file == "-" {
+            throw ValidationError("a session reads its commands from stdin, so its pipeline must come from a file, not '-'")
+        }
     }
 
     func run() async throws {

@@ -196,6 +196,19 @@ struct SessionRunTests {
         }
     }
 
+    @Test("usage errors exit 2: the pipeline from stdin, a prefetch out of range, a missing file")
+    func usageErrors() async throws {
+        let fromStdin = try await CommandRunner.run(["session", "-"])
+        #expect(fromStdin.status == 2)
+        #expect(fromStdin.stderr.contains("commands from stdin"))
+        let prefetch = try await CommandRunner.run(["session", "pipelines/bookmarks.yaml", "--prefetch", "17"])
+        #expect(prefetch.status == 2)
+        #expect(prefetch.stderr.contains("--prefetch must be from 0 to 16"))
+        let missing = try await CommandRunner.run(["session", "no-such-pipeline.yaml"])
+        #expect(missing.status == 2)
+        #expect(missing.stdout.isEmpty)
+    }
+
     @Test("a failing page is an error event naming it, and the next command still works")
     func failingServer() async throws {
         try await withSandbox { harness in
