@@ -52,6 +52,8 @@ struct SessionCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // First, so that no stop signal is lost while the session opens.
+        let interrupts = InterruptWatcher()
         // A client that goes away is a closed pipe, not a signal that kills the process.
         signal(SIGPIPE, SIG_IGN)
         var spec = try pipelineFile.loadSpec()
@@ -66,12 +68,30 @@ struct SessionCommand: AsyncParsableCommand {
             sandbox: BundledSandbox(),
             logger: Logger(label: "screens-pipe") { _ in TerminalLogHandler(level: logLevel, progress: nil) })
         let output = EventLines(descriptor: 1)
-        do throws(ScreensPipeError) {
-            try await Pipeline(spec: spec, environment: environment).session(prefetch: prefetch)
-                .run(CommandLines(descriptor: 0)) { event in try await output.write(event) }
-        } catch {
-            Terminal.error(error.description)
-            throw ExitCode(error.exitCode)
+        let pipeline = Pipeline(spec: spec, environment: environment)
+        // A stop signal ends the session as `close` does, with `"reason":"interrupted"`, and
+        // the exit status of the signal (130, 143, 129); a second one exits at once.
+        let cancelSession = RunCanceller()
+        interrupts.handle { signal, count in
+            if count == 1 { cancelSession.cancel() } else { _exit(signal.exitCode) }
+        }
+        let session = Task { () -> ScreensPipeError? in
+            do throws(ScreensPipeError) {
+                try await pipeline.session(prefetch: prefetch).run(CommandLines(descriptor: 0)) { event in
+                    try await output.write(event)
+                }
+                return nil
+            } catch {
+                return error
+            }
+        }
+        cancelSession.set { session.cancel() }
+        let failure = await session.value
+        interrupts.stop()
+        if let signal = interrupts.received { throw ExitCode(signal.exitCode) }
+        if let failure {
+            Terminal.error(failure.description)
+            throw ExitCode(failure.exitCode)
         }
     }
 }

@@ -196,6 +196,21 @@ struct SessionRunTests {
         }
     }
 
+    @Test("SIGTERM ends the session with finished (reason interrupted) and exit 143")
+    func terminated() async throws {
+        try await withSandbox { harness in
+            let session = try start(harness)
+            _ = try await session.nextEvent()
+            expectPage(try await session.ask(#"{"op":"load","id":"L"}"#), page: 0, rows: 10, id: "L")
+            kill(session.process.processIdentifier, SIGTERM)
+            let end = try await session.finish()
+            #expect(end.status == 143, "stderr: \(end.stderr)")
+            #expect(end.rest.names == ["finished"])
+            #expect(end.rest.last?["reason"] == "interrupted")
+            #expect(end.rest.last?["pages"] == 1)
+        }
+    }
+
     @Test("usage errors exit 2: the pipeline from stdin, a prefetch out of range, a missing file")
     func usageErrors() async throws {
         let fromStdin = try await CommandRunner.run(["session", "-"])
