@@ -26,6 +26,11 @@ public import ScreensBus
 /// that failed; `finished` at `close` or when the commands end. Pages are fetched through
 /// the pipeline's source and cache stage, under its cache policy, page by page as in a
 /// run; nothing is fetched beyond the pages asked for and `prefetch` pages after each.
+///
+/// The pipeline's bus carries the session too (``SessionEvent/pipelineEvent``), so a
+/// subscriber or an attached `ListDelegate` sees `started`, each `response`, each `error`,
+/// the user's selections as `selected` (a Screenlet delegate's `onSelected`) and
+/// `finished`, and its subscription ends with the session.
 public struct ListSession: Sendable {
     /// The pipeline whose list the session shows; a pipeline runs (or opens a session) once.
     public let pipeline: Pipeline
@@ -52,7 +57,14 @@ public struct ListSession: Sendable {
         guard pipeline.started.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
             throw .alreadyRan(pipeline: pipeline.spec.name)
         }
-        let stages = try await pipeline.prepare(makesSink: false)
+        let stages: Pipeline.Stages
+        do throws(ScreensPipeError) {
+            stages = try await pipeline.prepare(makesSink: false)
+        } catch {
+            await pipeline.bus.publish(.error(error.event(pipeline: pipeline.spec.name)))
+            pipeline.bus.finish()
+            throw error
+        }
         var driver = SessionDriver(
             pipeline: pipeline, stages: stages,
             machine: ListSessionStateMachine(

@@ -73,6 +73,7 @@ struct SessionDriver {
         await stopFetches()
         await fetcher.shutdown()
         await stages.server?.stop()
+        pipeline.bus.finish()
         return finished ?? RunFinished(pipeline: pipeline.spec.name, pages: 0, rows: 0, selected: 0, errors: 0, succeeded: true)
     }
 
@@ -89,6 +90,7 @@ struct SessionDriver {
                         // The client is gone: nothing more can be delivered.
                         return false
                     }
+                    if let published = event.pipelineEvent { await pipeline.bus.publish(published) }
                 }
             case .fetch(let ticket):
                 let fetcher = self.fetcher

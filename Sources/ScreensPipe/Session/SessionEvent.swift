@@ -53,6 +53,17 @@ public struct SessionEvent: Sendable, Hashable {
         return .object(object)
     }
 
+    /// The event as the pipeline's bus carries it: `started`, `response`, `error`, `selected`
+    /// (the user's choice, as a list delegate's `onSelected` gets it) and `finished`; nil for
+    /// `loading` and `row`, which only the session's client sees.
+    public var pipelineEvent: PipelineEvent? {
+        switch kind {
+        case .pipeline(let event): event
+        case .response(let page): .response(page.response)
+        case .loading, .row: nil
+        }
+    }
+
     /// The event's name on the wire: `loading`, `response`, `row`, `selected`, `error`...
     public var name: String { envelope["event"]?.stringValue ?? "" }
 }

@@ -88,4 +88,17 @@ struct ListSessionTests {
         #expect(finished.succeeded)
         #expect(picked.withLock { $0 } == ["Portal home 03"])
     }
+
+    @Test("the bus carries the session: responses, the user's selection and finished, then ends")
+    func bus() async throws {
+        let pipeline = pipeline(ScriptedSource(rows: Self.rows))
+        let subscription = pipeline.subscribe()
+        let watching = Task {
+            var names: [String] = []
+            for await event in subscription { names.append(event.envelope["event"]?.stringValue ?? "") }
+            return names
+        }
+        _ = try await drive(pipeline, [SessionRequest(.load), SessionRequest(.select(row: 1)), SessionRequest(.page(9))])
+        #expect(await watching.value == ["started", "response", "selected", "error", "finished"])
+    }
 }
