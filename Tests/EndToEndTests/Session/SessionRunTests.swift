@@ -224,6 +224,23 @@ struct SessionRunTests {
         #expect(missing.stdout.isEmpty)
     }
 
+    @Test("CRLF line ends, blank lines and a last command without a newline are read as commands")
+    func lineEnds() async throws {
+        try await withSandbox { harness in
+            let session = try start(harness)
+            session.sendRaw(Data("\r\n   \n{\"op\":\"load\",\"id\":\"crlf\"}\r\n".utf8))
+            _ = try await session.nextEvent()
+            expectPage(try await session.answer(), page: 0, rows: 10, id: "crlf")
+            session.sendRaw(Data(#"{"op":"close","id":"eof"}"#.utf8))
+            session.closeInput()
+            let end = try await session.finish()
+            #expect(end.status == 0, "stderr: \(end.stderr)")
+            #expect(end.rest.names == ["finished"])
+            #expect(end.rest.last?["id"] == "eof")
+            #expect(end.rest.last?["errors"] == 0)
+        }
+    }
+
     @Test("a failing page is an error event naming it, and the next command still works")
     func failingServer() async throws {
         try await withSandbox { harness in
