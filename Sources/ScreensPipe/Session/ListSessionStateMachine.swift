@@ -245,7 +245,13 @@ struct ListSessionStateMachine {
 
     private mutating func refresh(id: JSONValue?, totals: Totals, loads: Int) -> [Action] {
         var listing = newListing(load: loads + 1, totals: totals)
-        let actions = [Action.renewSource(id: id)] + ask(0, id: id, in: &listing)
+        // `loading` first, at once; the source is renewed before page 0 is fetched.
+        var actions = ask(0, id: id, in: &listing)
+        let firstFetch = actions.firstIndex { action in
+            if case .fetch = action { return true }
+            return false
+        }
+        actions.insert(.renewSource(id: id), at: firstFetch ?? actions.endIndex)
         state = .listing(listing)
         return actions
     }

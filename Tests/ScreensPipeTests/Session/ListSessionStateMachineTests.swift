@@ -158,7 +158,9 @@ struct ListSessionStateMachineTests {
         let load = machine.receive(SessionRequest(.load))
         let stale = fetches(load)[0]
         let refresh = machine.receive(SessionRequest(.refresh, id: "r"))
-        #expect(refresh.first == .renewSource(id: "r"))
+        #expect(names(refresh) == ["loading"])
+        #expect(refresh.count == 3)
+        #expect(refresh[1] == .renewSource(id: "r"))
         let fresh = fetches(refresh)
         #expect(fresh.map(\.request.index) == [0])
         #expect(fresh[0].load != stale.load)
