@@ -37,6 +37,10 @@ public struct SessionRequest: Sendable, Hashable {
     /// error and skipped, so a client cannot make the session hold unbounded input.
     public static let maximumLineLength = 64 * 1024
 
+    /// The longest `id`, in bytes of its JSON text: it is echoed on every event a command
+    /// causes, so a longer one is refused.
+    public static let maximumIDLength = 256
+
     /// Reads one JSON-lines command (`{"op":"page","page":3,"id":"p3"}`). A line that is not
     /// a command becomes ``SessionOperation/unreadable(_:)`` with the reason, keeping its `id`
     /// when one could be read.
@@ -59,7 +63,13 @@ public struct SessionRequest: Sendable, Hashable {
         var id: JSONValue?
         switch object["id"] {
         case nil, .null?: id = nil
-        case let scalar? where scalar.isNumber || scalar.stringValue != nil: id = scalar
+        case let scalar? where scalar.isNumber || scalar.stringValue != nil:
+            // Echoed on every event of the command: a long one would multiply the output.
+            guard scalar.jsonString.utf8.count <= Self.maximumIDLength else {
+                self.init(.unreadable("the id is longer than \(Self.maximumIDLength) bytes"))
+                return
+            }
+            id = scalar
         case let other?:
             self.init(.unreadable("the id must be a string or a number, found \(other.typeName)"))
             return

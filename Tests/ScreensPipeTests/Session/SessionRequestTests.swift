@@ -39,6 +39,10 @@ struct SessionRequestTests {
         #expect(try #require(reason(#"{"op":"next","page":2}"#)).contains("unknown key 'page'"))
         #expect(try #require(reason(#"{"op":"load","id":{"a":1}}"#)).contains("string or a number"))
         #expect(read(#"{"op":"jump","id":"j"}"#).id == "j")
+        let longID = String(repeating: "i", count: 300)
+        #expect(try #require(reason(#"{"op":"load","id":"\#(longID)"}"#)).contains("longer than 256 bytes"))
+        let longNumber = String(repeating: "9", count: 300)
+        #expect(try #require(reason(#"{"op":"load","id":\#(longNumber)}"#)).contains("longer than 256 bytes"))
     }
 
     @Test("hostile lines: an unknown op is quoted clipped, deep nesting and huge lines are refused")
