@@ -33,8 +33,8 @@ public final class Pipeline: Sendable {
         self.bus = bus
     }
 
-    /// Set by the first ``run()``: a pipeline runs once.
-    private let started = Atomic(false)
+    /// Set by the first ``run()`` (or session): a pipeline runs once.
+    let started = Atomic(false)
 
     /// A new subscription to this pipeline's events, with one consumer. Subscribe before
     /// ``run()`` to see them all; call again for each further consumer.
@@ -150,7 +150,8 @@ public final class Pipeline: Sendable {
         var server: (any RunningServer)?
     }
 
-    private func prepare() async throws(ScreensPipeError) -> Stages {
+    /// The stages of a run; `makesSink: false` for a session, which writes no sink.
+    func prepare(makesSink: Bool = true) async throws(ScreensPipeError) -> Stages {
         let converter = try RowConverter(spec: spec.convert)
         let filter = try spec.filter?.expression.map { (expression) throws(ScreensPipeError) in
             try RowFilter(expression: expression, location: spec.filter?.expressionLocation)
@@ -181,7 +182,7 @@ public final class Pipeline: Sendable {
         // Last, so that no earlier failure leaves a temporary output file behind.
         let sink: any EventSink
         do throws(ScreensPipeError) {
-            sink = try makeSink()
+            sink = makesSink ? try makeSink() : DiscardSink()
         } catch {
             await fetcher.shutdown()
             await server?.stop()
@@ -282,26 +283,23 @@ public final class Pipeline: Sendable {
         var skipped = 0
         var decision = PageLoader.Decision.next
         let index = page.request.index
-        for (offset, raw) in page.rows.enumerated() {
+        let rowStages = RowStages(stages)
+        rows: for (offset, raw) in page.rows.enumerated() {
             if offset & 63 == 63, Task.isCancelled { throw ScreensPipeError(.cancelled, "the run was cancelled") }
             let rowNumber = page.request.startRow + offset
-            do throws(ScreensPipeError) {
-                let item = try stages.converter.convert(raw, row: rowNumber, page: index)
-                if let filter = stages.filter, try !filter.matches(item) { continue }
+            switch rowStages.process(raw, row: rowNumber, page: index) {
+            case .passed(let item):
                 events.append(.selected(SelectedRow(pipeline: pipeline, page: index, row: rowNumber, item: item)))
                 selectedBefore += 1
                 if let limit = stages.limit, selectedBefore >= limit {
                     decision = .stop
-                    break
+                    break rows
                 }
-            } catch {
-                if error.code == .conversion, stages.skipsInvalidRows {
-                    skipped += 1
-                    continue
-                }
-                var located = error
-                located.page = located.page ?? index
-                located.row = located.row ?? rowNumber
+            case .filteredOut:
+                continue
+            case .skipped:
+                skipped += 1
+            case .failed(let located):
                 failures.append(located)
                 events.append(.error(located.event(pipeline: pipeline)))
             }

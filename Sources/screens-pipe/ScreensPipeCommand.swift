@@ -23,7 +23,7 @@ struct ScreensPipeCommand: AsyncParsableCommand {
             2 a usage or configuration error.
             """,
         version: ScreensPipeVersion.current,
-        subcommands: [RunCommand.self, ValidateCommand.self, PlanCommand.self, InitCommand.self, CacheCommand.self, SandboxCommand.self]
+        subcommands: [RunCommand.self, ValidateCommand.self, PlanCommand.self, InitCommand.self, CacheCommand.self, SandboxCommand.self, SessionCommand.self]
     )
 
     static var subcommandNames: [String] {

@@ -1,0 +1,47 @@
+import ScreensBus
+
+/// The convert and filter stages of a pipeline, applied to one row at a time: by a run to
+/// each page it delivers, by a session to each page it shows.
+struct RowStages: Sendable {
+    var converter: RowConverter
+    var filter: RowFilter?
+    var skipsInvalidRows: Bool
+
+    /// What the stages make of one raw row.
+    enum Outcome {
+        /// The row converted and passed the filter.
+        case passed(JSONValue)
+        /// The row converted and the filter left it out.
+        case filteredOut
+        /// The row did not convert and `on-invalid: skip` leaves it out.
+        case skipped
+        /// The row failed to convert or to filter: an error naming its page and row.
+        case failed(ScreensPipeError)
+    }
+
+    init(converter: RowConverter, filter: RowFilter? = nil, skipsInvalidRows: Bool = false) {
+        self.converter = converter
+        self.filter = filter
+        self.skipsInvalidRows = skipsInvalidRows
+    }
+
+    init(_ stages: Pipeline.Stages) {
+        self.init(converter: stages.converter, filter: stages.filter, skipsInvalidRows: stages.skipsInvalidRows)
+    }
+
+    /// Converts and filters row `row` (its index in the list) of page `page`. A row that
+    /// fails is an error for that row, not for the page.
+    func process(_ raw: JSONValue, row: Int, page: Int) -> Outcome {
+        do throws(ScreensPipeError) {
+            let item = try converter.convert(raw, row: row, page: page)
+            if let filter, try !filter.matches(item) { return .filteredOut }
+            return .passed(item)
+        } catch {
+            if error.code == .conversion, skipsInvalidRows { return .skipped }
+            var located = error
+            located.page = located.page ?? page
+            located.row = located.row ?? row
+            return .failed(located)
+        }
+    }
+}

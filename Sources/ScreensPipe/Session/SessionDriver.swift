@@ -1,0 +1,155 @@
+import ScreensBus
+
+/// Runs a ``ListSessionStateMachine``: feeds it commands and fetch results one at a time,
+/// and carries out the actions it returns. The machine decides; this only fetches and emits.
+struct SessionDriver {
+    typealias Machine = ListSessionStateMachine
+
+    /// Everything the machine reacts to, in the order it arrived.
+    private enum Input: Sendable {
+        /// A command; `processed` is resumed once its actions are done, so at most one
+        /// command waits here however fast the client writes.
+        case command(SessionRequest, processed: CheckedContinuation<Void, Never>)
+        case commandsEnded
+        case provisional(Machine.FetchTicket, FetchedPage)
+        case fetched(Machine.FetchTicket, Result<FetchedPage, ScreensPipeError>)
+    }
+
+    let pipeline: Pipeline
+    let stages: Pipeline.Stages
+    var machine: Machine
+    let emit: @Sendable (SessionEvent) async throws -> Void
+    private var fetcher: any PageFetcher
+    private var fetches: [Machine.FetchTicket: Task<Void, Never>] = [:]
+    /// The last `finished` the machine emitted.
+    private var finished: RunFinished?
+
+    init(pipeline: Pipeline, stages: Pipeline.Stages, machine: Machine, emit: @escaping @Sendable (SessionEvent) async throws -> Void) {
+        self.pipeline = pipeline
+        self.stages = stages
+        self.machine = machine
+        self.emit = emit
+        fetcher = stages.fetcher
+    }
+
+    mutating func run(_ commands: some AsyncSequence<SessionRequest, Never> & Sendable) async -> RunFinished {
+        let (inputs, sender) = AsyncStream.makeStream(of: Input.self)
+        let reader = Task {
+            for await request in commands {
+                await withCheckedContinuation { processed in
+                    if case .terminated = sender.yield(.command(request, processed: processed)) { processed.resume() }
+                }
+            }
+            sender.yield(.commandsEnded)
+        }
+        var open = await perform(machine.start(source: fetcher.summary), sender: sender)
+        if open {
+            for await input in inputs {
+                switch input {
+                case .command(let request, let processed):
+                    open = await perform(machine.receive(request), sender: sender)
+                    processed.resume()
+                case .commandsEnded:
+                    open = await perform(machine.inputEnded(), sender: sender)
+                case .provisional(let ticket, let page):
+                    open = await perform(machine.provisional(ticket, page), sender: sender)
+                case .fetched(let ticket, let result):
+                    fetches[ticket] = nil
+                    open = await perform(machine.fetched(ticket, result), sender: sender)
+                }
+                if !open { break }
+            }
+        }
+        if open {
+            // Cancelled: the commands did not say goodbye, so the session says it.
+            _ = await perform(machine.interrupted(), sender: sender)
+        }
+        reader.cancel()
+        sender.finish()
+        // A command that arrived after the end still gets its continuation back.
+        for await input in inputs {
+            if case .command(_, let processed) = input { processed.resume() }
+        }
+        await stopFetches()
+        await fetcher.shutdown()
+        await stages.server?.stop()
+        pipeline.bus.finish()
+        return finished ?? RunFinished(pipeline: pipeline.spec.name, pages: 0, rows: 0, selected: 0, errors: 0, succeeded: true)
+    }
+
+    /// Carries out `actions`; false once the session is over.
+    private mutating func perform(_ actions: [Machine.Action], sender: AsyncStream<Input>.Continuation) async -> Bool {
+        for action in actions {
+            switch action {
+            case .emit(let events):
+                for event in events {
+                    if case .pipeline(.finished(let totals)) = event.kind { finished = totals }
+                    do {
+                        try await emit(event)
+                    } catch {
+                        // The client is gone: nothing more can be delivered.
+                        return false
+                    }
+                    if let published = event.pipelineEvent { await pipeline.bus.publish(published) }
+                }
+            case .fetch(let ticket):
+                let fetcher = self.fetcher
+                fetches[ticket] = Task {
+                    do throws(ScreensPipeError) {
+                        let page = try await fetcher.fetch(ticket.request) { early in
+                            sender.yield(.provisional(ticket, early))
+                        }
+                        sender.yield(.fetched(ticket, .success(page)))
+                    } catch {
+                        sender.yield(.fetched(ticket, .failure(error)))
+                    }
+                }
+            case .renewSource(let id):
+                if let failure = await renewSource() {
+                    do {
+                        try await emit(SessionEvent(.pipeline(.error(failure.event(pipeline: pipeline.spec.name))), id: id))
+                    } catch {
+                        return false
+                    }
+                }
+            case .finish:
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Pull to refresh: the fetches of the earlier load stop, and the source is opened
+    /// again so that it fetches every page from the server and stores it (under cache-only,
+    /// which never fetches, it reads the cache again). Returns why that failed, if it did;
+    /// the earlier source then stays.
+    private mutating func renewSource() async -> ScreensPipeError? {
+        await stopFetches()
+        guard let cache = pipeline.spec.cache else { return nil }
+        var environment = pipeline.environment
+        environment.refresh = cache.policy != .cacheOnly
+        let renewed: any PageFetcher
+        do throws(ScreensPipeError) {
+            renewed = try await SourceFactory.makeFetcher(spec: pipeline.spec, baseURL: baseURL, environment: environment)
+        } catch {
+            return error
+        }
+        await fetcher.shutdown()
+        fetcher = renewed
+        return nil
+    }
+
+    /// The server the source talks to: the sandbox the session started, or the spec's URL.
+    private var baseURL: String? {
+        if let server = stages.server { return server.baseURL }
+        if case .url(let url)? = pipeline.spec.source.server { return url }
+        return nil
+    }
+
+    private mutating func stopFetches() async {
+        let running = Array(fetches.values)
+        fetches = [:]
+        for task in running { task.cancel() }
+        for task in running { await task.value }
+    }
+}
