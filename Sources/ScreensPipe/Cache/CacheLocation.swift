@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 internal import Glibc
 #elseif canImport(Musl)
@@ -86,22 +87,37 @@ enum CacheLocation {
     /// Creates `path` if needed and sets it to 0600 before SQLite opens it. SQLite creates
     /// the -wal and -shm files with the main file's mode, so they follow.
     static func prepareFile(_ path: String) throws(ScreensPipeError) {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            if errno == ELOOP {
-                throw ScreensPipeError(.cache, "refusing the cache database \(path): it is a symbolic link; name the file itself")
-            }
-            throw failure("cannot open the cache database \(path)")
+        // An existing database is never open()ed and close()d here: closing any descriptor of
+        // a file drops all of this process's POSIX locks on it, SQLite's included, and another
+        // store of this process (two pipelines of one service sharing a cache) may hold them.
+        // A missing file is created under a process-wide lock that every store passes before
+        // its pool opens the file, so no store of this process holds a lock on it yet.
+        let creationErrno: Int32 = fileCreation.withLock { _ in
+            let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else { return errno }
+            close(descriptor)
+            return 0
         }
-        defer { close(descriptor) }
+        if creationErrno != 0, creationErrno != EEXIST {
+            errno = creationErrno
+            throw failure("cannot create the cache database \(path)")
+        }
         var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw failure("cannot inspect the cache database \(path)") }
+        guard lstat(path, &status) == 0 else { throw failure("cannot inspect the cache database \(path)") }
+        if status.st_mode & S_IFMT == S_IFLNK {
+            throw ScreensPipeError(.cache, "refusing the cache database \(path): it is a symbolic link; name the file itself")
+        }
         guard status.st_mode & S_IFMT == S_IFREG else {
             throw ScreensPipeError(.cache, "refusing the cache database \(path): it is not a regular file")
         }
         try requireSafeOwnership(status, path: path, what: "cache database")
-        if fchmod(descriptor, 0o600) != 0 { throw failure("cannot set mode 0600 on \(path)") }
+        if status.st_mode & 0o777 != 0o600, fchmodat(AT_FDCWD, path, 0o600, AT_SYMLINK_NOFOLLOW) != 0 {
+            throw failure("cannot set mode 0600 on \(path)")
+        }
     }
+
+    /// Serialises the creation of new database files within this process (see ``prepareFile(_:)``).
+    private static let fileCreation = Mutex<Void>(())
 
     /// Sets the companion files SQLite made (-wal, -shm) to 0600, in case they predate us.
     static func tightenCompanions(of path: String) {

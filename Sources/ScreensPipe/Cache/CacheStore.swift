@@ -39,12 +39,33 @@ public final class CacheStore: Sendable {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         do {
-            pool = try DatabasePool(path: path, configuration: configuration)
-            try CacheSchema.migrate(pool)
+            pool = try Self.openPool(path: path, configuration: configuration)
         } catch {
             throw ScreensPipeError(.cache, "cannot open the cache database \(path): \(error)")
         }
         CacheLocation.tightenCompanions(of: path)
+    }
+
+    /// Opens the pool and brings the schema up to date. Two processes creating one database
+    /// at once race to switch it to WAL, and SQLite answers the loser `SQLITE_BUSY` at once,
+    /// without calling the busy handler (waiting there could deadlock). The loser tries again,
+    /// backing off, for as long as the busy timeout would have waited.
+    private static func openPool(path: String, configuration: Configuration) throws -> DatabasePool {
+        let deadline = ContinuousClock.now + .seconds(busyTimeout)
+        var delay = Duration.milliseconds(5)
+        while true {
+            do {
+                let pool = try DatabasePool(path: path, configuration: configuration)
+                try CacheSchema.migrate(pool)
+                return pool
+            } catch let error as DatabaseError
+                where [.SQLITE_BUSY, .SQLITE_LOCKED].contains(error.resultCode) && ContinuousClock.now < deadline
+            {
+                // A thread of its own (see ``open(spec:environment:)``), so sleeping blocks no task.
+                Thread.sleep(forTimeInterval: Double(delay.components.attoseconds) / 1e18 + Double(delay.components.seconds))
+                delay = min(delay * 2, .milliseconds(200))
+            }
+        }
     }
 
     /// Opens the database a pipeline's `cache:` section names, or the default one.

@@ -145,7 +145,7 @@ import Testing
             source:
               type: liferay-jsonws
               server: sandbox
-              rows: { service: /bookmarks.bookmarksentry/get-entries, params: { groupId: 20143, tenant: { secret: acme-SECRET } } }
+              rows: { service: /bookmarks.bookmarksentry/get-entries, params: { groupId: 20143, folderId: 0, tenant: { secret: acme-SECRET } } }
             cache: { key: '{groupId}-{tenant}' }
             """)
         let text = try key(spec)

@@ -13,7 +13,7 @@ struct ListSessionTests {
         let spec = PipelineSpec(
             name: "scripted",
             source: SourceSpec(
-                protocolSpec: .custom(source), pagination: PaginationSpec(firstPageSize: 10, pageSize: 10, prefetch: 4)),
+                type: .custom(source), pagination: PaginationSpec(firstPageSize: 10, pageSize: 10, prefetch: 4)),
             cache: cache)
         return Pipeline(spec: spec)
     }
