@@ -1,3 +1,4 @@
+public import CoreMetrics
 public import Logging
 import ScreensBus
 import Synchronization
@@ -80,15 +81,17 @@ public final class Pipeline: Sendable {
             throw .alreadyRan(pipeline: spec.name)
         }
         let stages: Stages
+        let metrics = RunMetrics(pipeline: spec.name, factory: environment.metricsFactory)
         do throws(ScreensPipeError) {
-            stages = try await prepare()
+            stages = try await prepare(metrics: metrics)
         } catch {
+            metrics.failed(error)
             await bus.publish(.error(error.event(pipeline: spec.name)))
             bus.finish()
             throw error
         }
         let sinkSubscription = bus.subscribe()
-        let tally = RunTally()
+        let tally = RunTally(metrics: metrics)
 
         // Loading runs in its own task so that an interruption, or a sink that failed, can
         // stop the fetching alone: the sink still writes everything published before it.
@@ -127,7 +130,10 @@ public final class Pipeline: Sendable {
         do throws(OutputFile.WriteFailure) {
             summary.outputPath = try stages.sink.close(succeeded: completed)
         } catch {
-            if case .failed(let message) = error { summary.record(ScreensPipeError(.sink, message)) }
+            if case .failed(let message) = error {
+                summary.record(ScreensPipeError(.sink, message))
+                metrics.failed(ScreensPipeError(.sink, message))
+            }
         }
         return summary
     }
@@ -149,9 +155,11 @@ public final class Pipeline: Sendable {
         var skipsInvalidRows: Bool
         var sink: any EventSink
         var server: (any RunningServer)?
+        var metrics: RunMetrics
+        var trace: TraceRecorder?
     }
 
-    private func prepare() async throws(ScreensPipeError) -> Stages {
+    private func prepare(metrics: RunMetrics) async throws(ScreensPipeError) -> Stages {
         let converter = try RowConverter(spec: spec.convert)
         let filter = try spec.filter?.expression.map { (expression) throws(ScreensPipeError) in
             try RowFilter(expression: expression, location: spec.filter?.expressionLocation)
@@ -175,7 +183,8 @@ public final class Pipeline: Sendable {
         }
         let fetcher: any PageFetcher
         do throws(ScreensPipeError) {
-            fetcher = try await SourceFactory.makeFetcher(spec: spec, baseURL: baseURL, environment: environment)
+            let source = try await SourceFactory.makeFetcher(spec: spec, baseURL: baseURL, environment: instrumented(environment, metrics: metrics))
+            fetcher = InstrumentedFetcher(base: source, metrics: metrics, trace: environment.trace, cached: spec.cache != nil)
         } catch {
             await server?.stop()
             throw error
@@ -190,7 +199,22 @@ public final class Pipeline: Sendable {
             throw error
         }
         return Stages(fetcher: fetcher, converter: converter, filter: filter, limit: spec.filter?.limit,
-            skipsInvalidRows: spec.convert?.onInvalid == .skip, sink: sink, server: server)
+            skipsInvalidRows: spec.convert?.onInvalid == .skip, sink: sink, server: server, metrics: metrics, trace: environment.trace)
+    }
+
+    /// `environment` with retries and response sizes also counted in `metrics` and retry
+    /// waits drawn in the trace.
+    private func instrumented(_ environment: PipelineEnvironment, metrics: RunMetrics) -> PipelineEnvironment {
+        var instrumented = environment
+        let onRetry = environment.onRetry
+        let trace = environment.trace
+        instrumented.onRetry = { notice in
+            metrics.retried()
+            trace?.retryWait(page: notice.page, delay: notice.delay, attempt: notice.attempt, reason: notice.reason)
+            onRetry?(notice)
+        }
+        instrumented.onResponseBody = { bytes in metrics.received(bytes: bytes) }
+        return instrumented
     }
 
     private func makeSink() throws(ScreensPipeError) -> any EventSink {
@@ -280,6 +304,8 @@ public final class Pipeline: Sendable {
         events.reserveCapacity(page.rows.count + 1)
         events.append(.response(response(for: page, pipeline: pipeline)))
         var selectedBefore = tally.selected
+        let selectedAtStart = selectedBefore
+        let convertStart = stages.trace?.now()
         var failures: [ScreensPipeError] = []
         var skipped = 0
         var decision = PageLoader.Decision.next
@@ -309,7 +335,17 @@ public final class Pipeline: Sendable {
             }
         }
         tally.record(page: page.rows.count, selectedTotal: selectedBefore, failures: failures, skipped: skipped)
+        stages.metrics.delivered(page, selected: selectedBefore - selectedAtStart)
+        let spanArguments: JSONObject = ["page": .int(Int64(index)), "rows": .int(Int64(page.rows.count)), "selected": .int(Int64(selectedBefore - selectedAtStart))]
+        if let trace = stages.trace, let convertStart {
+            trace.span("convert page \(index)", category: "convert", lane: TraceRecorder.convertLane, start: convertStart, arguments: spanArguments)
+        }
+        let publishStart = stages.trace?.now()
         await bus.publish(contentsOf: events)
+        if let trace = stages.trace, let publishStart {
+            // Waits here while the sink (or another subscriber) is behind: backpressure shows.
+            trace.span("publish page \(index)", category: "publish", lane: TraceRecorder.publishLane, start: publishStart, arguments: spanArguments)
+        }
         return decision
     }
 }
@@ -329,13 +365,23 @@ public struct PipelineEnvironment: Sendable {
     /// Where the source logs each HTTP request at `debug` and each retry at `info`
     /// (requests appear with secrets redacted). Discards everything by default.
     public var logger: Logger
+    /// Where the run's metrics go (see the Observability article); nil uses the process's
+    /// `MetricsSystem` (a no-op until the embedder bootstraps one).
+    public var metricsFactory: (any MetricsFactory)?
+    /// Records the run's spans for a Chrome trace (`run --trace`); nil records nothing.
+    public var trace: TraceRecorder?
+    /// Told the size of each HTTP response body (metrics).
+    var onResponseBody: (@Sendable (Int) -> Void)?
 
     /// An environment with no variables, no sandbox and a logger that discards everything,
     /// unless given.
     public init(
         variables: [String: String] = [:], sandbox: (any SandboxLauncher)? = nil, refresh: Bool = false,
-        colorOutput: Bool = false, onRetry: (@Sendable (RetryNotice) -> Void)? = nil, logger: Logger? = nil
+        colorOutput: Bool = false, onRetry: (@Sendable (RetryNotice) -> Void)? = nil, logger: Logger? = nil,
+        metricsFactory: (any MetricsFactory)? = nil, trace: TraceRecorder? = nil
     ) {
+        self.metricsFactory = metricsFactory
+        self.trace = trace
         self.variables = variables
         self.sandbox = sandbox
         self.refresh = refresh
@@ -437,6 +483,12 @@ public struct RunEnding: Sendable, Hashable {
 /// The counters of a run, shared by the loading task and the sink task.
 final class RunTally: Sendable {
     private let state = Mutex(RunSummary())
+    /// Counts every failure recorded here by kind, as the summary does.
+    private let metrics: RunMetrics
+
+    init(metrics: RunMetrics) {
+        self.metrics = metrics
+    }
 
     var summary: RunSummary { state.withLock { $0 } }
 
@@ -450,10 +502,12 @@ final class RunTally: Sendable {
             summary.selected = selectedTotal
             summary.skipped += skipped
             for failure in failures { summary.record(failure) }
+            for failure in failures { metrics.failed(failure) }
         }
     }
 
     func record(failure: ScreensPipeError) {
+        metrics.failed(failure)
         state.withLock { $0.record(failure) }
     }
 
@@ -465,7 +519,9 @@ final class RunTally: Sendable {
         state.withLock { summary in
             switch failure {
             case .closed: summary.outputClosed = true
-            case .failed(let message): summary.record(ScreensPipeError(.sink, message))
+            case .failed(let message):
+                summary.record(ScreensPipeError(.sink, message))
+                metrics.failed(ScreensPipeError(.sink, message))
             }
         }
     }

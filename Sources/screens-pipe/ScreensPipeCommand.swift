@@ -16,6 +16,7 @@ struct ScreensPipeCommand: AsyncParsableCommand {
               screens-pipe run pipelines/bookmarks.yaml --events --limit 5
               screens-pipe run pipelines/web-content.yaml --set convert.locale=en_US
               screens-pipe validate pipelines/*.yaml
+              screens-pipe test pipelines/tests/*.yaml
               screens-pipe plan pipelines/bookmarks.yaml
               screens-pipe sandbox --port 8080
 
@@ -23,7 +24,7 @@ struct ScreensPipeCommand: AsyncParsableCommand {
             2 a usage or configuration error.
             """,
         version: ScreensPipeVersion.current,
-        subcommands: [RunCommand.self, ValidateCommand.self, PlanCommand.self, InitCommand.self, CacheCommand.self, SandboxCommand.self]
+        subcommands: [RunCommand.self, ValidateCommand.self, TestCommand.self, PlanCommand.self, InitCommand.self, CacheCommand.self, SandboxCommand.self]
     )
 
     static var subcommandNames: [String] {

@@ -74,7 +74,8 @@ enum SourceFactory {
     private static func http(
         _ wire: some ListProtocol, url: String, source: SourceSpec, environment: PipelineEnvironment
     ) throws(ScreensPipeError) -> SourceBlueprint {
-        let settings = HTTPSourceSettings(source: source, configuredURL: url, onRetry: environment.onRetry, logger: environment.logger)
+        var settings = HTTPSourceSettings(source: source, configuredURL: url, onRetry: environment.onRetry, logger: environment.logger)
+        settings.onResponseBody = environment.onResponseBody
         // Checked here too, so `plan` and `validate`-time runs refuse before any request.
         try CredentialPolicy.requireSafeTransport(URLParts(url), sendsCredentials: settings.hasCredentials, source: source)
         if source.insecureSkipTLSVerify {

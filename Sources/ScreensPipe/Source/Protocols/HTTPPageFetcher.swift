@@ -31,6 +31,7 @@ struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
         let description = request.requestDescription
         let onRetry = settings.onRetry
         let logger = settings.logger
+        let onResponseBody = settings.onResponseBody
         let outcome: Result<DecodedPage, ScreensPipeError>
         do throws(HTTPError) {
             outcome = try await sender.send(
@@ -43,6 +44,7 @@ struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
                 interpret: { response in
                     // `description` is the redacted method and URL: no credentials reach the log.
                     logger.debug("page \(page.index): \(description) -> \(response.status), \(response.body.count) bytes")
+                    onResponseBody?(response.body.count)
                     return interpret(response, page: page, request: description)
                 })
         } catch {
@@ -138,6 +140,8 @@ struct HTTPSourceSettings: Sendable {
     var retry: RetryPolicy
     var onRetry: (@Sendable (RetryNotice) -> Void)?
     var logger: Logger
+    /// Told each response body's size (metrics).
+    var onResponseBody: (@Sendable (Int) -> Void)?
     /// The URL the pipeline names; its origin is the only one that receives credentials.
     var configuredURL: String
 
