@@ -108,6 +108,7 @@ let package = Package(
                 "ScreensPipeService", "ScreensPipe", "Sandbox", "TestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "ScreensBus", "TestSupport"]),
