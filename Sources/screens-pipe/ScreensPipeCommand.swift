@@ -24,7 +24,7 @@ struct ScreensPipeCommand: AsyncParsableCommand {
             2 a usage or configuration error.
             """,
         version: ScreensPipeVersion.current,
-        subcommands: [RunCommand.self, ValidateCommand.self, TestCommand.self, PlanCommand.self, InitCommand.self, CacheCommand.self, SandboxCommand.self]
+        subcommands: [RunCommand.self, ValidateCommand.self, TestCommand.self, PlanCommand.self, InitCommand.self, SchemaCommand.self, CacheCommand.self, SandboxCommand.self]
     )
 
     static var subcommandNames: [String] {

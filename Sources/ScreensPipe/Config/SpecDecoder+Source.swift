@@ -2,7 +2,7 @@ import ScreensBus
 
 /// The `source:` section: the keys every type shares, then the type's own.
 extension SpecDecoder {
-    private enum SourceType: String, CaseIterable {
+    enum SourceType: String, CaseIterable {
         case liferayJSONWS = "liferay-jsonws"
         case liferayHeadless = "liferay-headless"
         case rest
@@ -25,8 +25,8 @@ extension SpecDecoder {
         }
     }
 
-    fileprivate static let sharedSourceKeys = ["type", "pagination"]
-    fileprivate static let networkSourceKeys = [
+    static let sharedSourceKeys = ["type", "pagination"]
+    static let networkSourceKeys = [
         "server", "auth", "timeout", "connect-timeout", "retry", "max-response-size", "allow-insecure-auth",
         "follow-other-origins", "ca-file", "insecure-skip-tls-verify", "headers",
     ]
@@ -69,7 +69,7 @@ extension SpecDecoder {
     }
 
     private func decodePagination(_ section: Section) -> PaginationSpec {
-        section.checkKeys(["first-page-size", "page-size", "prefetch", "max-pages"])
+        section.checkKeys(SpecKeys.pagination)
         var spec = PaginationSpec()
         if let value = section.int("first-page-size", atLeast: 1, atMost: ConfigLimits.maximumPageSize) { spec.firstPageSize = value }
         if let value = section.int("page-size", atLeast: 1, atMost: ConfigLimits.maximumPageSize) { spec.pageSize = value }
@@ -118,7 +118,7 @@ extension SpecDecoder {
     }
 
     private func decodeAuth(_ section: Section) -> AuthSpec? {
-        section.checkKeys(["basic", "bearer"])
+        section.checkKeys(SpecKeys.auth)
         let hasBasic = section.mapping["basic"] != nil
         let hasBearer = section.mapping["bearer"] != nil
         switch (hasBasic, hasBearer) {
@@ -130,7 +130,7 @@ extension SpecDecoder {
             return nil
         case (true, false):
             guard let basic = Section(section.mapping["basic"]!, name: "\(section.name).basic", context: context) else { return nil }
-            basic.checkKeys(["username", "password"])
+            basic.checkKeys(SpecKeys.basicAuth)
             let username = basic.required("username").flatMap { context.nonEmptyString($0, key: "username") }
             let password = basic.required("password").flatMap { context.string($0, key: "password") }
             guard let username, let password else { return nil }
@@ -142,7 +142,7 @@ extension SpecDecoder {
     }
 
     private func decodeRetry(_ section: Section) -> RetrySpec {
-        section.checkKeys(["attempts", "backoff", "max-backoff"])
+        section.checkKeys(SpecKeys.retry)
         var spec = RetrySpec()
         if let value = section.int("attempts", atLeast: 1, atMost: ConfigLimits.maximumAttempts) { spec.attempts = value }
         if let value = section.duration("backoff", atMost: ConfigLimits.maximumTimeout) { spec.backoff = value }
@@ -195,7 +195,7 @@ extension SpecDecoder {
     }
 
     private func decodeServiceCall(_ section: Section) -> ServiceCall? {
-        section.checkKeys(["service", "params"])
+        section.checkKeys(SpecKeys.serviceCall)
         var params = JSONObject()
         var markedSecrets: [String: Secret] = [:]
         if let node = section["params"] {
@@ -298,7 +298,7 @@ extension SpecDecoder {
             paginate: paginate, query: query)
     }
 
-    private enum PaginateStyle: String, CaseIterable {
+    enum PaginateStyle: String, CaseIterable {
         case offset, page, cursor
         case nextLink = "next-link"
         case linkHeader = "link-header"
