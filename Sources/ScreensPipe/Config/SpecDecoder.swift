@@ -11,7 +11,7 @@ struct SpecDecoder {
             return nil
         }
         guard let top = Section(root, name: Section.topLevel, context: context) else { return nil }
-        top.checkKeys(SpecKeys.topLevel)
+        top.checkKeys(SpecKeys.topLevel, nested: SpecKeys.sectionOfKey)
         let name = top.nonEmptyString("name") ?? defaultName
         let source = top.required("source").flatMap { Section($0, name: "source", context: context) }.flatMap(decodeSource)
         let convert = top.section("convert").map(decodeConvert)

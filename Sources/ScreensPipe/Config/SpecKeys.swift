@@ -14,6 +14,22 @@ enum SpecKeys {
     static let auth = ["basic", "bearer"]
     static let basicAuth = ["username", "password"]
     static let retry = ["attempts", "backoff", "max-backoff"]
+    /// Every key of `source`, of any type, in the order the types list them.
+    static let source: [String] = {
+        var keys: [String] = []
+        for type in SpecDecoder.SourceType.allCases { for key in type.allowedKeys where !keys.contains(key) { keys.append(key) } }
+        return keys
+    }()
     /// `rows` and `count` of a JSON-WS source.
     static let serviceCall = ["service", "params"]
+
+    /// Each key of a top-level section, with the dotted paths it belongs at: what a key
+    /// written at the top level most likely meant (`retry` -> `source.retry`).
+    static let sectionOfKey: [String: [String]] = {
+        var places: [String: [String]] = [:]
+        for (section, keys) in [("source", source), ("convert", convert), ("cache", cache), ("filter", filter), ("sink", sink)] {
+            for key in keys { places[key, default: []].append("\(section).\(key)") }
+        }
+        return places
+    }()
 }

@@ -27,7 +27,6 @@ public enum EventSchema {
         }
         return [
             "$schema": "http://json-schema.org/draft-07/schema#",
-            "$id": "https://github.com/screens-pipe/screens-pipe/docs/schemas/events.schema.json",
             "title": "screens-pipe event line",
             "description": "One line of run --events. Optional fields that are unknown are left out, never null. See EventsAndJSONLines.md.",
             "type": "object",

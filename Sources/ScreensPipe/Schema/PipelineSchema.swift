@@ -41,9 +41,7 @@ public enum PipelineSchema {
         }
 
         let sourceTypes = SpecDecoder.SourceType.allCases
-        var allSourceKeys: [String] = []
-        for type in sourceTypes { for key in type.allowedKeys where !allSourceKeys.contains(key) { allSourceKeys.append(key) } }
-        var source = object("source", allSourceKeys, required: ["type"]).objectValue ?? [:]
+        var source = object("source", SpecKeys.source, required: ["type"]).objectValue ?? [:]
         let ownRequired: [SpecDecoder.SourceType: [String]] = [
             .liferayJSONWS: ["rows"], .liferayHeadless: ["path"], .rest: ["url", "paginate"], .file: ["path"],
         ]
@@ -84,7 +82,6 @@ public enum PipelineSchema {
         ]
         return [
             "$schema": "http://json-schema.org/draft-07/schema#",
-            "$id": "https://github.com/screens-pipe/screens-pipe/docs/schemas/pipeline.schema.json",
             "title": "screens-pipe pipeline file",
             "description": "One paged list: source -> cache -> convert -> filter -> sink. See PipelineFileReference.md.",
             "type": "object",

@@ -20,6 +20,15 @@ struct ValidateCommandTests {
         #expect(result.stdout.isEmpty)
     }
 
+    @Test("a key indented one level too little names the section it belongs in")
+    func misindentedKey() async throws {
+        let path = try write("source:\n  type: file\n  path: x.json\nretry: { attempts: 2 }\npath: out.jsonl\n")
+        let result = try await CommandRunner.run(["validate", path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("\(path):4:1: unknown key 'retry' in the top level; did you mean 'source.retry'?"), "\(result.stderr)")
+        #expect(result.stderr.contains("\(path):5:1: unknown key 'path' in the top level; did you mean 'source.path' or 'cache.path' or 'sink.path'?"), "\(result.stderr)")
+    }
+
     @Test("an unknown key: exit 2, file:line:column and a suggestion, nothing on stdout")
     func unknownKey() async throws {
         let path = try write("source:\n  type: file\n  path: x.json\n  pagenation: { page-size: 5 }\n")
