@@ -96,6 +96,15 @@ extension SpecDecoder {
             spec.expression = expression
             spec.expressionLocation = scalar.textLocation
         }
+        // Parsed here as well as in PipelineValidation, so a bad expression is reported with
+        // the file's other mistakes instead of after they are fixed.
+        if let expression = spec.expression {
+            do throws(ScreensPipeError) {
+                _ = try RowFilter(expression: expression, location: spec.expressionLocation)
+            } catch {
+                context.append(error)
+            }
+        }
         return spec
     }
 

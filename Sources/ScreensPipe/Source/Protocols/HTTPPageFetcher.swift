@@ -94,8 +94,8 @@ struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
         } catch {
             // A 200 with a broken body is what a proxy or a dying server sends: try again.
             let failure = ScreensPipeError(
-                .malformedResponse, "the response is not valid JSON (\(error))", page: page.index, request: request,
-                status: response.status)
+                .malformedResponse, "the response is not valid JSON (\(error)); \(bodyDescription(response))", page: page.index,
+                request: request, status: response.status)
             return .retryable(.failure(failure), reason: .invalidResponse(failure.message))
         }
         if let exception = LiferayErrorBody.portalException(in: body) {
@@ -113,6 +113,15 @@ struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
             located.request = located.request ?? request
             return .final(.failure(located))
         }
+    }
+
+    /// What came instead of JSON, for a user who pointed the pipeline at a web page: the
+    /// content type and the first bytes of the body, sanitized like any server text.
+    private func bodyDescription(_ response: HTTPResponse) -> String {
+        let type = response.headers["Content-Type"].map { sanitizedServerText($0, limit: 100) } ?? "no Content-Type"
+        guard !response.body.isEmpty else { return "\(type), an empty body" }
+        let start = sanitizedServerText(String(decoding: response.body.prefix(200), as: UTF8.self), limit: 60)
+        return "\(type), the body starts with \"\(start)\""
     }
 
     /// Portals answer bad credentials on some endpoints with a redirect to the login page.
