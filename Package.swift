@@ -86,6 +86,13 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
+        // samples/embed as an example target (as swift-argument-parser builds its Examples/):
+        // built with this package's dependencies instead of a second copy of all of them.
+        .executableTarget(
+            name: "embed-sample",
+            dependencies: ["ScreensPipe", "Sandbox"],
+            path: "samples/embed/Sources/embed-sample"
+        ),
         .executableTarget(
             name: "screens-pipe-bench",
             dependencies: ["ScreensBus", "ScreensPipe"],

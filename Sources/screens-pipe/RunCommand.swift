@@ -58,6 +58,12 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("At the end, write the run's spans here as a Chrome trace (open it in Perfetto).", valueName: "path"))
     var trace: String?
 
+    @Option(help: "Colours in table output: auto (when stdout is a terminal and NO_COLOR is unset), always or never.")
+    var color: ColorMode = .auto
+
+    @Option(name: .customLong("log-format"), help: "Log lines on stderr as text (with a timestamp) or json (one object per line).")
+    var logFormat: LogFormat = .text
+
     @Flag(name: [.short, .long], help: "Print nothing on stderr but errors.")
     var quiet = false
 
@@ -90,17 +96,20 @@ struct RunCommand: AsyncParsableCommand {
         let variables = ProcessInfo.processInfo.environment
         let showProgress = !quiet && progress.isEnabled(stderrIsTerminal: Terminal.isTerminal(2))
         let progressLine = showProgress ? ProgressLine() : nil
-        let logLevel: Logger.Level = verbose && !quiet ? .debug : .warning
+        // -v and -q win over SCREENS_PIPE_LOG_LEVEL, which wins over the default.
+        let configuredLevel = try TerminalLogHandler.level(from: variables)
+        let logLevel: Logger.Level = quiet ? .warning : verbose ? .debug : configuredLevel ?? .warning
         var onRetry: (@Sendable (RetryNotice) -> Void)?
         if let progressLine { onRetry = { notice in progressLine.retry(notice) } }
-        let logger = Logger(label: "screens-pipe") { _ in TerminalLogHandler(level: logLevel, progress: progressLine) }
+        let logFormat = self.logFormat
+        let logger = Logger(label: "screens-pipe") { _ in TerminalLogHandler(level: logLevel, progress: progressLine, format: logFormat) }
         let metricsRegistry = metricsFile.map { _ in PrometheusCollectorRegistry() }
         let traceRecorder = trace.map { _ in TraceRecorder() }
         let environment = PipelineEnvironment(
             variables: variables,
             sandbox: BundledSandbox(),
             refresh: refresh,
-            colorOutput: Terminal.colorsAllowed(on: 1, variables: variables),
+            colorOutput: color.isEnabled(auto: Terminal.colorsAllowed(on: 1, variables: variables)),
             onRetry: onRetry,
             logger: logger,
             metricsFactory: metricsRegistry.map { PrometheusMetricsFactory(registry: $0) },
@@ -184,6 +193,19 @@ struct RunCommand: AsyncParsableCommand {
 
 extension SinkFormat: ExpressibleByArgument {}
 extension CachePolicy: ExpressibleByArgument {}
+
+/// `--color`: whether table output is coloured.
+enum ColorMode: String, ExpressibleByArgument, CaseIterable {
+    case auto, always, never
+
+    func isEnabled(auto automatic: Bool) -> Bool {
+        switch self {
+        case .auto: automatic
+        case .always: true
+        case .never: false
+        }
+    }
+}
 
 enum ProgressMode: String, ExpressibleByArgument, CaseIterable {
     case auto, always, never

@@ -20,6 +20,26 @@ struct ValidateCommandTests {
         #expect(result.stdout.isEmpty)
     }
 
+    @Test("field names in the filter and sink.fields are checked against the model's fields")
+    func fieldNamesAgainstTheModel() async throws {
+        let path = try write("""
+            source: { type: file, path: x.json }
+            convert: { model: bookmark }
+            filter: { where: 'name starts-with "L" and urll contains "liferay"' }
+            sink: { fields: [entryId, nmae] }
+            """)
+        let result = try await CommandRunner.run(["validate", path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("\(path):3:44: 'urll' is not a field of the bookmark model; did you mean 'url'?"), "\(result.stderr)")
+        #expect(result.stderr.contains("sink.fields: 'nmae' is not a field of the bookmark model; did you mean 'name'?"), "\(result.stderr)")
+        let mapped = try write("""
+            source: { type: file, path: x.json }
+            convert: { fields: { id: entryId, title: name } }
+            filter: { where: 'title != "x"' }
+            """)
+        #expect(try await CommandRunner.run(["validate", mapped]).status == 0)
+    }
+
     @Test("a key indented one level too little names the section it belongs in")
     func misindentedKey() async throws {
         let path = try write("source:\n  type: file\n  path: x.json\nretry: { attempts: 2 }\npath: out.jsonl\n")

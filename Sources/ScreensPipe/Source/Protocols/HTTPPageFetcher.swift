@@ -38,7 +38,7 @@ struct HTTPPageFetcher<Protocol: ListProtocol>: PageFetcher {
                 request,
                 onRetry: { attempt in
                     let notice = RetryNotice(page: page.index, attempt: attempt)
-                    logger.info("page \(page.index): retrying in \(notice.delay) after attempt \(notice.attempt) of \(notice.attempts): \(notice.reason)")
+                    logger.info("page \(page.index): retrying in \(notice.delayText) after attempt \(notice.attempt) of \(notice.attempts): \(notice.reason)")
                     onRetry?(notice)
                 },
                 interpret: { response in
@@ -202,6 +202,12 @@ public struct RetryNotice: Sendable {
     public var attempts: Int
     /// How long the source waits before the next try.
     public var delay: Duration
+    /// ``delay`` for people, in seconds to the hundredth: `0.25 s`, `12.00 s`.
+    public var delayText: String {
+        let hundredths = (delay.components.seconds * 100) + (delay.components.attoseconds + 5_000_000_000_000_000) / 10_000_000_000_000_000
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) s"
+    }
     /// Why: "HTTP 503", "connection reset", "the response is not valid JSON".
     public var reason: String
     /// The request, redacted.
