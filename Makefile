@@ -75,8 +75,8 @@ install: release
 	"$(RELEASE_DIR)/screens-pipe" --generate-completion-script bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/screens-pipe"
 	"$(RELEASE_DIR)/screens-pipe" --generate-completion-script zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_screens-pipe"
 	"$(RELEASE_DIR)/screens-pipe" --generate-completion-script fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/screens-pipe.fish"
-	$(SWIFT) package plugin --allow-writing-to-package-directory generate-manual --multi-page=false --output-directory .build/manual screens-pipe
-	install -m 0644 .build/manual/screens-pipe.1 "$(DESTDIR)$(PREFIX)/share/man/man1/screens-pipe.1"
+	$(SWIFT) package plugin --allow-writing-to-package-directory generate-manual
+	install -m 0644 .build/plugins/GenerateManual/outputs/screens-pipe/screens-pipe.1 "$(DESTDIR)$(PREFIX)/share/man/man1/screens-pipe.1"
 	@echo "installed screens-pipe under $(DESTDIR)$(PREFIX)" >&2
 
 clean:
