@@ -17,8 +17,8 @@ struct RunCommand: AsyncParsableCommand {
 
             Examples:
               screens-pipe run pipelines/bookmarks.yaml | jq -r .url
-              screens-pipe run pipelines/bookmarks.yaml --events | jq -c 'select(.event=="response")'
-              screens-pipe run pipelines/bookmarks.yaml --set source.pagination.page-size=100
+              screens-pipe run pipelines/bookmarks.yaml --events | jq -c 'select(.page)'
+              screens-pipe run pipelines/bookmarks.yaml --set filter.limit=10
               screens-pipe run pipelines/bookmarks.yaml --output bookmarks.jsonl
               screens-pipe run pipelines/bookmarks.yaml --policy cache-only
             """

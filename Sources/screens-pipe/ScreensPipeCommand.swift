@@ -8,8 +8,8 @@ struct ScreensPipeCommand: AsyncParsableCommand {
         commandName: "screens-pipe",
         abstract: "Load a paged list from a Liferay portal (or any paged JSON API) as JSON lines.",
         discussion: """
-            A pipeline file describes one list: where it comes from, how to cache it, how to
-            convert and filter its rows, and where to write them.
+            A pipeline file describes one list: where it comes from, how to cache it, how
+            to convert and filter its rows, and where to write them.
 
             Examples:
               screens-pipe run pipelines/bookmarks.yaml | jq -r .url
@@ -20,8 +20,9 @@ struct ScreensPipeCommand: AsyncParsableCommand {
               screens-pipe plan pipelines/bookmarks.yaml
               screens-pipe sandbox --port 8080
 
-            Exit status: 0 every row delivered; 1 the run failed (some rows not delivered);
-            2 a usage or configuration error.
+            Exit status: 0 every row delivered; 1 the run failed (some rows not
+            delivered); 2 a usage or configuration error; 130, 143, 129 after SIGINT,
+            SIGTERM, SIGHUP (what was written is kept as PATH.partial).
             """,
         version: ScreensPipeVersion.current,
         subcommands: [RunCommand.self, ValidateCommand.self, TestCommand.self, PlanCommand.self, InitCommand.self, SchemaCommand.self, CacheCommand.self, SandboxCommand.self]

@@ -8,12 +8,12 @@ struct ValidateCommand: AsyncParsableCommand {
         commandName: "validate",
         abstract: "Check pipeline files without running them.",
         discussion: """
-            Checks the YAML, every key and type, interpolation, the model and field mapping,
-            and the filter expression. Problems print as file:line:column: message.
-            Exit status 2 when any file has a problem.
+            Checks the YAML, every key and type, interpolation, the model and field
+            mapping, and the filter expression. Problems print as file:line:column:
+            message. Exit status 2 when any file has a problem.
 
-            With --format json, one JSON object per file goes to stdout (for CI annotations):
-              {"file":"p.yaml","ok":false,"errors":[{"file":"p.yaml","line":3,"column":9,"message":"..."}]}
+            With --format json, each file is one JSON object on stdout (CI annotations):
+              {"file":"p.yaml","ok":false,"errors":[{"file","line","column","message"}]}
 
             Example:
               screens-pipe validate pipelines/*.yaml

@@ -8,13 +8,14 @@ struct TestCommand: AsyncParsableCommand {
         commandName: "test",
         abstract: "Run pipeline tests: recorded pages in, expected rows, events or errors out.",
         discussion: """
-            A test file (bookmarks.test.yaml) names a pipeline and its cases. Each case serves
-            recorded rows or pages (or the bundled sandbox) through the pipeline's own cache,
-            convert, filter and sink stages, offline, and checks the rows, the row count, the
-            events or the error of the run. The format is described in the CommandLine article.
+            A test file (bookmarks.test.yaml) names a pipeline and its cases. Each case
+            serves recorded rows or pages (or the bundled sandbox) through the pipeline's
+            own cache, convert, filter and sink stages, offline, and checks the rows, the
+            row count, the events or the error of the run. The format is in the article
+            "Testing pipelines" (TestingPipelines.md).
 
-            Exit status: 0 every case passed; 1 a case failed; 2 a test file (or the command
-            line) has a problem.
+            Exit status: 0 every case passed; 1 a case failed; 2 a test file (or the
+            command line) has a problem.
 
             Examples:
               screens-pipe test pipelines/tests/*.yaml
