@@ -38,3 +38,28 @@ struct DiagnosticsRunTests {
         #expect(result.stderr.contains("\(pipeline.path):2:26: expected a value or a field"), "the filter error is reported too: \(result.stderr)")
     }
 }
+
+/// Positions inside a literal block (`where: |`) are the file's own lines and columns.
+@Suite("diagnostics: block scalars")
+struct BlockScalarPositionTests {
+    @Test func anErrorOnTheSecondLineOfAWhereBlock() async throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        let pipeline = directory.appendingPathComponent("block.yaml")
+        try "source: { type: file, path: x.json }\nfilter:\n  where: |\n    name == \"a\" and\n      url ==< 3\n"
+            .write(to: pipeline, atomically: true, encoding: .utf8)
+        let result = try await CommandRunner.run(["validate", pipeline.path])
+        #expect(result.status == 2)
+        // Line 5, column 13: the '<' after 'url ==' (the block is indented 4 columns).
+        #expect(result.stderr.hasPrefix("\(pipeline.path):5:13: "), "\(result.stderr)")
+        #expect(result.stderr.contains("at line 2, column"), "\(result.stderr)")
+    }
+
+    @Test func anErrorOnTheFirstLineOfAWhereBlock() async throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        let pipeline = directory.appendingPathComponent("block.yaml")
+        try "source: { type: file, path: x.json }\nfilter:\n  where: |\n    name =! \"a\"\n".write(to: pipeline, atomically: true, encoding: .utf8)
+        let result = try await CommandRunner.run(["validate", pipeline.path])
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("\(pipeline.path):4:10: "), "\(result.stderr)")
+    }
+}
