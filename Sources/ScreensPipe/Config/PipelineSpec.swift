@@ -302,7 +302,8 @@ public enum RESTPaginationStyle: Sendable, Hashable {
 
 /// `type: file` — a local JSON array or JSON-lines file, paged like a remote list.
 public struct FileSourceSpec: Sendable, Hashable {
-    /// The file's path, relative to the working directory.
+    /// The file's path; in a pipeline file, a relative path is resolved against the
+    /// pipeline file's directory when the file is loaded.
     public var path: String
     /// Path to the array of rows when the file holds an object.
     public var records: String?

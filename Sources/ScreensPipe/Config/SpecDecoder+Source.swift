@@ -31,6 +31,14 @@ extension SpecDecoder {
         "follow-other-origins", "ca-file", "insecure-skip-tls-verify", "headers",
     ]
 
+    /// A relative path of the file read from a pipeline file, resolved against that file's
+    /// directory, so a pipeline runs the same from any working directory. Pipelines from
+    /// standard input or text keep it relative to the working directory.
+    func relativeToPipelineFile(_ path: String) -> String {
+        guard !path.hasPrefix("/"), let file, let slash = file.lastIndex(of: "/") else { return path }
+        return String(file[...slash]) + path
+    }
+
     func decodeSource(_ section: Section) -> SourceSpec? {
         let type = section.required("type").flatMap { context.choice($0, key: "type", SourceType.self) }
         guard let type else {
@@ -61,7 +69,7 @@ extension SpecDecoder {
             protocolSpec = decodeREST(section, hasServer: server != nil).map(SourceProtocol.rest)
         case .file:
             let path = section.required("path", for: "source of type 'file'").flatMap { context.nonEmptyString($0, key: "path") }
-            protocolSpec = path.map { .file(FileSourceSpec(path: $0, records: section.nonEmptyString("records"))) }
+            protocolSpec = path.map { .file(FileSourceSpec(path: relativeToPipelineFile($0), records: section.nonEmptyString("records"))) }
         }
         guard let protocolSpec else { return nil }
         spec.protocolSpec = protocolSpec

@@ -179,7 +179,7 @@ public enum PipelineSchema {
         "source.sort": string("The comparator class JSON-WS sorts by (obc)."),
         "source.start-param": string("The JSON-WS parameter that takes the first row (default start)."),
         "source.end-param": string("The JSON-WS parameter that takes the end row (default end)."),
-        "source.path": string("Headless: the collection's path. File: the JSON file, relative to the working directory."),
+        "source.path": string("Headless: the collection's path. File: the JSON file, relative to the pipeline file."),
         "source.query": scalarMap("Query parameters added to every request (paging parameters are refused)."),
         "source.url": string("REST: the list's URL, absolute or relative to server."),
         "source.records": string("The path to the array of rows in the body (REST) or file."),

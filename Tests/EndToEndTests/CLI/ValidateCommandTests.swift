@@ -40,6 +40,26 @@ struct ValidateCommandTests {
         #expect(try await CommandRunner.run(["validate", mapped]).status == 0)
     }
 
+    @Test("a file source's path is relative to the pipeline file; validate warns when no file is there")
+    func fileSourcePaths() async throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        let pipeline = directory.appendingPathComponent("local.yaml").path
+        try "source: { type: file, path: rows.json }\n".write(toFile: pipeline, atomically: true, encoding: .utf8)
+        let missing = try await CommandRunner.run(["validate", pipeline])
+        #expect(missing.status == 0)
+        #expect(missing.stderr.contains("screens-pipe: warning: \(pipeline): source.path: no file at \(directory.path)/rows.json"), "\(missing.stderr)")
+        let json = try await CommandRunner.run(["validate", "--format", "json", pipeline])
+        #expect(json.stdoutText.contains(#""warnings":["source.path: no file at "#), "\(json.stdoutText)")
+
+        try #"[{"id": 1}, {"id": 2}]"#.write(toFile: directory.appendingPathComponent("rows.json").path, atomically: true, encoding: .utf8)
+        // Run from the package root: the file is found beside the pipeline, not in the working directory.
+        let run = try await CommandRunner.run(["run", pipeline])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdoutLines == [#"{"id":1}"#, #"{"id":2}"#])
+        let present = try await CommandRunner.run(["validate", pipeline])
+        #expect(!present.stderr.contains("warning"))
+    }
+
     @Test("a key indented one level too little names the section it belongs in")
     func misindentedKey() async throws {
         let path = try write("source:\n  type: file\n  path: x.json\nretry: { attempts: 2 }\npath: out.jsonl\n")
