@@ -2,11 +2,11 @@
 # or with sudo): they install the missing system libraries first.
 
 SWIFT        ?= swift
-DEB_PACKAGES := libcurl4-openssl-dev libyaml-dev libsqlite3-dev jq curl python3
+DEB_PACKAGES := libcurl4-openssl-dev libyaml-dev libsqlite3-dev jq curl python3 python3-jsonschema python3-yaml
 BIN_DIR       = $(shell $(SWIFT) build --show-bin-path)
 RELEASE_DIR   = $(shell $(SWIFT) build -c release --show-bin-path)
 
-.PHONY: setup build release test demo docs bench fuzz soak clean
+.PHONY: setup build release test demo docs bench fuzz soak clean install
 
 setup:
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -24,15 +24,15 @@ build: setup
 release: setup
 	$(SWIFT) build -c release
 
-EMBED_SAMPLE  = samples/embed
-EMBED_SCRATCH = $(EMBED_SAMPLE)/.build
-
+# The embed sample (samples/embed) builds as an example target of this package, sharing
+# its build of every dependency; samples/embed/Package.swift shows the same code as a
+# package of its own. Every test is a Swift Testing test: --disable-xctest leaves out the
+# empty XCTest run and its "Executed 0 tests" lines.
 test: setup
 	$(SWIFT) build --build-tests
-	$(SWIFT) build --package-path $(EMBED_SAMPLE) --scratch-path $(EMBED_SCRATCH)
-	"$(EMBED_SCRATCH)/debug/embed-sample" pipelines/bookmarks.yaml | head -3
-	SCREENS_PIPE_BIN="$(BIN_DIR)/screens-pipe" SCREENS_PIPE_EMBED_BIN="$(EMBED_SCRATCH)/debug/embed-sample" \
-	  $(SWIFT) test --skip-build
+	"$(BIN_DIR)/embed-sample" pipelines/bookmarks.yaml | head -3
+	SCREENS_PIPE_BIN="$(BIN_DIR)/screens-pipe" SCREENS_PIPE_EMBED_BIN="$(BIN_DIR)/embed-sample" \
+	  $(SWIFT) test --skip-build --disable-xctest
 
 demo: build
 	@echo "# screens-pipe run pipelines/bookmarks.yaml  (the bundled sandbox portal, in-process)" >&2
@@ -60,7 +60,24 @@ fuzz: setup
 # The long fault soak (thousands of pages); `make test` runs the short one.
 soak: setup
 	$(SWIFT) build --build-tests
-	SCREENS_PIPE_SOAK=1 SCREENS_PIPE_BIN="$(BIN_DIR)/screens-pipe" $(SWIFT) test --skip-build --filter Soak
+	SCREENS_PIPE_SOAK=1 SCREENS_PIPE_BIN="$(BIN_DIR)/screens-pipe" $(SWIFT) test --skip-build --disable-xctest --filter Soak
+
+# A release build installed under PREFIX: the binary with the sandbox's resource bundle
+# beside it (where it looks for it), shell completions for bash, zsh and fish, and a man page.
+PREFIX ?= /usr/local
+install: release
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/man/man1" \
+	  "$(DESTDIR)$(PREFIX)/share/bash-completion/completions" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions" \
+	  "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d"
+	install -m 0755 "$(RELEASE_DIR)/screens-pipe" "$(DESTDIR)$(PREFIX)/bin/screens-pipe"
+	rm -rf "$(DESTDIR)$(PREFIX)/bin/screens-pipe_Sandbox.resources"
+	cp -R "$(RELEASE_DIR)/screens-pipe_Sandbox.resources" "$(DESTDIR)$(PREFIX)/bin/"
+	"$(RELEASE_DIR)/screens-pipe" --generate-completion-script bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/screens-pipe"
+	"$(RELEASE_DIR)/screens-pipe" --generate-completion-script zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_screens-pipe"
+	"$(RELEASE_DIR)/screens-pipe" --generate-completion-script fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/screens-pipe.fish"
+	$(SWIFT) package plugin --allow-writing-to-package-directory generate-manual
+	install -m 0644 .build/plugins/GenerateManual/outputs/screens-pipe/screens-pipe.1 "$(DESTDIR)$(PREFIX)/share/man/man1/screens-pipe.1"
+	@echo "installed screens-pipe under $(DESTDIR)$(PREFIX)" >&2
 
 clean:
 	rm -rf .build

@@ -20,6 +20,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // The library emits through swift-metrics; the CLI and the service export Prometheus text.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // `make docs` only: the DocC articles and API reference; nothing links against it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -43,6 +46,7 @@ let package = Package(
                 "CLibYAML",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
         .target(
@@ -63,6 +67,11 @@ let package = Package(
                 "ScreensPipe",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .target(name: "ScreensPipeTesting", dependencies: ["ScreensBus", "ScreensPipe"]),
@@ -73,7 +82,16 @@ let package = Package(
                 "Sandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
+        ),
+        // samples/embed as an example target (as swift-argument-parser builds its Examples/):
+        // built with this package's dependencies instead of a second copy of all of them.
+        .executableTarget(
+            name: "embed-sample",
+            dependencies: ["ScreensPipe", "Sandbox"],
+            path: "samples/embed/Sources/embed-sample"
         ),
         .executableTarget(
             name: "screens-pipe-bench",
@@ -97,6 +115,7 @@ let package = Package(
                 "ScreensPipeService", "ScreensPipe", "Sandbox", "TestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .testTarget(

@@ -79,15 +79,17 @@ public final class Pipeline: Sendable {
             throw .alreadyRan(pipeline: spec.name)
         }
         let stages: Stages
+        let metrics = RunMetrics(pipeline: spec.name, factory: environment.metricsFactory)
         do throws(ScreensPipeError) {
-            stages = try await prepare()
+            stages = try await prepare(metrics: metrics)
         } catch {
+            metrics.failed(error)
             await bus.publish(.error(error.event(pipeline: spec.name)))
             bus.finish()
             throw error
         }
         let sinkSubscription = bus.subscribe()
-        let tally = RunTally()
+        let tally = RunTally(metrics: metrics)
 
         // Loading runs in its own task so that an interruption, or a sink that failed, can
         // stop the fetching alone: the sink still writes everything published before it.
@@ -126,7 +128,10 @@ public final class Pipeline: Sendable {
         do throws(OutputFile.WriteFailure) {
             summary.outputPath = try stages.sink.close(succeeded: completed)
         } catch {
-            if case .failed(let message) = error { summary.record(ScreensPipeError(.sink, message)) }
+            if case .failed(let message) = error {
+                summary.record(ScreensPipeError(.sink, message))
+                metrics.failed(ScreensPipeError(.sink, message))
+            }
         }
         return summary
     }
@@ -148,10 +153,12 @@ public final class Pipeline: Sendable {
         var skipsInvalidRows: Bool
         var sink: any EventSink
         var server: (any RunningServer)?
+        var metrics: RunMetrics
+        var trace: TraceRecorder?
     }
 
     /// The stages of a run; `makesSink: false` for a session, which writes no sink.
-    func prepare(makesSink: Bool = true) async throws(ScreensPipeError) -> Stages {
+    func prepare(makesSink: Bool = true, metrics: RunMetrics) async throws(ScreensPipeError) -> Stages {
         let converter = try RowConverter(spec: spec.convert)
         let filter = try spec.filter?.expression.map { (expression) throws(ScreensPipeError) in
             try RowFilter(expression: expression, location: spec.filter?.expressionLocation)
@@ -174,7 +181,8 @@ public final class Pipeline: Sendable {
         }
         let fetcher: any PageFetcher
         do throws(ScreensPipeError) {
-            fetcher = try await SourceFactory.makeFetcher(spec: spec, baseURL: baseURL, environment: environment)
+            let source = try await SourceFactory.makeFetcher(spec: spec, baseURL: baseURL, environment: instrumented(environment, metrics: metrics))
+            fetcher = InstrumentedFetcher(base: source, metrics: metrics, trace: environment.trace, cached: spec.cache != nil)
         } catch {
             await server?.stop()
             throw error
@@ -189,7 +197,22 @@ public final class Pipeline: Sendable {
             throw error
         }
         return Stages(fetcher: fetcher, converter: converter, filter: filter, limit: spec.filter?.limit,
-            skipsInvalidRows: spec.convert?.onInvalid == .skip, sink: sink, server: server)
+            skipsInvalidRows: spec.convert?.onInvalid == .skip, sink: sink, server: server, metrics: metrics, trace: environment.trace)
+    }
+
+    /// `environment` with retries and response sizes also counted in `metrics` and retry
+    /// waits drawn in the trace.
+    private func instrumented(_ environment: PipelineEnvironment, metrics: RunMetrics) -> PipelineEnvironment {
+        var instrumented = environment
+        let onRetry = environment.onRetry
+        let trace = environment.trace
+        instrumented.onRetry = { notice in
+            metrics.retried()
+            trace?.retryWait(page: notice.page, delay: notice.delay, attempt: notice.attempt, reason: notice.reason)
+            onRetry?(notice)
+        }
+        instrumented.onResponseBody = { bytes in metrics.received(bytes: bytes) }
+        return instrumented
     }
 
     private func makeSink() throws(ScreensPipeError) -> any EventSink {
@@ -279,6 +302,8 @@ public final class Pipeline: Sendable {
         events.reserveCapacity(page.rows.count + 1)
         events.append(.response(response(for: page, pipeline: pipeline)))
         var selectedBefore = tally.selected
+        let selectedAtStart = selectedBefore
+        let convertStart = stages.trace?.now()
         var failures: [ScreensPipeError] = []
         var skipped = 0
         var decision = PageLoader.Decision.next
@@ -305,7 +330,17 @@ public final class Pipeline: Sendable {
             }
         }
         tally.record(page: page.rows.count, selectedTotal: selectedBefore, failures: failures, skipped: skipped)
+        stages.metrics.delivered(page, selected: selectedBefore - selectedAtStart)
+        let spanArguments: JSONObject = ["page": .int(Int64(index)), "rows": .int(Int64(page.rows.count)), "selected": .int(Int64(selectedBefore - selectedAtStart))]
+        if let trace = stages.trace, let convertStart {
+            trace.span("convert page \(index)", category: "convert", lane: TraceRecorder.convertLane, start: convertStart, arguments: spanArguments)
+        }
+        let publishStart = stages.trace?.now()
         await bus.publish(contentsOf: events)
+        if let trace = stages.trace, let publishStart {
+            // Waits here while the sink (or another subscriber) is behind: backpressure shows.
+            trace.span("publish page \(index)", category: "publish", lane: TraceRecorder.publishLane, start: publishStart, arguments: spanArguments)
+        }
         return decision
     }
 }

@@ -1,3 +1,4 @@
+public import CoreMetrics
 public import Logging
 
 /// What a pipeline needs from the process around it.
@@ -15,13 +16,23 @@ public struct PipelineEnvironment: Sendable {
     /// Where the source logs each HTTP request at `debug` and each retry at `info`
     /// (requests appear with secrets redacted). Discards everything by default.
     public var logger: Logger
+    /// Where the run's metrics go (see the Observability article); nil uses the process's
+    /// `MetricsSystem` (a no-op until the embedder bootstraps one).
+    public var metricsFactory: (any MetricsFactory)?
+    /// Records the run's spans for a Chrome trace (`run --trace`); nil records nothing.
+    public var trace: TraceRecorder?
+    /// Told the size of each HTTP response body (metrics).
+    var onResponseBody: (@Sendable (Int) -> Void)?
 
     /// An environment with no variables, no sandbox and a logger that discards everything,
     /// unless given.
     public init(
         variables: [String: String] = [:], sandbox: (any SandboxLauncher)? = nil, refresh: Bool = false,
-        colorOutput: Bool = false, onRetry: (@Sendable (RetryNotice) -> Void)? = nil, logger: Logger? = nil
+        colorOutput: Bool = false, onRetry: (@Sendable (RetryNotice) -> Void)? = nil, logger: Logger? = nil,
+        metricsFactory: (any MetricsFactory)? = nil, trace: TraceRecorder? = nil
     ) {
+        self.metricsFactory = metricsFactory
+        self.trace = trace
         self.variables = variables
         self.sandbox = sandbox
         self.refresh = refresh

@@ -2,7 +2,8 @@
 /// compile, the filter expression parses. `validate` and `run` both call it, so a bad
 /// expression is a configuration error (exit 2) before any request is sent.
 public enum PipelineValidation {
-    /// Checks that `spec`'s convert stage builds and its filter expression parses.
+    /// Checks that `spec`'s convert stage builds, its filter expression parses, and the
+    /// fields the filter and `sink.fields` name are fields the convert stage writes.
     /// Throws every error found, not just the first.
     public static func check(_ spec: PipelineSpec) throws(ConfigurationErrors) {
         var errors: [ScreensPipeError] = []
@@ -18,6 +19,7 @@ public enum PipelineValidation {
                 errors.append(error)
             }
         }
+        if errors.isEmpty { errors = unknownFieldErrors(spec) }
         if !errors.isEmpty { throw ConfigurationErrors(errors: errors) }
     }
 }

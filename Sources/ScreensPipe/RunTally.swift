@@ -3,6 +3,12 @@ import Synchronization
 /// The counters of a run, shared by the loading task and the sink task.
 final class RunTally: Sendable {
     private let state = Mutex(RunSummary())
+    /// Counts every failure recorded here by kind, as the summary does.
+    private let metrics: RunMetrics
+
+    init(metrics: RunMetrics) {
+        self.metrics = metrics
+    }
 
     var summary: RunSummary { state.withLock { $0 } }
 
@@ -16,10 +22,12 @@ final class RunTally: Sendable {
             summary.selected = selectedTotal
             summary.skipped += skipped
             for failure in failures { summary.record(failure) }
+            for failure in failures { metrics.failed(failure) }
         }
     }
 
     func record(failure: ScreensPipeError) {
+        metrics.failed(failure)
         state.withLock { $0.record(failure) }
     }
 
@@ -31,7 +39,9 @@ final class RunTally: Sendable {
         state.withLock { summary in
             switch failure {
             case .closed: summary.outputClosed = true
-            case .failed(let message): summary.record(ScreensPipeError(.sink, message))
+            case .failed(let message):
+                summary.record(ScreensPipeError(.sink, message))
+                metrics.failed(ScreensPipeError(.sink, message))
             }
         }
     }

@@ -143,7 +143,8 @@ public struct PipelineRunFailed: Error, Sendable, CustomStringConvertible {
     /// The first failure, and how many there were.
     public var description: String {
         let first = summary.failures.first.map { "\($0)" } ?? "the run failed"
-        return summary.failureCount > 1 ? "\(first) (and \(summary.failureCount - 1) more errors)" : first
+        let more = summary.failureCount - 1
+        return more > 0 ? "\(first) (and \(more) more error\(more == 1 ? "" : "s"))" : first
     }
 }
 

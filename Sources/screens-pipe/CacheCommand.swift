@@ -9,9 +9,10 @@ struct CacheCommand: AsyncParsableCommand {
         commandName: "cache",
         abstract: "List, summarize or clear the local page cache.",
         discussion: """
-            The cache is one SQLite database: --path FILE, else --cache-dir DIR/cache.sqlite, else \
-            $SCREENS_PIPE_CACHE_DIR/cache.sqlite, else $XDG_CACHE_HOME/screens-pipe/cache.sqlite, \
-            else ~/.cache/screens-pipe/cache.sqlite.
+            The cache is one SQLite database: --path FILE, else --cache-dir
+            DIR/cache.sqlite, else $SCREENS_PIPE_CACHE_DIR/cache.sqlite, else
+            $XDG_CACHE_HOME/screens-pipe/cache.sqlite, else
+            ~/.cache/screens-pipe/cache.sqlite.
             """,
         subcommands: [List.self, Stats.self, Clear.self])
 

@@ -66,7 +66,8 @@ final class DiagnosticsReporter: ListDelegate {
             write("screens-pipe: skipped \(skipped) \(skipped == 1 ? "row" : "rows") that did not convert (convert.on-invalid: skip)")
         }
         if verbose {
-            write("\(finished.pipeline): \(finished.pages) pages, \(finished.rows) rows, \(finished.selected) selected, \(finished.errors) errors")
+            let counts = [Count.of(finished.pages, "page"), Count.of(finished.rows, "row"), "\(finished.selected) selected", Count.of(finished.errors, "error")]
+            write("\(finished.pipeline): \(counts.joined(separator: ", "))")
         }
     }
 
@@ -170,5 +171,12 @@ final class ProgressLine: Sendable {
         text += "\(state.selected) selected, \(rate) rows/s"
         if state.retries > 0 { text += ", \(state.retries) retr\(state.retries == 1 ? "y" : "ies")" }
         return text
+    }
+}
+
+/// "1 page", "2 pages": counts in messages agree with their nouns.
+enum Count {
+    static func of(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
     }
 }

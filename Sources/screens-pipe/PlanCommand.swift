@@ -6,8 +6,8 @@ struct PlanCommand: AsyncParsableCommand {
         commandName: "plan",
         abstract: "Show the requests a run would send, with secrets redacted. Sends nothing, writes nothing.",
         discussion: """
-            Prints the decoded pipeline and the first pages' requests (method, URL, headers,
-            body). Credentials show as <redacted>.
+            Prints the decoded pipeline and the first pages' requests (method, URL,
+            headers, body). Credentials show as <redacted>.
 
             Example:
               screens-pipe plan pipelines/bookmarks.yaml

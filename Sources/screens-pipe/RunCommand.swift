@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Logging
+import Prometheus
 import Sandbox
 import ScreensBus
 import ScreensPipe
@@ -16,8 +17,8 @@ struct RunCommand: AsyncParsableCommand {
 
             Examples:
               screens-pipe run pipelines/bookmarks.yaml | jq -r .url
-              screens-pipe run pipelines/bookmarks.yaml --events | jq -c 'select(.event=="response")'
-              screens-pipe run pipelines/bookmarks.yaml --set source.pagination.page-size=100
+              screens-pipe run pipelines/bookmarks.yaml --events | jq -c 'select(.page)'
+              screens-pipe run pipelines/bookmarks.yaml --set filter.limit=10
               screens-pipe run pipelines/bookmarks.yaml --output bookmarks.jsonl
               screens-pipe run pipelines/bookmarks.yaml --policy cache-only
             """
@@ -48,6 +49,20 @@ struct RunCommand: AsyncParsableCommand {
 
     @Option(help: "Progress line on stderr: auto (when stderr is a terminal), always or never.")
     var progress: ProgressMode = .auto
+
+    @Option(
+        name: .customLong("metrics-file"),
+        help: ArgumentHelp("At the end, write the run's metrics here in the Prometheus text format (node_exporter textfile).", valueName: "path"))
+    var metricsFile: String?
+
+    @Option(help: ArgumentHelp("At the end, write the run's spans here as a Chrome trace (open it in Perfetto).", valueName: "path"))
+    var trace: String?
+
+    @Option(help: "Colours in table output: auto (when stdout is a terminal and NO_COLOR is unset), always or never.")
+    var color: ColorMode = .auto
+
+    @Option(name: .customLong("log-format"), help: "Log lines on stderr as text (with a timestamp) or json (one object per line).")
+    var logFormat: LogFormat = .text
 
     @Flag(name: [.short, .long], help: "Print nothing on stderr but errors.")
     var quiet = false
@@ -81,17 +96,24 @@ struct RunCommand: AsyncParsableCommand {
         let variables = ProcessInfo.processInfo.environment
         let showProgress = !quiet && progress.isEnabled(stderrIsTerminal: Terminal.isTerminal(2))
         let progressLine = showProgress ? ProgressLine() : nil
-        let logLevel: Logger.Level = verbose && !quiet ? .debug : .warning
+        // -v and -q win over SCREENS_PIPE_LOG_LEVEL, which wins over the default.
+        let configuredLevel = try TerminalLogHandler.level(from: variables)
+        let logLevel: Logger.Level = quiet ? .warning : verbose ? .debug : configuredLevel ?? .warning
         var onRetry: (@Sendable (RetryNotice) -> Void)?
         if let progressLine { onRetry = { notice in progressLine.retry(notice) } }
-        let logger = Logger(label: "screens-pipe") { _ in TerminalLogHandler(level: logLevel, progress: progressLine) }
+        let logFormat = self.logFormat
+        let logger = Logger(label: "screens-pipe") { _ in TerminalLogHandler(level: logLevel, progress: progressLine, format: logFormat) }
+        let metricsRegistry = metricsFile.map { _ in PrometheusCollectorRegistry() }
+        let traceRecorder = trace.map { _ in TraceRecorder() }
         let environment = PipelineEnvironment(
             variables: variables,
             sandbox: BundledSandbox(),
             refresh: refresh,
-            colorOutput: Terminal.colorsAllowed(on: 1, variables: variables),
+            colorOutput: color.isEnabled(auto: Terminal.colorsAllowed(on: 1, variables: variables)),
             onRetry: onRetry,
-            logger: logger)
+            logger: logger,
+            metricsFactory: metricsRegistry.map { PrometheusMetricsFactory(registry: $0) },
+            trace: traceRecorder)
         let pipeline = Pipeline(spec: spec, environment: environment)
         let reporter = DiagnosticsReporter(verbose: verbose && !quiet, progress: progressLine)
         let reporting = pipeline.attach(reporter)
@@ -119,6 +141,13 @@ struct RunCommand: AsyncParsableCommand {
         await reporting.value
         reporter.finish()
         interrupts.stop()
+        var reportsWritten = true
+        if let metricsFile, let metricsRegistry {
+            reportsWritten = RunReports.write(metricsRegistry.emitToBuffer(), to: metricsFile, what: "metrics") && reportsWritten
+        }
+        if let trace, let traceRecorder {
+            reportsWritten = RunReports.write(traceRecorder.chromeTraceJSON(), to: trace, what: "trace") && reportsWritten
+        }
 
         switch result {
         case .failure(let error):
@@ -139,6 +168,7 @@ struct RunCommand: AsyncParsableCommand {
                 Terminal.note("screens-pipe: \(verb) \(path) (\(summary.selected) rows)")
             }
             if summary.exitCode != 0 { throw ExitCode(summary.exitCode) }
+            if !reportsWritten { throw ExitCode(1) }
         }
     }
 
@@ -164,6 +194,19 @@ struct RunCommand: AsyncParsableCommand {
 extension SinkFormat: ExpressibleByArgument {}
 extension CachePolicy: ExpressibleByArgument {}
 
+/// `--color`: whether table output is coloured.
+enum ColorMode: String, ExpressibleByArgument, CaseIterable {
+    case auto, always, never
+
+    func isEnabled(auto automatic: Bool) -> Bool {
+        switch self {
+        case .auto: automatic
+        case .always: true
+        case .never: false
+        }
+    }
+}
+
 enum ProgressMode: String, ExpressibleByArgument, CaseIterable {
     case auto, always, never
 
@@ -172,6 +215,22 @@ enum ProgressMode: String, ExpressibleByArgument, CaseIterable {
         case .auto: stderrIsTerminal
         case .always: true
         case .never: false
+        }
+    }
+}
+
+/// The files `--metrics-file` and `--trace` write after a run.
+enum RunReports {
+    /// Writes `bytes` to a temporary file beside `path` and renames it into place, so a
+    /// reader (node_exporter's textfile collector) never sees half a file. False, with a
+    /// message on stderr, when that fails.
+    static func write(_ bytes: [UInt8], to path: String, what: String) -> Bool {
+        do {
+            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+            return true
+        } catch {
+            Terminal.error("screens-pipe: cannot write the \(what) to \(path): \(error.localizedDescription)")
+            return false
         }
     }
 }

@@ -15,10 +15,11 @@ struct SandboxCommand: AsyncParsableCommand {
         commandName: "sandbox",
         abstract: "Run the bundled Liferay-compatible sandbox portal.",
         discussion: """
-            Serves JSON-WS (POST /api/jsonws/invoke), headless delivery structured contents and a \
-            generic REST family over sample data. Accounts: test@liferay.com / test (all sites), \
-            joe@liferay.com / joe (fewer rows, no site 20144), Bearer sandbox-token (= test). \
-            Fault flags make it misbehave on purpose; see "The sandbox portal" in README.md.
+            Serves JSON-WS (POST /api/jsonws/invoke), headless delivery structured
+            contents and a generic REST family over sample data. Accounts:
+            test@liferay.com / test (all sites), joe@liferay.com / joe (fewer rows, no
+            site 20144), Bearer sandbox-token (= test). Fault flags make it misbehave on
+            purpose; see "The sandbox portal" in README.md.
             """)
 
     @Option(help: "TCP port; 0 picks a free one.") var port: Int = 8080

@@ -8,22 +8,27 @@ struct ScreensPipeCommand: AsyncParsableCommand {
         commandName: "screens-pipe",
         abstract: "Load a paged list from a Liferay portal (or any paged JSON API) as JSON lines.",
         discussion: """
-            A pipeline file describes one list: where it comes from, how to cache it, how to
-            convert and filter its rows, and where to write them.
+            A pipeline file describes one list: where it comes from, how to cache it, how
+            to convert and filter its rows, and where to write them.
 
             Examples:
               screens-pipe run pipelines/bookmarks.yaml | jq -r .url
               screens-pipe run pipelines/bookmarks.yaml --events --limit 5
               screens-pipe run pipelines/web-content.yaml --set convert.locale=en_US
               screens-pipe validate pipelines/*.yaml
+              screens-pipe test pipelines/tests/*.yaml
               screens-pipe plan pipelines/bookmarks.yaml
               screens-pipe sandbox --port 8080
 
-            Exit status: 0 every row delivered; 1 the run failed (some rows not delivered);
-            2 a usage or configuration error.
+            Exit status: 0 every row delivered; 1 the run failed (some rows not
+            delivered); 2 a usage or configuration error; 130, 143, 129 after SIGINT,
+            SIGTERM, SIGHUP (what was written is kept as PATH.partial).
             """,
         version: ScreensPipeVersion.current,
-        subcommands: [RunCommand.self, ValidateCommand.self, PlanCommand.self, InitCommand.self, CacheCommand.self, SandboxCommand.self, SessionCommand.self]
+        subcommands: [
+            RunCommand.self, ValidateCommand.self, TestCommand.self, PlanCommand.self, InitCommand.self, SchemaCommand.self,
+            SessionCommand.self, CacheCommand.self, SandboxCommand.self,
+        ]
     )
 
     static var subcommandNames: [String] {

@@ -8,12 +8,12 @@ struct ValidateCommand: AsyncParsableCommand {
         commandName: "validate",
         abstract: "Check pipeline files without running them.",
         discussion: """
-            Checks the YAML, every key and type, interpolation, the model and field mapping,
-            and the filter expression. Problems print as file:line:column: message.
-            Exit status 2 when any file has a problem.
+            Checks the YAML, every key and type, interpolation, the model and field
+            mapping, and the filter expression. Problems print as file:line:column:
+            message. Exit status 2 when any file has a problem.
 
-            With --format json, one JSON object per file goes to stdout (for CI annotations):
-              {"file":"p.yaml","ok":false,"errors":[{"file":"p.yaml","line":3,"column":9,"message":"..."}]}
+            With --format json, each file is one JSON object on stdout (CI annotations):
+              {"file":"p.yaml","ok":false,"errors":[{"file","line","column","message"}]}
 
             Example:
               screens-pipe validate pipelines/*.yaml
@@ -40,24 +40,40 @@ struct ValidateCommand: AsyncParsableCommand {
             switch format {
             case .text:
                 do {
-                    _ = try SpecLoading.load(file: file, overrides: overrides)
+                    let spec = try SpecLoading.load(file: file, overrides: overrides)
+                    for warning in Self.warnings(spec) { Terminal.warning("\(file): \(warning)") }
                     Terminal.note("\(file): ok")
                 } catch {
                     failed = true
                 }
             case .json:
                 let errors: [ScreensPipeError]
+                var warnings: [String] = []
                 do throws(ConfigurationErrors) {
-                    _ = try PipelineLoader(environment: ProcessInfo.processInfo.environment).loadChecked(file: file, overrides: overrides)
+                    let spec = try PipelineLoader(environment: ProcessInfo.processInfo.environment).loadChecked(file: file, overrides: overrides)
+                    warnings = Self.warnings(spec)
                     errors = []
                 } catch {
                     errors = error.errors
                 }
                 failed = failed || !errors.isEmpty
-                FileHandle.standardOutput.write(Data((Self.report(file: file, errors: errors).jsonString + "\n").utf8))
+                var report = Self.report(file: file, errors: errors)
+                if !warnings.isEmpty, case .object(var object) = report {
+                    object["warnings"] = .array(warnings.map { .string($0) })
+                    report = .object(object)
+                }
+                FileHandle.standardOutput.write(Data((report.jsonString + "\n").utf8))
             }
         }
         if failed { throw ExitCode(2) }
+    }
+
+    /// What may be fine when the pipeline runs but is not now: a file source whose file is
+    /// not there (yet). Warnings, not errors: a pipeline can be validated before an earlier
+    /// step writes its input.
+    static func warnings(_ spec: PipelineSpec) -> [String] {
+        guard let source = spec.source.type.settings(as: FileSourceSpec.self), !FileManager.default.fileExists(atPath: source.path) else { return [] }
+        return ["source.path: no file at \(source.path) (a relative path is relative to the pipeline file)"]
     }
 
     /// One file's result as a JSON object; each error with its position when it has one.

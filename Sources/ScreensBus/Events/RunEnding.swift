@@ -1,5 +1,5 @@
 /// Why a run stopped, as the `finished` event's `reason`.
-public enum RunStopReason: String, Sendable, Hashable {
+public enum RunStopReason: String, Sendable, Hashable, CaseIterable {
     /// The whole list was delivered: its end was reached by the rule of ``ListEnd``.
     case completed
     /// A `limit` of selected rows was reached, so fetching stopped on purpose.
@@ -17,7 +17,7 @@ public enum RunStopReason: String, Sendable, Hashable {
 /// Only ``shortPage`` is ambiguous: without a row count, a page that a portal shortened by
 /// hiding rows (permission filtering happens after the page is sliced) looks exactly like
 /// the last page, so rows after it may exist. The run says so on stderr and in `endWarning`.
-public enum ListEnd: String, Sendable, Hashable {
+public enum ListEnd: String, Sendable, Hashable, CaseIterable {
     /// The row count the source reported with page 0 was reached (JSON-WS `count`,
     /// headless `totalCount`, REST `total`, a file's length).
     case rowCount = "row-count"

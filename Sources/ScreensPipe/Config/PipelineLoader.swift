@@ -86,12 +86,13 @@ public struct PipelineLoader: Sendable {
         return name.isEmpty ? "pipeline" : String(name)
     }
 
-    private struct ReadFailure: Error {
+    struct ReadFailure: Error {
         var reason: String
     }
 
-    /// The whole file, with the system's reason when it cannot be read.
-    private static func readFile(_ path: String) throws(ReadFailure) -> [UInt8] {
+    /// The whole file, with the system's reason when it cannot be read or is larger than
+    /// `limit` bytes (`what` names the kind of file in that message).
+    static func readFile(_ path: String, limit: Int = maximumFileSize, what: String = "pipeline file") throws(ReadFailure) -> [UInt8] {
         guard let handle = fopen(path, "rb") else { throw ReadFailure(reason: String(cString: strerror(errno))) }
         defer { fclose(handle) }
         var bytes: [UInt8] = []
@@ -99,8 +100,8 @@ public struct PipelineLoader: Sendable {
         while true {
             let count = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, handle) }
             bytes.append(contentsOf: chunk[..<count])
-            if bytes.count > maximumFileSize {
-                throw ReadFailure(reason: "it is larger than \(maximumFileSize >> 20) MiB, which no pipeline file is")
+            if bytes.count > limit {
+                throw ReadFailure(reason: "it is larger than \(limit >> 20) MiB, which no \(what) is")
             }
             if count < chunk.count {
                 if ferror(handle) != 0 { throw ReadFailure(reason: String(cString: strerror(errno))) }

@@ -29,8 +29,9 @@ struct Section {
     }
 
     /// Reports keys outside `allowed`; `elsewhere` names keys that belong to another variant
-    /// (`rows` under a rest source) so the message can say so.
-    func checkKeys(_ allowed: [String], elsewhere: [String: String] = [:], in description: String? = nil) {
+    /// (`rows` under a rest source) so the message can say so, and `nested` the sections a
+    /// key belongs in (`retry` -> `source.retry`), for a key indented one level too little.
+    func checkKeys(_ allowed: [String], elsewhere: [String: String] = [:], nested: [String: [String]] = [:], in description: String? = nil) {
         for pair in mapping.pairs where !allowed.contains(pair.key.text) {
             let key = pair.key.text
             if let owner = elsewhere[key] {
@@ -40,6 +41,8 @@ struct Section {
             var message = "unknown key '\(key)' in \(name)"
             if let suggestion = KeySuggestion.closest(to: key, among: allowed) {
                 message += "; did you mean '\(suggestion)'?"
+            } else if let places = nested[key] {
+                message += "; did you mean \(places.map { "'\($0)'" }.joined(separator: " or "))?"
             }
             context.fail(message, at: pair.key.location)
         }

@@ -2,6 +2,14 @@ import ScreensBus
 
 /// The `source:` section: the keys every type shares, then the type's own.
 extension SpecDecoder {
+    /// A relative path of the file read from a pipeline file, resolved against that file's
+    /// directory, so a pipeline runs the same from any working directory. Pipelines from
+    /// standard input or text keep it relative to the working directory.
+    func relativeToPipelineFile(_ path: String) -> String {
+        guard !path.hasPrefix("/"), let file, let slash = file.lastIndex(of: "/") else { return path }
+        return String(file[...slash]) + path
+    }
+
     func decodeSource(_ section: Section) -> SourceSpec? {
         let types = SourceRegistry.types
         let type = section.required("type").flatMap { node in
@@ -42,7 +50,7 @@ extension SpecDecoder {
     }
 
     private func decodePagination(_ section: Section) -> PaginationSpec {
-        section.checkKeys(["first-page-size", "page-size", "prefetch", "max-pages"])
+        section.checkKeys(SpecKeys.pagination)
         var spec = PaginationSpec()
         if let value = section.int("first-page-size", atLeast: 1, atMost: ConfigLimits.maximumPageSize) { spec.firstPageSize = value }
         if let value = section.int("page-size", atLeast: 1, atMost: ConfigLimits.maximumPageSize) { spec.pageSize = value }
@@ -108,7 +116,7 @@ extension SpecDecoder {
     }
 
     private func decodeAuth(_ section: Section) -> AuthSpec? {
-        section.checkKeys(["basic", "bearer"])
+        section.checkKeys(SpecKeys.auth)
         let hasBasic = section.mapping["basic"] != nil
         let hasBearer = section.mapping["bearer"] != nil
         switch (hasBasic, hasBearer) {
@@ -120,7 +128,7 @@ extension SpecDecoder {
             return nil
         case (true, false):
             guard let basic = Section(section.mapping["basic"]!, name: "\(section.name).basic", context: context) else { return nil }
-            basic.checkKeys(["username", "password"])
+            basic.checkKeys(SpecKeys.basicAuth)
             let username = basic.required("username").flatMap { context.nonEmptyString($0, key: "username") }
             let password = basic.required("password").flatMap { context.string($0, key: "password") }
             guard let username, let password else { return nil }
@@ -132,7 +140,7 @@ extension SpecDecoder {
     }
 
     private func decodeRetry(_ section: Section) -> RetrySpec {
-        section.checkKeys(["attempts", "backoff", "max-backoff"])
+        section.checkKeys(SpecKeys.retry)
         var spec = RetrySpec()
         if let value = section.int("attempts", atLeast: 1, atMost: ConfigLimits.maximumAttempts) { spec.attempts = value }
         if let value = section.duration("backoff", atMost: ConfigLimits.maximumTimeout) { spec.backoff = value }

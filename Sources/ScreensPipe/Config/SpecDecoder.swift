@@ -11,7 +11,7 @@ struct SpecDecoder {
             return nil
         }
         guard let top = Section(root, name: Section.topLevel, context: context) else { return nil }
-        top.checkKeys(["name", "source", "convert", "cache", "filter", "sink"])
+        top.checkKeys(SpecKeys.topLevel, nested: SpecKeys.sectionOfKey)
         let name = top.nonEmptyString("name") ?? defaultName
         let source = top.required("source").flatMap { Section($0, name: "source", context: context) }.flatMap(decodeSource)
         let convert = top.section("convert").map(decodeConvert)
@@ -28,7 +28,7 @@ struct SpecDecoder {
 
 extension SpecDecoder {
     func decodeConvert(_ section: Section) -> ConvertSpec {
-        section.checkKeys(["model", "locale", "fields", "on-invalid"])
+        section.checkKeys(SpecKeys.convert)
         var spec = ConvertSpec()
         spec.model = section.choice("model", ModelKind.self)
         if let node = section["locale"], let locale = context.nonEmptyString(node, key: "locale") {
@@ -58,7 +58,7 @@ extension SpecDecoder {
                 fields.append(FieldMapping(name: name, from: from, location: location))
             case .mapping:
                 guard let entry = Section(pair.value, name: "\(section.name).\(name)", context: context) else { continue }
-                entry.checkKeys(["from", "type", "default", "required", "localized"])
+                entry.checkKeys(SpecKeys.fieldMapping)
                 fields.append(
                     FieldMapping(
                         name: name, from: entry.nonEmptyString("from") ?? name,
@@ -83,25 +83,34 @@ extension SpecDecoder {
     }
 
     func decodeCache(_ section: Section) -> CacheSpec {
-        section.checkKeys(["policy", "key", "ttl", "path"])
+        section.checkKeys(SpecKeys.cache)
         return CacheSpec(
             policy: section.choice("policy", CachePolicy.self) ?? .remoteFirst,
             key: section.nonEmptyString("key"), ttl: section.duration("ttl", atMost: ConfigLimits.maximumTTL), path: section.nonEmptyString("path"))
     }
 
     func decodeFilter(_ section: Section) -> FilterSpec {
-        section.checkKeys(["where", "limit"])
+        section.checkKeys(SpecKeys.filter)
         var spec = FilterSpec(limit: section.int("limit", atLeast: 1))
         if let node = section["where"], let expression = context.nonEmptyString(node, key: "where"), case .scalar(let scalar) = node {
             spec.expression = expression
             spec.expressionLocation = scalar.textLocation
+        }
+        // Parsed here as well as in PipelineValidation, so a bad expression is reported with
+        // the file's other mistakes instead of after they are fixed.
+        if let expression = spec.expression {
+            do throws(ScreensPipeError) {
+                _ = try RowFilter(expression: expression, location: spec.expressionLocation)
+            } catch {
+                context.append(error)
+            }
         }
         return spec
     }
 
     /// `type` defaults to `file` when a `path` is given, else `stdout`.
     func decodeSink(_ section: Section) -> SinkSpec? {
-        section.checkKeys(["type", "path", "format", "fields"])
+        section.checkKeys(SpecKeys.sink)
         let format = section.choice("format", SinkFormat.self) ?? .items
         let fields = section["fields"].flatMap(decodeFields)
         let isFile = section["type"].map { context.choice($0, key: "type", ["stdout": false, "file": true]) } ?? (section["path"] != nil)

@@ -64,6 +64,9 @@ struct YAMLScalar: Sendable, Hashable {
     var location: SourceLocation
     /// Whether the scalar sat on one line of the file (so a column offset into it is exact).
     var isSingleLine: Bool
+    /// For a literal block (`|`), where its text starts: the line after the indicator, at
+    /// the block's indentation (each line of the text is indented the same in the file).
+    var blockTextLocation: SourceLocation?
 
     init(text: String, style: Style, location: SourceLocation, isSingleLine: Bool = true) {
         self.text = text
@@ -74,6 +77,7 @@ struct YAMLScalar: Sendable, Hashable {
 
     /// Where the scalar's text itself starts: past the opening quote of a quoted scalar.
     var textLocation: SourceLocation {
+        if style == .literal, let blockTextLocation { return blockTextLocation }
         guard isSingleLine, style == .singleQuoted || style == .doubleQuoted else { return location }
         var location = location
         location.column += 1

@@ -28,7 +28,7 @@ struct YAMLReader {
             }
             defer { yaml_parser_delete(&parser) }
             yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
-            var builder = TreeBuilder(file: file)
+            var builder = TreeBuilder(file: file, source: buffer)
             do throws(ScreensPipeError) {
                 while true {
                     var event = yaml_event_t()
@@ -128,6 +128,10 @@ private struct TreeBuilder {
     }
 
     let file: String
+    /// The file's bytes, valid while the builder runs: where a literal block's text starts.
+    let source: UnsafeBufferPointer<UInt8>
+    /// The byte offset of each line's start, found once, on the first literal block.
+    private var lineStarts: [Int]?
     private(set) var root: YAMLNode?
     private var stack: [Frame] = []
     private var anchors: [String: Anchored] = [:]
@@ -135,7 +139,34 @@ private struct TreeBuilder {
     private var aliasExpansionBytes = 0
     private var documents = 0
 
-    init(file: String) { self.file = file }
+    init(file: String, source: UnsafeBufferPointer<UInt8>) {
+        self.file = file
+        self.source = source
+    }
+
+    /// Where the text of a literal block (`where: |`) starts: the line after the indicator
+    /// (0-based `line`), at the indentation of the block's first non-blank line; nil when
+    /// every line up to `lastLine` is blank. Errors inside the text then point at its lines.
+    private mutating func blockTextStart(indicatorLine line: Int, lastLine: Int) -> SourceLocation? {
+        if lineStarts == nil {
+            var starts = [0]
+            for (offset, byte) in source.enumerated() where byte == UInt8(ascii: "\n") { starts.append(offset + 1) }
+            lineStarts = starts
+        }
+        guard let starts = lineStarts else { return nil }
+        var index = line + 1
+        while index <= lastLine, index < starts.count {
+            var offset = starts[index]
+            while offset < source.count, source[offset] == UInt8(ascii: " ") { offset += 1 }
+            if offset < source.count, source[offset] != UInt8(ascii: "\n"), source[offset] != UInt8(ascii: "\r") {
+                // The text starts on the line after the indicator (leading blank lines are
+                // part of it), indented like its first non-blank line.
+                return SourceLocation(file: file, line: line + 2, column: offset - starts[index] + 1)
+            }
+            index += 1
+        }
+        return nil
+    }
 
     /// Takes one event; returns true at the end of the stream.
     mutating func consume(_ event: inout yaml_event_t) throws(ScreensPipeError) -> Bool {
@@ -159,9 +190,12 @@ private struct TreeBuilder {
                     String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
                 }
             } ?? ""
-            let scalar = YAMLScalar(
+            var scalar = YAMLScalar(
                 text: text, style: Self.style(screens_yaml_scalar_style(&event)), location: location,
                 isSingleLine: event.start_mark.line == event.end_mark.line)
+            if scalar.style == .literal {
+                scalar.blockTextLocation = blockTextStart(indicatorLine: Int(event.start_mark.line), lastLine: Int(event.end_mark.line))
+            }
             let node = YAMLNode.scalar(scalar)
             if let anchor = Self.string(screens_yaml_scalar_anchor(&event)) {
                 anchors[anchor] = Anchored(node: node, nodes: 1, bytes: text.utf8.count)

@@ -25,7 +25,8 @@ struct FilterSyntaxError: Error, Sendable {
         let fileLocation = location.map { start in
             SourceLocation(
                 file: start.file, line: start.line + lineIndex,
-                column: lineIndex == 0 ? start.column + column - 1 : column)
+                // A later line of a literal block is indented like its first one.
+                column: start.column + column - 1)
         }
         return ScreensPipeError(.configuration, text, location: fileLocation)
     }

@@ -59,7 +59,8 @@ public struct ListSession: Sendable {
         }
         let stages: Pipeline.Stages
         do throws(ScreensPipeError) {
-            stages = try await pipeline.prepare(makesSink: false)
+            stages = try await pipeline.prepare(
+                makesSink: false, metrics: RunMetrics(pipeline: pipeline.spec.name, factory: pipeline.environment.metricsFactory))
         } catch {
             await pipeline.bus.publish(.error(error.event(pipeline: pipeline.spec.name)))
             pipeline.bus.finish()

@@ -20,6 +20,10 @@ protocol SourceTypeSettings: Sendable, Hashable {
     /// positions; nil when any was found.
     static func decode(_ section: Section, decoder: SpecDecoder, shared: SourceSpec) -> Self?
 
+    /// The own keys a `source:` of this type must hold, for the pipeline JSON Schema (the
+    /// decoder reports each missing one itself, with its position).
+    static var requiredKeys: [String] { get }
+
     /// Whether the server takes one page size for every page, so that a `first-page-size`
     /// different from `page-size` cannot apply (a `validate` error).
     static var takesOnePageSize: Bool { get }
@@ -60,6 +64,8 @@ extension SourceTypeSettings {
     static var isNetworked: Bool { true }
 
     static var takesOnePageSize: Bool { false }
+
+    static var requiredKeys: [String] { [] }
 
     var typeName: String { Self.typeName }
 
@@ -117,7 +123,8 @@ struct SourceBuild: Sendable {
 
     /// An HTTP source of `wire`, after the checks every HTTP wire format shares.
     func http(_ wire: some WireFormat, url: String) throws(ScreensPipeError) -> SourceBlueprint {
-        let settings = HTTPSourceSettings(source: source, configuredURL: url, onRetry: environment.onRetry, logger: environment.logger)
+        var settings = HTTPSourceSettings(source: source, configuredURL: url, onRetry: environment.onRetry, logger: environment.logger)
+        settings.onResponseBody = environment.onResponseBody
         // Checked here too, so `plan` and `validate`-time runs refuse before any request.
         try CredentialPolicy.requireSafeTransport(URLParts(url), sendsCredentials: settings.hasCredentials, source: source)
         if source.insecureSkipTLSVerify {

@@ -8,8 +8,8 @@ struct InitCommand: ParsableCommand {
         commandName: "init",
         abstract: "Write a commented starter pipeline file for a source type.",
         discussion: """
-            The file validates as written; for liferay-jsonws, liferay-headless and rest it runs
-            against the bundled sandbox portal until you set its server.
+            The file validates as written; for liferay-jsonws, liferay-headless and rest
+            it runs against the bundled sandbox portal until you set its server.
 
               screens-pipe init bookmarks.yaml
               screens-pipe init --type liferay-headless contents.yaml

@@ -98,7 +98,7 @@ enum StarterPipeline: String, CaseIterable {
             """
             source:
               type: file                         # a local JSON array or JSON-lines file, paged like a list
-              path: rows.json                    # relative to the working directory
+              path: rows.json                    # relative to this pipeline file
               # records: data.items              # when the file holds an object
               pagination: { first-page-size: 50, page-size: 50 }
             # convert:

@@ -20,6 +20,55 @@ struct ValidateCommandTests {
         #expect(result.stdout.isEmpty)
     }
 
+    @Test("field names in the filter and sink.fields are checked against the model's fields")
+    func fieldNamesAgainstTheModel() async throws {
+        let path = try write("""
+            source: { type: file, path: x.json }
+            convert: { model: bookmark }
+            filter: { where: 'name starts-with "L" and urll contains "liferay"' }
+            sink: { fields: [entryId, nmae] }
+            """)
+        let result = try await CommandRunner.run(["validate", path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("\(path):3:44: 'urll' is not a field of the bookmark model; did you mean 'url'?"), "\(result.stderr)")
+        #expect(result.stderr.contains("sink.fields: 'nmae' is not a field of the bookmark model; did you mean 'name'?"), "\(result.stderr)")
+        let mapped = try write("""
+            source: { type: file, path: x.json }
+            convert: { fields: { id: entryId, title: name } }
+            filter: { where: 'title != "x"' }
+            """)
+        #expect(try await CommandRunner.run(["validate", mapped]).status == 0)
+    }
+
+    @Test("a file source's path is relative to the pipeline file; validate warns when no file is there")
+    func fileSourcePaths() async throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        let pipeline = directory.appendingPathComponent("local.yaml").path
+        try "source: { type: file, path: rows.json }\n".write(toFile: pipeline, atomically: true, encoding: .utf8)
+        let missing = try await CommandRunner.run(["validate", pipeline])
+        #expect(missing.status == 0)
+        #expect(missing.stderr.contains("screens-pipe: warning: \(pipeline): source.path: no file at \(directory.path)/rows.json"), "\(missing.stderr)")
+        let json = try await CommandRunner.run(["validate", "--format", "json", pipeline])
+        #expect(json.stdoutText.contains(#""warnings":["source.path: no file at "#), "\(json.stdoutText)")
+
+        try #"[{"id": 1}, {"id": 2}]"#.write(toFile: directory.appendingPathComponent("rows.json").path, atomically: true, encoding: .utf8)
+        // Run from the package root: the file is found beside the pipeline, not in the working directory.
+        let run = try await CommandRunner.run(["run", pipeline])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdoutLines == [#"{"id":1}"#, #"{"id":2}"#])
+        let present = try await CommandRunner.run(["validate", pipeline])
+        #expect(!present.stderr.contains("warning"))
+    }
+
+    @Test("a key indented one level too little names the section it belongs in")
+    func misindentedKey() async throws {
+        let path = try write("source:\n  type: file\n  path: x.json\nretry: { attempts: 2 }\npath: out.jsonl\n")
+        let result = try await CommandRunner.run(["validate", path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("\(path):4:1: unknown key 'retry' in the top level; did you mean 'source.retry'?"), "\(result.stderr)")
+        #expect(result.stderr.contains("\(path):5:1: unknown key 'path' in the top level; did you mean 'source.path' or 'cache.path' or 'sink.path'?"), "\(result.stderr)")
+    }
+
     @Test("an unknown key: exit 2, file:line:column and a suggestion, nothing on stdout")
     func unknownKey() async throws {
         let path = try write("source:\n  type: file\n  path: x.json\n  pagenation: { page-size: 5 }\n")

@@ -2,24 +2,17 @@ import Foundation
 import ScreensBus
 import Testing
 
-/// samples/embed: a separate package that depends on screens-pipe by path, loads
-/// pipelines/bookmarks.yaml against the bundled sandbox and prints the selected rows from its
-/// own event loop. `make test` builds it first; run alone, this test builds it (slowly, once).
+/// samples/embed: a service that embeds screens-pipe, built as the `embed-sample` example
+/// target of this package (samples/embed/Package.swift shows it as a package of its own);
+/// it loads pipelines/bookmarks.yaml against the bundled sandbox and prints the selected
+/// rows from its own event loop.
 @Suite("Embed sample")
 struct EmbedSampleTests {
-    private static let samplePackage = CommandRunner.packageRoot.appendingPathComponent("samples/embed")
-    private static let scratch = samplePackage.appendingPathComponent(".build")
-
-    /// `$SCREENS_PIPE_EMBED_BIN` (set by `make test`), else the sample's own debug build.
+    /// `$SCREENS_PIPE_EMBED_BIN` (set by `make test`), else this package's debug build.
     private static func binary() async throws -> String {
         if let path = ProcessInfo.processInfo.environment["SCREENS_PIPE_EMBED_BIN"], !path.isEmpty { return path }
-        let built = scratch.appendingPathComponent("debug/embed-sample").path
-        if !FileManager.default.isExecutableFile(atPath: built) {
-            let build = try await CommandRunner.shell(
-                #"swift build --package-path "$PKG" --scratch-path "$SCRATCH""#,
-                environment: ["PKG": samplePackage.path, "SCRATCH": scratch.path])
-            try #require(build.status == 0, "building samples/embed failed:\n\(build.stderr)\n\(build.stdoutText)")
-        }
+        let built = CommandRunner.packageRoot.appendingPathComponent(".build/debug/embed-sample").path
+        try #require(FileManager.default.isExecutableFile(atPath: built), "build the embed-sample target first (swift build)")
         return built
     }
 

@@ -107,7 +107,9 @@ final class RecordingServer: @unchecked Sendable {
         let target = head.split(separator: " ", maxSplits: 2).dropFirst().first.map(String.init) ?? "/"
         let answer = reply(target)
         let replyBody = Array(answer.body.utf8)
-        var response = "HTTP/1.1 \(answer.status) Scripted\r\nContent-Type: application/json\r\nConnection: close\r\n"
+        // JSON unless the reply names its own content type.
+        let namesType = answer.headers.contains { $0.0.lowercased() == "content-type" }
+        var response = "HTTP/1.1 \(answer.status) Scripted\r\n\(namesType ? "" : "Content-Type: application/json\r\n")Connection: close\r\n"
         for (name, value) in answer.headers { response += "\(name): \(value)\r\n" }
         response += "Content-Length: \(replyBody.count)\r\n\r\n"
         let bytes = Array(response.utf8) + replyBody

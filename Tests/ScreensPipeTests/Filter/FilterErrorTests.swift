@@ -37,7 +37,9 @@ import Testing
     @Test func laterLinesOfAMultiLineExpression() {
         let error = compileError("a == 1\nand b ==", location: ScreensPipe.SourceLocation(file: "p.yaml", line: 4, column: 9))
         #expect(error?.message == "expected a value or a field, found end of expression at line 2, column 9\n  and b ==\n          ^")
-        #expect(error?.location == ScreensPipe.SourceLocation(file: "p.yaml", line: 5, column: 9))
+        // Only a literal block (`where: |`) keeps its line breaks, and each of its lines is
+        // indented like the first, so a later line's column is counted from the block's start.
+        #expect(error?.location == ScreensPipe.SourceLocation(file: "p.yaml", line: 5, column: 17))
     }
 
     @Test(arguments: [

@@ -2,7 +2,8 @@ import ScreensBus
 
 /// `type: file` — a local JSON array or JSON-lines file, paged like a remote list.
 public struct FileSourceSpec: Sendable, Hashable {
-    /// The file's path, relative to the working directory.
+    /// The file's path; in a pipeline file, a relative path is resolved against the
+    /// pipeline file's directory when the file is loaded.
     public var path: String
     /// Path to the array of rows when the file holds an object.
     public var records: String?
@@ -19,12 +20,14 @@ extension FileSourceSpec: SourceTypeSettings {
 
     static var ownKeys: [String] { ["path", "records"] }
 
+    static var requiredKeys: [String] { ["path"] }
+
     /// A local file has no server, so none of the network settings apply to it.
     static var isNetworked: Bool { false }
 
     static func decode(_ section: Section, decoder: SpecDecoder, shared: SourceSpec) -> Self? {
         let path = section.required("path", for: "source of type '\(typeName)'").flatMap { decoder.context.nonEmptyString($0, key: "path") }
-        return path.map { FileSourceSpec(path: $0, records: section.nonEmptyString("records")) }
+        return path.map { FileSourceSpec(path: decoder.relativeToPipelineFile($0), records: section.nonEmptyString("records")) }
     }
 
     var redactedMembers: [(String, YAMLTextWriter.Value)] {

@@ -32,18 +32,20 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
         let description = request.requestDescription
         let onRetry = settings.onRetry
         let logger = settings.logger
+        let onResponseBody = settings.onResponseBody
         let outcome: Result<DecodedPage, ScreensPipeError>
         do throws(HTTPError) {
             outcome = try await sender.send(
                 request,
                 onRetry: { attempt in
                     let notice = RetryNotice(page: page.index, attempt: attempt)
-                    logger.info("page \(page.index): retrying in \(notice.delay) after attempt \(notice.attempt) of \(notice.attempts): \(notice.reason)")
+                    logger.info("page \(page.index): retrying in \(notice.delayText) after attempt \(notice.attempt) of \(notice.attempts): \(notice.reason)")
                     onRetry?(notice)
                 },
                 interpret: { response in
                     // `description` is the redacted method and URL: no credentials reach the log.
                     logger.debug("page \(page.index): \(description) -> \(response.status), \(response.body.count) bytes")
+                    onResponseBody?(response.body.count)
                     return interpret(response, page: page, request: description)
                 })
         } catch {
@@ -94,8 +96,8 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
         } catch {
             // A 200 with a broken body is what a proxy or a dying server sends: try again.
             let failure = ScreensPipeError(
-                .malformedResponse, "the response is not valid JSON (\(error))", page: page.index, request: request,
-                status: response.status)
+                .malformedResponse, "the response is not valid JSON (\(error)); \(bodyDescription(response))", page: page.index,
+                request: request, status: response.status)
             return .retryable(.failure(failure), reason: .invalidResponse(failure.message))
         }
         if let exception = LiferayErrorBody.portalException(in: body) {
@@ -113,6 +115,15 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
             located.request = located.request ?? request
             return .final(.failure(located))
         }
+    }
+
+    /// What came instead of JSON, for a user who pointed the pipeline at a web page: the
+    /// content type and the first bytes of the body, sanitized like any server text.
+    private func bodyDescription(_ response: HTTPResponse) -> String {
+        let type = response.headers["Content-Type"].map { sanitizedServerText($0, limit: 100) } ?? "no Content-Type"
+        guard !response.body.isEmpty else { return "\(type), an empty body" }
+        let start = sanitizedServerText(String(decoding: response.body.prefix(200), as: UTF8.self), limit: 60)
+        return "\(type), the body starts with \"\(start)\""
     }
 
     /// Portals answer bad credentials on some endpoints with a redirect to the login page.
@@ -140,6 +151,8 @@ struct HTTPSourceSettings: Sendable {
     var retry: RetryPolicy
     var onRetry: (@Sendable (RetryNotice) -> Void)?
     var logger: Logger
+    /// Told each response body's size (metrics).
+    var onResponseBody: (@Sendable (Int) -> Void)?
     /// The URL the pipeline names; its origin is the only one that receives credentials.
     var configuredURL: String
 
@@ -191,6 +204,12 @@ public struct RetryNotice: Sendable {
     public var attempts: Int
     /// How long the source waits before the next try.
     public var delay: Duration
+    /// ``delay`` for people, in seconds to the hundredth: `0.25 s`, `12.00 s`.
+    public var delayText: String {
+        let hundredths = (delay.components.seconds * 100) + (delay.components.attoseconds + 5_000_000_000_000_000) / 10_000_000_000_000_000
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) s"
+    }
     /// Why: "HTTP 503", "connection reset", "the response is not valid JSON".
     public var reason: String
     /// The request, redacted.

@@ -22,6 +22,8 @@ extension HeadlessSourceSpec: SourceTypeSettings, QueryParameterized {
     /// Headless delivery takes one `pageSize` for every page.
     static var takesOnePageSize: Bool { true }
 
+    static var requiredKeys: [String] { ["path"] }
+
     static func decode(_ section: Section, decoder: SpecDecoder, shared: SourceSpec) -> Self? {
         if shared.server == nil { _ = section.required("server", for: "source of type '\(typeName)'") }
         return decoder.decodeHeadless(section)

@@ -198,7 +198,7 @@ extension SpecDecoder {
     }
 
     private func decodeServiceCall(_ section: Section) -> ServiceCall? {
-        section.checkKeys(["service", "params"])
+        section.checkKeys(SpecKeys.serviceCall)
         var params = JSONObject()
         var markedSecrets: [String: Secret] = [:]
         if let node = section["params"] {

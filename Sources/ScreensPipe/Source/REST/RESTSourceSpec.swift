@@ -52,6 +52,8 @@ extension RESTSourceSpec: SourceTypeSettings, QueryParameterized {
 
     static var ownKeys: [String] { ["url", "records", "total", "query", "paginate"] }
 
+    static var requiredKeys: [String] { ["url", "paginate"] }
+
     static func decode(_ section: Section, decoder: SpecDecoder, shared: SourceSpec) -> Self? {
         decoder.decodeREST(section, hasServer: shared.server != nil)
     }
@@ -143,7 +145,8 @@ extension SpecDecoder {
             paginate: paginate, query: query)
     }
 
-    private enum PaginateStyle: String, CaseIterable {
+    /// The `paginate` styles and their own keys (also listed by the pipeline JSON Schema).
+    enum PaginateStyle: String, CaseIterable {
         case offset, page, cursor
         case nextLink = "next-link"
         case linkHeader = "link-header"

@@ -1,0 +1,54 @@
+import ScreensBus
+import Synchronization
+
+/// Wraps a run's outermost fetcher (the cache policy, or the source when there is none) to
+/// time each page request for the latency histogram and the trace, and to count cache hits
+/// and misses. It changes nothing about what the fetcher returns or throws.
+struct InstrumentedFetcher: PageFetcher {
+    let base: any PageFetcher
+    let metrics: RunMetrics
+    let trace: TraceRecorder?
+    /// Whether a cache policy answers first, so a page from the source is a miss.
+    let cached: Bool
+
+    var chaining: PageChaining { base.chaining }
+    var requestsPageSize: Bool { base.requestsPageSize }
+    var identity: String { base.identity }
+    var summary: String { base.summary }
+
+    func fetch(_ request: PageRequest, provisional: @Sendable (FetchedPage) async -> Void) async throws(ScreensPipeError) -> FetchedPage {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let traceStart = trace?.requestStarted(page: request.index)
+        // cache-and-remote answers from the cache first: that is the hit, whatever follows.
+        let answeredFromCache = Atomic(false)
+        let metrics = self.metrics
+        do throws(ScreensPipeError) {
+            let page = try await base.fetch(request) { early in
+                if early.origin == .cache, !answeredFromCache.exchange(true, ordering: .relaxed) { metrics.cache(hit: true) }
+                await provisional(early)
+            }
+            metrics.fetched(in: clock.now - started)
+            if cached, !answeredFromCache.load(ordering: .relaxed) { metrics.cache(hit: page.origin == .cache) }
+            if let trace, let traceStart {
+                trace.requestEnded(page: request.index, start: traceStart, arguments: [
+                    "page": .int(Int64(request.index)), "startRow": .int(Int64(request.startRow)),
+                    "rows": .int(Int64(page.rows.count)), "origin": .string(page.origin.rawValue),
+                ])
+            }
+            return page
+        } catch {
+            metrics.fetched(in: clock.now - started)
+            if let trace, let traceStart {
+                trace.requestEnded(page: request.index, start: traceStart, arguments: [
+                    "page": .int(Int64(request.index)), "error": .string(error.code.name),
+                ])
+            }
+            throw error
+        }
+    }
+
+    func plan(_ request: PageRequest) -> [PlannedRequest] { base.plan(request) }
+
+    func shutdown() async { await base.shutdown() }
+}

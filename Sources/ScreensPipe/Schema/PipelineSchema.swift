@@ -1,0 +1,259 @@
+import ScreensBus
+
+/// The JSON Schema (draft-07) of pipeline files, for editors (yaml-language-server) and CI.
+///
+/// Built from the decoder's own key tables (``SpecKeys``, the source types and paginate
+/// styles) and the enums the decoder reads (models, policies, formats), so a key the
+/// decoder accepts is a key the schema lists. The schema describes the shape; `validate`
+/// still checks what a schema cannot (ranges across keys, filter expressions, paths).
+/// `screens-pipe schema` prints it; `docs/schemas/pipeline.schema.json` is that output.
+public enum PipelineSchema {
+    /// The schema as pretty-printed JSON text, ending with a newline.
+    public static var text: String { JSONPrettyText.text(document) + "\n" }
+
+    /// Keys in the decoder's tables that have no value description here; empty when the
+    /// schema is complete (a test keeps it so).
+    static var undescribedKeys: [String] {
+        var missing: [String] = []
+        _ = build(missing: &missing)
+        return missing
+    }
+
+    /// The schema document.
+    public static var document: JSONValue {
+        var missing: [String] = []
+        return build(missing: &missing)
+    }
+
+    private static func build(missing: inout [String]) -> JSONValue {
+        func object(_ table: String, _ keys: [String], required: [String] = []) -> JSONValue {
+            var properties = JSONObject()
+            for key in keys {
+                if let value = values["\(table).\(key)"] {
+                    properties[key] = value
+                } else {
+                    missing.append("\(table).\(key)")
+                }
+            }
+            var schema: JSONObject = ["type": "object", "additionalProperties": false, "properties": .object(properties)]
+            if !required.isEmpty { schema["required"] = .array(required.map { .string($0) }) }
+            return .object(schema)
+        }
+
+        var source = object("source", SpecKeys.source, required: ["type"]).objectValue ?? [:]
+        source["allOf"] = .array(SourceRegistry.builtIn.map { type in
+            variant(key: "type", value: type.typeName, keys: type.allowedKeys, required: type.requiredKeys)
+        })
+
+        let styles = SpecDecoder.PaginateStyle.allCases
+        var allStyleKeys = ["style"]
+        for style in styles { for key in style.keys where !allStyleKeys.contains(key) { allStyleKeys.append(key) } }
+        var paginateObject = object("paginate", allStyleKeys, required: ["style"]).objectValue ?? [:]
+        paginateObject["allOf"] = .array(styles.map { variant(key: "style", value: $0.rawValue, keys: ["style"] + $0.keys, required: []) })
+
+        var auth = object("auth", SpecKeys.auth).objectValue ?? [:]
+        auth["oneOf"] = [["required": ["basic"]], ["required": ["bearer"]]]
+
+        let definitions: JSONObject = [
+            "source": .object(source),
+            "pagination": object("pagination", SpecKeys.pagination),
+            "auth": .object(auth),
+            "basic": object("basic", SpecKeys.basicAuth, required: ["username", "password"]),
+            "retry": object("retry", SpecKeys.retry),
+            "serviceCall": object("serviceCall", SpecKeys.serviceCall, required: ["service"]),
+            "paginate": [
+                "anyOf": [enumeration(styles.map(\.rawValue)), .object(paginateObject)],
+                "description": "How the next page is asked for: a style name, or a mapping with the style and its parameter names.",
+            ],
+            "convert": object("convert", SpecKeys.convert),
+            "fieldMapping": object("fieldMapping", SpecKeys.fieldMapping),
+            "cache": object("cache", SpecKeys.cache),
+            "filter": object("filter", SpecKeys.filter),
+            "sink": object("sink", SpecKeys.sink),
+            "secret": [
+                "type": "object", "additionalProperties": false, "required": ["secret"],
+                "properties": ["secret": scalar],
+                "description": "A value treated as a secret whatever its name: never shown, logged or cached.",
+            ],
+        ]
+        return [
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "title": "screens-pipe pipeline file",
+            "description": "One paged list: source -> cache -> convert -> filter -> sink. See PipelineFileReference.md.",
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["source"],
+            "properties": .object(topLevelProperties(&missing)),
+            "definitions": .object(definitions),
+        ]
+    }
+
+    private static func topLevelProperties(_ missing: inout [String]) -> JSONObject {
+        var properties = JSONObject()
+        for key in SpecKeys.topLevel {
+            if let value = values["top.\(key)"] { properties[key] = value } else { missing.append("top.\(key)") }
+        }
+        return properties
+    }
+
+    /// `if key == value then only keys, and required` for one source type or paginate style.
+    private static func variant(key: String, value: String, keys: [String], required: [String]) -> JSONValue {
+        var then: JSONObject = ["propertyNames": enumeration(keys)]
+        if !required.isEmpty { then["required"] = .array(required.map { .string($0) }) }
+        return ["if": ["properties": .object([key: ["const": .string(value)]]), "required": [.string(key)]], "then": .object(then)]
+    }
+
+    // MARK: - Value descriptions
+
+    /// `${VAR}` in any scalar is expanded before decoding, so every typed value may be one.
+    private static let interpolated: JSONValue = ["type": "string", "pattern": "\\$\\{"]
+
+    private static func typed(_ schema: JSONObject, _ description: String) -> JSONValue {
+        ["anyOf": [.object(schema), interpolated], "description": .string(description)]
+    }
+
+    private static func string(_ description: String) -> JSONValue {
+        ["type": "string", "minLength": 1, "description": .string(description)]
+    }
+
+    private static func integer(_ minimum: Int, _ maximum: Int, _ description: String) -> JSONValue {
+        typed(["type": "integer", "minimum": .int(Int64(minimum)), "maximum": .int(Int64(maximum))], description)
+    }
+
+    private static func boolean(_ description: String) -> JSONValue { typed(["type": "boolean"], description) }
+
+    private static func duration(_ description: String) -> JSONValue {
+        ["anyOf": [["type": "number", "minimum": 0], ["type": "string", "pattern": "^([0-9.]+(ms|s|m|h))+$"], interpolated],
+         "description": .string("\(description) (a duration such as 15s, 200ms, 1h30m; a bare number is seconds)")]
+    }
+
+    private static func enumeration(_ names: [String], _ description: String? = nil) -> JSONValue {
+        var schema: JSONObject = ["enum": .array(names.map { .string($0) })]
+        if let description { schema["description"] = .string(description) }
+        return .object(schema)
+    }
+
+    private static let scalar: JSONValue = ["type": ["string", "number", "boolean"]]
+
+    /// Header and query values: scalars, or `{ secret: value }`.
+    private static func scalarMap(_ description: String) -> JSONValue {
+        ["type": "object", "additionalProperties": ["anyOf": [scalar, ["$ref": "#/definitions/secret"]]], "description": .string(description)]
+    }
+
+    private static func reference(_ name: String) -> JSONValue { ["$ref": .string("#/definitions/\(name)")] }
+
+    private static let fieldPaths: JSONValue = [
+        "anyOf": [["type": "string", "minLength": 1], ["type": "array", "items": ["type": "string", "minLength": 1], "minItems": 1]],
+        "description": "Field paths (a.b, a[0], a[\"k\"]) as a list or one comma-separated string.",
+    ]
+
+    /// Every key of the decoder's tables, as `table.key`, with the schema of its value.
+    private static let values: [String: JSONValue] = [
+        "top.name": string("The pipeline's name in events and metrics; the file name by default."),
+        "top.source": reference("source"),
+        "top.convert": reference("convert"),
+        "top.cache": reference("cache"),
+        "top.filter": reference("filter"),
+        "top.sink": reference("sink"),
+
+        "source.type": enumeration(SourceRegistry.builtIn.map { $0.typeName }, "The wire format, or a local file."),
+        "source.pagination": reference("pagination"),
+        "source.server": string("Base URL (http:// or https://), or sandbox for the bundled sandbox portal."),
+        "source.auth": reference("auth"),
+        "source.timeout": duration("The whole request's time limit"),
+        "source.connect-timeout": duration("The connection's time limit"),
+        "source.retry": reference("retry"),
+        "source.max-response-size": ["anyOf": [["type": "integer", "minimum": 1], ["type": "string", "pattern": "^[0-9.]+(B|KB|MB|GB|KiB|MiB|GiB)?$"], interpolated],
+                                     "description": "The largest response body read (such as 64MiB)."],
+        "source.allow-insecure-auth": boolean("Send credentials over plain http:// to a host that is not loopback."),
+        "source.follow-other-origins": boolean("Follow next links and Link headers to other origins (without credentials)."),
+        "source.ca-file": string("A PEM file of CA certificates to trust."),
+        "source.insecure-skip-tls-verify": boolean("Do not verify TLS certificates (never with credentials)."),
+        "source.headers": scalarMap("Extra request headers; secret-named ones and { secret: value } are redacted everywhere."),
+        "source.rows": reference("serviceCall"),
+        "source.count": reference("serviceCall"),
+        "source.sort": string("The comparator class JSON-WS sorts by (obc)."),
+        "source.start-param": string("The JSON-WS parameter that takes the first row (default start)."),
+        "source.end-param": string("The JSON-WS parameter that takes the end row (default end)."),
+        "source.path": string("Headless: the collection's path. File: the JSON file, relative to the pipeline file."),
+        "source.query": scalarMap("Query parameters added to every request (paging parameters are refused)."),
+        "source.url": string("REST: the list's URL, absolute or relative to server."),
+        "source.records": string("The path to the array of rows in the body (REST) or file."),
+        "source.total": string("REST: the path to the total row count in the body."),
+        "source.paginate": reference("paginate"),
+
+        "pagination.first-page-size": integer(1, ConfigLimits.maximumPageSize, "Rows on page 0 (default 50)."),
+        "pagination.page-size": integer(1, ConfigLimits.maximumPageSize, "Rows on every later page (default 25)."),
+        "pagination.prefetch": integer(1, 64, "Pages in flight at once after page 0 (default 4)."),
+        "pagination.max-pages": integer(1, ConfigLimits.maximumPages, "A list with more pages is an error."),
+
+        "auth.basic": reference("basic"),
+        "auth.bearer": ["anyOf": [["type": "string", "minLength": 1], reference("secret")], "description": "A bearer token."],
+        "basic.username": string("The user's login (an email address for Liferay)."),
+        "basic.password": ["anyOf": [["type": ["string", "number"]], reference("secret")], "description": "The password; never shown."],
+
+        "retry.attempts": integer(1, ConfigLimits.maximumAttempts, "Tries per request, the first included (default 4)."),
+        "retry.backoff": duration("The first wait between tries, doubled each time with jitter"),
+        "retry.max-backoff": duration("The longest wait between tries"),
+
+        "serviceCall.service": string("The JSON-WS service path, such as /bookmarks.bookmarksentry/get-entries."),
+        "serviceCall.params": ["type": "object", "description": "The service's parameters; +name: class for object parameters, { secret: value } for secrets."],
+
+        "paginate.style": enumeration(SpecDecoder.PaginateStyle.allCases.map(\.rawValue), "How the next page is asked for."),
+        "paginate.offset-param": string("The parameter that takes the first row's offset."),
+        "paginate.limit-param": string("The parameter that takes the page size."),
+        "paginate.page-param": string("The parameter that takes the page number."),
+        "paginate.size-param": string("The parameter that takes the page size."),
+        "paginate.first-page": integer(0, ConfigLimits.maximumFirstPage, "The number of the first page (default 1)."),
+        "paginate.cursor-param": string("The parameter that takes the cursor."),
+        "paginate.cursor-path": string("The path to the next cursor in the body."),
+        "paginate.next-path": string("The path to the next page's URL in the body."),
+
+        "convert.model": enumeration(ModelKind.allCases.map(\.rawValue), "A built-in Liferay Screens model."),
+        "convert.locale": ["type": "string", "pattern": "^[A-Za-z]{2,3}([_-][A-Za-z0-9]+)*$", "description": "The locale of localized values, such as en_US."],
+        "convert.fields": ["type": "object", "additionalProperties": ["anyOf": [["type": "string", "minLength": 1], reference("fieldMapping")]],
+                           "description": "Output field: source path, or a mapping with from, type, default, required, localized."],
+        "convert.on-invalid": enumeration(["fail", "skip"], "What a row that does not convert does to the run."),
+        "fieldMapping.from": string("The source path (the output name by default)."),
+        "fieldMapping.type": enumeration(FieldType.allCases.map(\.rawValue), "The type the value is converted to."),
+        "fieldMapping.default": ["description": "The value when the path leads nowhere."],
+        "fieldMapping.required": boolean("A row without the value is an error."),
+        "fieldMapping.localized": boolean("The value is localized (Liferay XML or a locale map)."),
+
+        "cache.policy": enumeration(CachePolicy.allCases.map(\.rawValue), "The offline policy (default remote-first)."),
+        "cache.key": string("A key template such as {groupId}-{folderId}."),
+        "cache.ttl": duration("How old a cached page may be for cache-first"),
+        "cache.path": string("The cache database file."),
+
+        "filter.where": string("The selection expression, such as: name contains \"Liferay\" and visits > 2."),
+        "filter.limit": integer(1, Int(Int64.max), "Stop after this many selected rows."),
+
+        "sink.type": enumeration(["stdout", "file"], "Where rows go (file when path is given)."),
+        "sink.path": string("The output file, written atomically."),
+        "sink.format": enumeration(SinkFormat.allCases.map(\.rawValue), "What is written."),
+        "sink.fields": fieldPaths,
+    ]
+}
+
+/// JSON text with two-space indentation, members in their order: what a checked-in schema
+/// file diffs well as.
+enum JSONPrettyText {
+    static func text(_ value: JSONValue, indent: String = "") -> String {
+        let inner = indent + "  "
+        switch value {
+        case .object(let object) where !object.isEmpty:
+            let members = object.map { "\(inner)\(scalarText(.string($0.key))): \(text($0.value, indent: inner))" }
+            return "{\n" + members.joined(separator: ",\n") + "\n\(indent)}"
+        case .array(let items) where !items.isEmpty && items.contains(where: { if case .object = $0 { true } else { false } }):
+            return "[\n" + items.map { inner + text($0, indent: inner) }.joined(separator: ",\n") + "\n\(indent)]"
+        default:
+            return scalarText(value)
+        }
+    }
+
+    private static func scalarText(_ value: JSONValue) -> String {
+        var writer = JSONWriter()
+        writer.write(value)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+}
