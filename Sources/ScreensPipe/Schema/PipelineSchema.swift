@@ -158,7 +158,21 @@ public enum PipelineSchema {
 
         "source.type": enumeration(SourceRegistry.builtIn.map { $0.typeName }, "The wire format, or a local file."),
         "source.pagination": reference("pagination"),
-        "source.server": string("Base URL (http:// or https://), or sandbox for the bundled sandbox portal."),
+        "source.server": [
+            "anyOf": [
+                ["type": "string", "minLength": 1],
+                [
+                    "type": "object", "additionalProperties": false, "required": ["url"],
+                    "properties": [
+                        "url": ["type": "string", "minLength": 1],
+                        "company-id": ["anyOf": [["type": "integer", "minimum": 1], interpolated]],
+                        "group-id": ["anyOf": [["type": "integer", "minimum": 1], interpolated]],
+                    ],
+                ],
+            ],
+            "description":
+                "Base URL (http:// or https://), or sandbox for the bundled sandbox portal; or { url, company-id, group-id }, the server context whose group-id a groupId of 0 stands for.",
+        ],
         "source.auth": reference("auth"),
         "source.timeout": duration("The whole request's time limit"),
         "source.connect-timeout": duration("The connection's time limit"),
@@ -175,6 +189,20 @@ public enum PipelineSchema {
         "source.sort": string("The comparator class JSON-WS sorts by (obc)."),
         "source.start-param": string("The JSON-WS parameter that takes the first row (default start)."),
         "source.end-param": string("The JSON-WS parameter that takes the end row (default end)."),
+        "source.classes": [
+            "type": "array", "items": ["type": "string", "minLength": 1], "minItems": 1,
+            "description": "Asset classes by name (BookmarksEntry, JournalArticle... or fully qualified), resolved to classNameIds through the portal's class-name service.",
+        ],
+        "source.portlet-item-name": [
+            "anyOf": [
+                ["type": "string", "minLength": 1],
+                [
+                    "type": "object", "additionalProperties": false, "required": ["name"],
+                    "properties": ["name": ["type": "string", "minLength": 1], "group-id": ["anyOf": [["type": "integer", "minimum": 1], interpolated]]],
+                ],
+            ],
+            "description": "An Asset Publisher's saved selection, loaded through the Screens asset service that takes it.",
+        ],
         "source.path": string("Headless: the collection's path. File: the JSON file, relative to the pipeline file."),
         "source.query": scalarMap("Query parameters added to every request (paging parameters are refused)."),
         "source.url": string("REST: the list's URL, absolute or relative to server."),
