@@ -129,8 +129,8 @@ public final class Pipeline: Sendable {
             summary.outputPath = try stages.sink.close(succeeded: completed)
         } catch {
             if case .failed(let message) = error {
-                summary.record(ScreensPipeError(.sink, message))
-                metrics.failed(ScreensPipeError(.sink, message))
+                summary.record(ScreensPipeError.sink(message))
+                metrics.failed(ScreensPipeError.sink(message))
             }
         }
         return summary
@@ -310,7 +310,7 @@ public final class Pipeline: Sendable {
         let index = page.request.index
         let rowStages = RowStages(stages)
         rows: for (offset, raw) in page.rows.enumerated() {
-            if offset & 63 == 63, Task.isCancelled { throw ScreensPipeError(.cancelled, "the run was cancelled") }
+            if offset & 63 == 63, Task.isCancelled { throw ScreensPipeError.cancelled("the run was cancelled") }
             let rowNumber = page.request.startRow + offset
             switch rowStages.process(raw, row: rowNumber, page: index) {
             case .passed(let item):

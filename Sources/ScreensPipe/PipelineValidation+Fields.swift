@@ -24,7 +24,7 @@ extension PipelineValidation {
         }
         for path in spec.sink.fields ?? [] {
             guard case .key(let name)? = path.components.first, !fields.contains(name) else { continue }
-            errors.append(ScreensPipeError(.configuration, "sink.fields: \(problem(name))"))
+            errors.append(ScreensPipeError.configuration("sink.fields: \(problem(name))"))
         }
         return errors
     }

@@ -40,8 +40,8 @@ final class RunTally: Sendable {
             switch failure {
             case .closed: summary.outputClosed = true
             case .failed(let message):
-                summary.record(ScreensPipeError(.sink, message))
-                metrics.failed(ScreensPipeError(.sink, message))
+                summary.record(ScreensPipeError.sink(message))
+                metrics.failed(ScreensPipeError.sink(message))
             }
         }
     }

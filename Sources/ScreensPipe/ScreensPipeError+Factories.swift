@@ -58,6 +58,16 @@ extension ScreensPipeError {
     public static func cancelled(_ message: String, page: Int? = nil) -> ScreensPipeError {
         ScreensPipeError(.cancelled, message, page: page)
     }
+
+    /// A row could not be converted into its model (the row's error, not the run's).
+    public static func conversion(_ message: String) -> ScreensPipeError {
+        ScreensPipeError(.conversion, message)
+    }
+
+    /// The sink could not write what the run delivered (disk full, a closed pipe's peer).
+    public static func sink(_ message: String) -> ScreensPipeError {
+        ScreensPipeError(.sink, message)
+    }
 }
 
 extension ConfigurationErrors {

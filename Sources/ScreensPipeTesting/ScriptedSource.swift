@@ -102,11 +102,11 @@ public final class ScriptedSource: PageFetcher {
                 rowCount: request.includesRowCount && reportsCount ? rows.count : nil,
                 origin: .remote, fetchedAt: fetchedAt)
         case .down:
-            throw ScreensPipeError(.connectivity, "connection refused (scripted)", page: request.index)
+            throw ScreensPipeError.connectivity("connection refused (scripted)", page: request.index)
         case .unauthorized:
-            throw ScreensPipeError(.authentication, "HTTP 401 Unauthorized (scripted)", page: request.index, status: 401)
+            throw ScreensPipeError.authentication("HTTP 401 Unauthorized (scripted)", page: request.index, status: 401)
         case .notFound:
-            throw ScreensPipeError(.http, "HTTP 404 Not Found (scripted)", page: request.index, status: 404)
+            throw ScreensPipeError.http("HTTP 404 Not Found (scripted)", page: request.index, status: 404)
         }
     }
 

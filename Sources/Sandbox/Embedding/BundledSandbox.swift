@@ -30,7 +30,7 @@ public struct BundledSandbox: SandboxLauncher {
         do {
             return RunningSandbox(server: try await SandboxServer.start(configuration))
         } catch {
-            throw ScreensPipeError(.connectivity, "cannot start the sandbox portal: \(error)")
+            throw ScreensPipeError.connectivity("cannot start the sandbox portal: \(error)")
         }
     }
 }

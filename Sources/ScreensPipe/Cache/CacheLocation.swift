@@ -105,10 +105,10 @@ enum CacheLocation {
         var status = stat()
         guard lstat(path, &status) == 0 else { throw failure("cannot inspect the cache database \(path)") }
         if status.st_mode & S_IFMT == S_IFLNK {
-            throw ScreensPipeError(.cache, "refusing the cache database \(path): it is a symbolic link; name the file itself")
+            throw ScreensPipeError.cache("refusing the cache database \(path): it is a symbolic link; name the file itself")
         }
         guard status.st_mode & S_IFMT == S_IFREG else {
-            throw ScreensPipeError(.cache, "refusing the cache database \(path): it is not a regular file")
+            throw ScreensPipeError.cache("refusing the cache database \(path): it is not a regular file")
         }
         try requireSafeOwnership(status, path: path, what: "cache database")
         if status.st_mode & 0o777 != 0o600, fchmodat(AT_FDCWD, path, 0o600, AT_SYMLINK_NOFOLLOW) != 0 {
@@ -161,6 +161,6 @@ enum CacheLocation {
 
     private static func failure(_ message: String) -> ScreensPipeError {
         let reason = String(cString: strerror(errno))
-        return ScreensPipeError(.cache, "\(message): \(reason)")
+        return ScreensPipeError.cache("\(message): \(reason)")
     }
 }

@@ -41,7 +41,7 @@ public final class CacheStore: Sendable {
         do {
             pool = try Self.openPool(path: path, configuration: configuration)
         } catch {
-            throw ScreensPipeError(.cache, "cannot open the cache database \(path): \(error)")
+            throw ScreensPipeError.cache("cannot open the cache database \(path): \(error)")
         }
         CacheLocation.tightenCompanions(of: path)
     }
@@ -273,13 +273,13 @@ public final class CacheStore: Sendable {
         let rows: [JSONValue]
         do {
             guard case .array(let array) = try JSONValue(parsing: text) else {
-                throw ScreensPipeError(.cache, "page \(index) of key \(key) does not hold a JSON array")
+                throw ScreensPipeError.cache("page \(index) of key \(key) does not hold a JSON array")
             }
             rows = array
         } catch let error as ScreensPipeError {
             throw error
         } catch {
-            throw ScreensPipeError(.cache, "page \(index) of key \(key) holds unreadable JSON: \(error)")
+            throw ScreensPipeError.cache("page \(index) of key \(key) holds unreadable JSON: \(error)")
         }
         return CachedPage(
             key: key, pipeline: row["pipeline"], index: index, startRow: row["start_row"], endRow: row["end_row"],
@@ -302,9 +302,9 @@ public final class CacheStore: Sendable {
         } catch let error as ScreensPipeError {
             throw error
         } catch is CancellationError {
-            throw ScreensPipeError(.cancelled, "cancelled before the cache could \(action)")
+            throw ScreensPipeError.cancelled("cancelled before the cache could \(action)")
         } catch {
-            throw ScreensPipeError(.cache, "cannot \(action) in the cache database \(path): \(error)")
+            throw ScreensPipeError.cache("cannot \(action) in the cache database \(path): \(error)")
         }
     }
 
@@ -315,7 +315,7 @@ public final class CacheStore: Sendable {
         } catch let error as ScreensPipeError {
             throw error
         } catch {
-            throw ScreensPipeError(.cache, "cannot \(action) in the cache database \(path): \(error)")
+            throw ScreensPipeError.cache("cannot \(action) in the cache database \(path): \(error)")
         }
     }
 }

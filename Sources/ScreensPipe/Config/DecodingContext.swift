@@ -6,7 +6,7 @@ final class DecodingContext {
     private(set) var errors: [ScreensPipeError] = []
 
     func fail(_ message: String, at location: SourceLocation) {
-        errors.append(ScreensPipeError(.configuration, message, location: location))
+        errors.append(ScreensPipeError.configuration(message, at: location))
     }
 
     func append(_ error: ScreensPipeError) { errors.append(error) }

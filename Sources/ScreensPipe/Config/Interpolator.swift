@@ -24,7 +24,7 @@ struct Interpolator: Sendable {
                 scalar.text = try expand(scalar.text)
                 node = .scalar(scalar)
             } catch {
-                errors.append(ScreensPipeError(.configuration, error.message, location: scalar.location))
+                errors.append(ScreensPipeError.configuration(error.message, at: scalar.location))
             }
         case .mapping(var mapping):
             for index in mapping.pairs.indices { interpolate(&mapping.pairs[index].value, errors: &errors) }

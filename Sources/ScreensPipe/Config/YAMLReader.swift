@@ -24,7 +24,7 @@ struct YAMLReader {
         let result: Result<YAMLNode?, ScreensPipeError> = bytes.withUnsafeBufferPointer { buffer in
             var parser = yaml_parser_t()
             guard yaml_parser_initialize(&parser) == 1 else {
-                return .failure(ScreensPipeError(.configuration, "\(file): cannot start the YAML parser"))
+                return .failure(ScreensPipeError.configuration("\(file): cannot start the YAML parser"))
             }
             defer { yaml_parser_delete(&parser) }
             yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
@@ -48,7 +48,7 @@ struct YAMLReader {
     }
 
     private var emptyFile: ScreensPipeError {
-        ScreensPipeError(.configuration, "empty pipeline file", location: SourceLocation(file: file, line: 1, column: 1))
+        ScreensPipeError.configuration("empty pipeline file", at: SourceLocation(file: file, line: 1, column: 1))
     }
 
     /// libyaml's reader, scanner and parser errors as `file:line:column: problem (context)`.
@@ -71,7 +71,7 @@ struct YAMLReader {
         if context?.contains("flow") == true, Self.line(location.line, of: bytes).contains("${") {
             message += "; quote ${...} inside { } or [ ], or use block style"
         }
-        return ScreensPipeError(.configuration, message, location: location)
+        return ScreensPipeError.configuration(message, at: location)
     }
 
     /// The text of 1-based line `number`.
@@ -311,7 +311,7 @@ private struct TreeBuilder {
     }
 
     private func error(_ message: String, at location: SourceLocation) -> ScreensPipeError {
-        ScreensPipeError(.configuration, message, location: location)
+        ScreensPipeError.configuration(message, at: location)
     }
 
     private static func string(_ pointer: UnsafePointer<CChar>?) -> String? {

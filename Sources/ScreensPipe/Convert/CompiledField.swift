@@ -29,7 +29,7 @@ struct CompiledField: Sendable {
     /// is a configuration error at the mapping's location.
     init(mapping: FieldMapping) throws(ScreensPipeError) {
         func configurationError(_ message: String) -> ScreensPipeError {
-            ScreensPipeError(.configuration, "convert field '\(mapping.name)': \(message)", location: mapping.location)
+            ScreensPipeError.configuration("convert field '\(mapping.name)': \(message)", at: mapping.location)
         }
         guard !mapping.name.isEmpty else { throw configurationError("the output name is empty") }
         let path: FieldPath
@@ -89,7 +89,7 @@ struct CompiledField: Sendable {
             if let defaultValue {
                 output[name] = defaultValue
             } else if required {
-                throw ScreensPipeError(.conversion, "required field '\(name)' (from '\(source)') is missing")
+                throw ScreensPipeError.conversion("required field '\(name)' (from '\(source)') is missing")
             } else if whenMissing == .null {
                 output[name] = .null
             }

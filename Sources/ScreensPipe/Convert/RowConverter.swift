@@ -27,7 +27,7 @@ package struct RowConverter: Sendable {
             var value = raw
             if let model {
                 guard case .object(let object) = raw else {
-                    throw ScreensPipeError(.conversion, "expected an object, got \(raw.typeName)")
+                    throw ScreensPipeError.conversion("expected an object, got \(raw.typeName)")
                 }
                 value = .object(try model.convert(object, locale: locale))
             }

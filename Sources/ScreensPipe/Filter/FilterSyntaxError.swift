@@ -28,6 +28,6 @@ struct FilterSyntaxError: Error, Sendable {
                 // A later line of a literal block is indented like its first one.
                 column: start.column + column - 1)
         }
-        return ScreensPipeError(.configuration, text, location: fileLocation)
+        return ScreensPipeError.configuration(text, at: fileLocation)
     }
 }

@@ -14,7 +14,7 @@ extension PipelineTestFile {
         do {
             bytes = try PipelineLoader.readFile(path, what: "test file")
         } catch {
-            throw ConfigurationErrors(errors: [ScreensPipeError(.configuration, "cannot read \(path): \(error.reason)")])
+            throw ConfigurationErrors(errors: [ScreensPipeError.configuration("cannot read \(path): \(error.reason)")])
         }
         let root: YAMLNode
         do {

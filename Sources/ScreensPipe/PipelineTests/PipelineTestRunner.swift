@@ -81,7 +81,7 @@ public struct PipelineTestRunner: Sendable {
         defer { if let directory { try? FileManager.default.removeItem(atPath: directory) } }
         if var cache = spec.cache {
             guard let directory else {
-                return Outcome(errors: [ScreensPipeError(.io, "cannot create a temporary directory for the case's cache")])
+                return Outcome(errors: [ScreensPipeError.io("cannot create a temporary directory for the case's cache")])
             }
             cache.path = directory + "/" + CacheLocation.fileName
             spec.cache = cache

@@ -48,7 +48,7 @@ enum AssetClassResolver {
         _ names: [String], of list: JSONWSSourceSpec, baseURL: String?, source: SourceSpec, environment: PipelineEnvironment
     ) async throws(ScreensPipeError) -> [String: Int64] {
         guard let baseURL else {
-            throw ScreensPipeError(.configuration, "source type liferay-jsonws needs a server (a base URL, or sandbox)")
+            throw ScreensPipeError.configuration("source type liferay-jsonws needs a server (a base URL, or sandbox)")
         }
         let settings = HTTPSourceSettings(source: source, configuredURL: baseURL, onRetry: environment.onRetry, logger: environment.logger)
         let fetcher = HTTPPageFetcher(wire: ClassNameLookup(spec: list, names: names, baseURL: baseURL), settings: settings)

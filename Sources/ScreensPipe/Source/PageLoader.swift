@@ -139,10 +139,10 @@ package struct PageLoader: Sendable {
                         return .success(state.outcome)
                     }
                 }
-                if Task.isCancelled { return .failure(ScreensPipeError(.cancelled, "the run was cancelled")) }
+                if Task.isCancelled { return .failure(ScreensPipeError.cancelled("the run was cancelled")) }
                 for index in state.pagesToLaunch() { launch(index) }
             }
-            return .failure(ScreensPipeError(.cancelled, "the run was cancelled"))
+            return .failure(ScreensPipeError.cancelled("the run was cancelled"))
         }
         return try outcome.get()
     }
@@ -155,7 +155,7 @@ package struct PageLoader: Sendable {
     ) async throws(ScreensPipeError) -> Outcome {
         var state = ChainedLoadState(pagination: pagination, requestsPageSize: fetcher.requestsPageSize)
         while true {
-            if Task.isCancelled { throw ScreensPipeError(.cancelled, "the run was cancelled") }
+            if Task.isCancelled { throw ScreensPipeError.cancelled("the run was cancelled") }
             let page = try await fetcher.fetch(state.nextRequest(), provisional: provisional)
             switch state.receive(page) {
             case .reject(let error):
@@ -180,7 +180,7 @@ package struct PageLoader: Sendable {
 
     /// Page 0 reported a row count no list can have.
     static func impossibleRowCount(_ count: Int, page: Int) -> ScreensPipeError {
-        ScreensPipeError(.malformedResponse, "the server reports a row count of \(count), which is negative", page: page)
+        ScreensPipeError.malformedResponse("the server reports a row count of \(count), which is negative", page: page)
     }
 
     /// Page 0 reported more rows than `max-pages` pages can hold: fail before fetching

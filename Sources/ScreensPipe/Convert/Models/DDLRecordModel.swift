@@ -27,7 +27,7 @@ enum DDLRecordModel {
         }
         if let values = row["modelValues"] {
             guard case .object(let fields) = values else {
-                throw ScreensPipeError(.conversion, "modelValues is \(values.typeName), expected an object")
+                throw ScreensPipeError.conversion("modelValues is \(values.typeName), expected an object")
             }
             for (key, value) in fields {
                 output[key] = LocalizedValue.resolve(value, locale: locale)

@@ -51,7 +51,7 @@ package final class FileSource: PageFetcher {
         do {
             bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: spec.path)))
         } catch {
-            throw ScreensPipeError(.io, "cannot read \(spec.path): \(error.localizedDescription)", page: page)
+            throw ScreensPipeError.io("cannot read \(spec.path): \(error.localizedDescription)", page: page)
         }
         let parsed = try Self.rows(in: bytes, records: records, path: spec.path, page: page)
         rows.withLock { $0 = parsed }
@@ -68,7 +68,7 @@ package final class FileSource: PageFetcher {
             guard isDocument else { return try JSONValue.parseLines(bytes) }
             document = try JSONValue(parsing: bytes)
         } catch {
-            throw ScreensPipeError(.malformedResponse, "\(path): \(error)", page: page)
+            throw ScreensPipeError.malformedResponse("\(path): \(error)", page: page)
         }
         let target = records.map { $0.resolve(in: document) } ?? document
         guard case .array(let array)? = target else {

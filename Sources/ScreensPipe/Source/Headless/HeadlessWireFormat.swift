@@ -24,7 +24,7 @@ struct HeadlessWireFormat: WireFormat {
 
     func decode(_ body: JSONValue, response: HTTPResponse, page: PageRequest) throws(ScreensPipeError) -> DecodedPage {
         guard case .array(let items)? = body["items"] else {
-            throw ScreensPipeError(.malformedResponse, "expected an object with an \"items\" array, found \(body.typeName)")
+            throw ScreensPipeError.malformedResponse("expected an object with an \"items\" array, found \(body.typeName)")
         }
         let size = page.endRow - page.startRow
         let numbers = try HeadlessPageNumbers(body, pageSize: size)

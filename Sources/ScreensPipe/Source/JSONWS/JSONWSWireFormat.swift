@@ -57,7 +57,7 @@ struct JSONWSWireFormat: WireFormat {
 
     func decode(_ body: JSONValue, response: HTTPResponse, page: PageRequest) throws(ScreensPipeError) -> DecodedPage {
         guard case .array(let results) = body, let first = results.first else {
-            throw ScreensPipeError(.malformedResponse, "expected a JSON array with one result per command, found \(body.typeName)")
+            throw ScreensPipeError.malformedResponse("expected a JSON array with one result per command, found \(body.typeName)")
         }
         guard case .array(let rows) = first else {
             throw ScreensPipeError(
