@@ -187,6 +187,7 @@ public enum PipelineSchema {
         "source.rows": reference("serviceCall"),
         "source.count": reference("serviceCall"),
         "source.sort": string("The comparator class JSON-WS sorts by (obc)."),
+        "source.sort-param": string("The parameter that carries the comparator (default obc; orderByComparator for the journal service of Liferay 7.3 and later)."),
         "source.start-param": string("The JSON-WS parameter that takes the first row (default start)."),
         "source.end-param": string("The JSON-WS parameter that takes the end row (default end)."),
         "source.classes": [

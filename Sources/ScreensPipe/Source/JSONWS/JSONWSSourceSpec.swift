@@ -37,6 +37,9 @@ public struct JSONWSSourceSpec: Sendable, Hashable {
     public var count: ServiceCall?
     /// An order-by comparator class, sent as `+obc`; nil sends `"obc": null` where the service takes one.
     public var sort: String?
+    /// The parameter that carries ``sort`` (`obc`; `orderByComparator` in the journal service
+    /// of Liferay 7.3 and later, whose `getArticles` renamed it).
+    public var sortParam: String = "obc"
     /// The parameter that carries the first row (`start`; `entryQuery.start` for asset entries).
     public var startParam: String
     /// The parameter that carries the end row, exclusive (`end`; `entryQuery.end` for asset entries).
@@ -62,7 +65,7 @@ public struct JSONWSSourceSpec: Sendable, Hashable {
 extension JSONWSSourceSpec: SourceTypeSettings {
     static var typeName: String { "liferay-jsonws" }
 
-    static var ownKeys: [String] { ["rows", "count", "sort", "start-param", "end-param", "classes", "portlet-item-name"] }
+    static var ownKeys: [String] { ["rows", "count", "sort", "sort-param", "start-param", "end-param", "classes", "portlet-item-name"] }
 
     static func decode(_ section: Section, decoder: SpecDecoder, shared: SourceSpec) -> Self? {
         if shared.server == nil { _ = section.required("server", for: "source of type '\(typeName)'") }
@@ -81,6 +84,7 @@ extension JSONWSSourceSpec: SourceTypeSettings {
         members.append(("rows", rows.redactedValue))
         if let count { members.append(("count", count.redactedValue)) }
         if let sort { members.append(("sort", .string(sort))) }
+        if sortParam != "obc" { members.append(("sort-param", .string(sortParam))) }
         if startParam != "start" { members.append(("start-param", .string(startParam))) }
         if endParam != "end" { members.append(("end-param", .string(endParam))) }
         return members
@@ -90,6 +94,7 @@ extension JSONWSSourceSpec: SourceTypeSettings {
         var request: JSONObject = ["type": .string(Self.typeName), "rows": rows.cacheIdentity]
         if let count { request["count"] = count.cacheIdentity }
         // Only when used, so the keys of every other JSON-WS list stay as they were.
+        if sortParam != "obc" { request["sortParam"] = .string(sortParam) }
         if !classNames.isEmpty { request["classes"] = .array(classNames.map { .string($0) }) }
         if let portletItem {
             request["portletItemName"] = .string(portletItem.name)
@@ -192,6 +197,7 @@ extension SpecDecoder {
         let classNames = decodeClasses(section)
         guard let rows else { return nil }
         var spec = JSONWSSourceSpec(rows: rows, count: count, sort: sort, startParam: startParam, endParam: endParam)
+        spec.sortParam = section.nonEmptyString("sort-param") ?? "obc"
         spec.classNames = classNames
         applyScreenletRules(to: &spec, section: section, serverContext: shared.serverContext)
         return spec

@@ -32,8 +32,8 @@ struct JSONWSWireFormat: WireFormat {
         rowsParams[spec.startParam] = .int(Int64(page.startRow))
         rowsParams[spec.endParam] = .int(Int64(page.endRow))
         if let sort = spec.sort {
-            rowsParams["obc"] = nil
-            rowsParams["+obc"] = .string(sort)
+            rowsParams[spec.sortParam] = nil
+            rowsParams["+" + spec.sortParam] = .string(sort)
         }
         var commands = [(service: spec.rows.service, params: rowsParams)]
         var secretValues = spec.rows.secrets.values.map(\.revealed)
