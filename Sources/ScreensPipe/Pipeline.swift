@@ -226,7 +226,7 @@ public final class Pipeline: Sendable {
         switch spec.sink.format {
         case .items: return JSONLinesSink(output: output, mode: .items, projection: projection)
         case .events: return JSONLinesSink(output: output, mode: .events, projection: projection)
-        case .table: return TableSink(output: output, colors: environment.colorOutput, projection: projection)
+        case .table: return TableSink(output: output, colors: environment.colorOutput, projection: projection, width: environment.tableWidth)
         case .csv: return DelimitedSink(output: output, dialect: .csv, projection: projection)
         case .tsv: return DelimitedSink(output: output, dialect: .tsv, projection: projection)
         }

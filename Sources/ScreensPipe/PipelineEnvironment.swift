@@ -11,6 +11,9 @@ public struct PipelineEnvironment: Sendable {
     public var refresh: Bool
     /// Colours in table output.
     public var colorOutput: Bool
+    /// The width, in terminal columns, table output fits into (a terminal's width); nil
+    /// never narrows a column below its own width (output to a pipe or a file).
+    public var tableWidth: Int?
     /// Called before each retry of a page request (progress lines, logs).
     public var onRetry: (@Sendable (RetryNotice) -> Void)?
     /// Where the source logs each HTTP request at `debug` and each retry at `info`
@@ -29,8 +32,9 @@ public struct PipelineEnvironment: Sendable {
     public init(
         variables: [String: String] = [:], sandbox: (any SandboxLauncher)? = nil, refresh: Bool = false,
         colorOutput: Bool = false, onRetry: (@Sendable (RetryNotice) -> Void)? = nil, logger: Logger? = nil,
-        metricsFactory: (any MetricsFactory)? = nil, trace: TraceRecorder? = nil
+        metricsFactory: (any MetricsFactory)? = nil, trace: TraceRecorder? = nil, tableWidth: Int? = nil
     ) {
+        self.tableWidth = tableWidth
         self.metricsFactory = metricsFactory
         self.trace = trace
         self.variables = variables

@@ -113,7 +113,8 @@ struct RunCommand: AsyncParsableCommand {
             onRetry: onRetry,
             logger: logger,
             metricsFactory: metricsRegistry.map { PrometheusMetricsFactory(registry: $0) },
-            trace: traceRecorder)
+            trace: traceRecorder,
+            tableWidth: spec.sink.destination == .stdout ? Terminal.columns(of: 1, variables: variables) : nil)
         let pipeline = Pipeline(spec: spec, environment: environment)
         let reporter = DiagnosticsReporter(verbose: verbose && !quiet, progress: progressLine)
         let reporting = pipeline.attach(reporter)

@@ -31,6 +31,16 @@ enum Terminal {
         }
     }
 
+    /// The width tables fit into: `COLUMNS` when set to a positive number, else the width of
+    /// the terminal `descriptor` is, else nil (a pipe or a file: columns keep their widths).
+    static func columns(of descriptor: Int32, variables: [String: String]) -> Int? {
+        if let text = variables["COLUMNS"], let columns = Int(text), columns > 0 { return min(columns, 100_000) }
+        guard isTerminal(descriptor) else { return nil }
+        var size = winsize()
+        guard ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
+
     static func isTerminal(_ descriptor: Int32) -> Bool {
         isatty(descriptor) == 1
     }

@@ -5,7 +5,9 @@ import Synchronization
 ///
 /// Column widths come from the first rows (a window of 50), so the table streams instead
 /// of waiting for the whole list; later values wider than their column are cut with `…`.
-/// Widths are terminal columns (``DisplayWidth``): CJK text and emoji take two each.
+/// Widths are terminal columns (``DisplayWidth``): CJK text and emoji take two each. Given
+/// a `width` (a terminal's), the table fits it: the widest columns narrow first, and the
+/// columns that still do not fit are left out (`--fields` picks them).
 struct TableSink: EventSink {
     let output: OutputFile
     let colors: Bool
@@ -13,11 +15,13 @@ struct TableSink: EventSink {
     private let maxColumnWidth = 40
 
     let projection: FieldProjection?
+    let width: Int?
 
-    init(output: OutputFile, colors: Bool, projection: FieldProjection? = nil) {
+    init(output: OutputFile, colors: Bool, projection: FieldProjection? = nil, width: Int? = nil) {
         self.output = output
         self.colors = colors
         self.projection = projection
+        self.width = width
     }
 
     func consume(_ events: EventSubscription) async throws(OutputFile.WriteFailure) {
@@ -33,14 +37,14 @@ struct TableSink: EventSink {
             }
             pending.append(row)
             if pending.count == sampleSize {
-                let ready = TableLayout(sample: pending, maxWidth: maxColumnWidth, colors: colors)
+                let ready = TableLayout(sample: pending, maxWidth: maxColumnWidth, colors: colors, fitting: width)
                 try write(header: ready, rows: pending)
                 layout = ready
                 pending.removeAll()
             }
         }
         if layout == nil, !pending.isEmpty {
-            try write(header: TableLayout(sample: pending, maxWidth: maxColumnWidth, colors: colors), rows: pending)
+            try write(header: TableLayout(sample: pending, maxWidth: maxColumnWidth, colors: colors, fitting: width), rows: pending)
         }
     }
 
@@ -61,17 +65,37 @@ package struct TableLayout {
     let widths: [Int]
     let colors: Bool
 
-    init(sample: [JSONObject], maxWidth: Int, colors: Bool) {
+    init(sample: [JSONObject], maxWidth: Int, colors: Bool, fitting totalWidth: Int? = nil) {
         var columns: [String] = []
         var seen: Set<String> = []
         for row in sample {
             for key in row.keys where seen.insert(key).inserted { columns.append(key) }
         }
-        self.columns = columns
-        self.colors = colors
-        widths = columns.map { column in
+        var widths = columns.map { column in
             let widest = sample.map { DisplayWidth.of(Self.cell($0[column])) }.max() ?? 0
             return min(maxWidth, max(DisplayWidth.of(column), widest))
+        }
+        if let totalWidth { Self.fit(&columns, &widths, into: totalWidth) }
+        self.columns = columns
+        self.widths = widths
+        self.colors = colors
+    }
+
+    /// The narrowest a column gets before columns are left out: room for a few characters
+    /// and the `…` of a cut.
+    static let minimumColumnWidth = 12
+
+    /// Narrows the widest column one step at a time until the row (columns two apart) fits
+    /// `totalWidth`; when every column is at the minimum, leaves out the last columns.
+    static func fit(_ columns: inout [String], _ widths: inout [Int], into totalWidth: Int) {
+        func rowWidth() -> Int { widths.reduce(0, +) + 2 * max(0, widths.count - 1) }
+        while rowWidth() > totalWidth {
+            guard let widest = widths.indices.max(by: { widths[$0] < widths[$1] }), widths[widest] > minimumColumnWidth else { break }
+            widths[widest] -= 1
+        }
+        while rowWidth() > totalWidth, widths.count > 1 {
+            widths.removeLast()
+            columns.removeLast()
         }
     }
 

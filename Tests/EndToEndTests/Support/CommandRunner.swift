@@ -44,6 +44,8 @@ enum CommandRunner {
         // Tests never touch the user's cache.
         merged["SCREENS_PIPE_CACHE_DIR"] = merged["SCREENS_PIPE_TEST_CACHE_DIR"] ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("screens-pipe-tests-\(getpid())").path
+        // Table output fits COLUMNS when it is set; tests set it where they mean to.
+        merged["COLUMNS"] = nil
         for (key, value) in environment { merged[key] = value }
         process.environment = merged
         let stdout = Pipe()

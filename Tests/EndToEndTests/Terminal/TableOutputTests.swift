@@ -48,6 +48,32 @@ struct TableOutputTests {
         #expect(result.stdoutText == expected)
     }
 
+    @Test("COLUMNS=40 narrows the widest column, COLUMNS=24 also leaves out the last ones; every line fits")
+    func fitsTheTerminalWidth() async throws {
+        let directory = try directory()
+        let result = try await CommandRunner.run(["run", "places.yaml"], environment: ["COLUMNS": "40"], directory: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        let expected = """
+            id   name          city
+            ───  ────────────  ───────────
+            1    Liferay       Madrid
+            22   東京タワー    東京
+            333  🚀 Launch 👩‍👩‍👧  Diamond Bar
+            4    A very long…  Recife
+
+            """
+        #expect(result.stdoutText == expected)
+        let narrow = try await CommandRunner.run(["run", "places.yaml"], environment: ["COLUMNS": "24"], directory: directory)
+        #expect(narrow.status == 0, "\(narrow.stderr)")
+        #expect(narrow.stdoutLines.first == "id   name")
+        #expect(narrow.stdoutLines.dropFirst(2).first == "1    Liferay")
+        let wide = try await CommandRunner.run(["run", "pipelines/bookmarks.yaml", "--format", "table", "--limit", "3"], environment: ["COLUMNS": "80"])
+        #expect(wide.status == 0, "\(wide.stderr)")
+        #expect(wide.stdoutLines.count == 5)
+        #expect(wide.stdoutLines.allSatisfy { $0.count <= 80 }, "\(wide.stdoutLines)")
+        #expect(wide.stdoutLines.first?.hasPrefix("entryId") == true)
+    }
+
     @Test("--format table overrides the file's format")
     func formatFlag() async throws {
         let result = try await CommandRunner.run(["run", "pipelines/bookmarks.yaml", "--format", "table", "--limit", "2"])
