@@ -100,11 +100,11 @@ struct FaultTests {
 
     @Test("stallEvery: headers and part of the body arrive, then nothing until the client gives up")
     func stall() async throws {
-        try await withSandbox(Self.faults { $0.stallEvery = 1; $0.stallDuration = .seconds(60) }) { client, _ in
+        try await withSandbox(Self.faults { $0.stallEvery = 1; $0.stallDuration = .seconds(600) }) { client, _ in
             var impatient = client
             // Long enough for the partial response to arrive on a loaded machine, far shorter
-            // than the 60 s stall: the receive after the partial body is the one that times out.
-            impatient.timeout = 3
+            // than the 600 s stall: the receive after the partial body is the one that times out.
+            impatient.timeout = 20
             let exchange = try impatient.invoke(Self.page)
             guard case .timedOut(let received) = exchange else {
                 Issue.record("expected a stall, got \(exchange)")

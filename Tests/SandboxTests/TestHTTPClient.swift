@@ -50,8 +50,10 @@ struct SocketError: Error, CustomStringConvertible {
 /// Use it inside ``withSandbox(_:_:)``, which gives it a thread of its own.
 struct TestHTTPClient {
     var port: Int
-    /// How long one receive may wait.
-    var timeout: Double = 10
+    /// How long one receive may wait: long, because the sandboxes of parallel tests share
+    /// two cores and a busy event loop can delay a close by seconds; tests that expect a
+    /// timeout set a short one themselves.
+    var timeout: Double = 120
 
     func get(_ path: String, headers: [(String, String)] = []) throws -> Exchange {
         try send("GET", path, headers: headers, body: [])

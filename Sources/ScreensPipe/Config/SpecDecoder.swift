@@ -43,6 +43,13 @@ extension SpecDecoder {
         if let policy = section["on-invalid"].flatMap({ context.choice($0, key: "on-invalid", policies) }) {
             spec.onInvalid = policy
         }
+        // Compiled here as well as in PipelineValidation, so a bad mapping (a malformed path,
+        // a default of the wrong type) is reported with the file's other mistakes.
+        do throws(ScreensPipeError) {
+            _ = try RowConverter(spec: spec)
+        } catch {
+            context.append(error)
+        }
         return spec
     }
 

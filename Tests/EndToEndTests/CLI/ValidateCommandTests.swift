@@ -78,6 +78,16 @@ struct ValidateCommandTests {
         #expect(result.stdout.isEmpty)
     }
 
+    @Test("a broken field mapping is reported together with the file's other mistakes")
+    func mappingErrorsWithTheOthers() async throws {
+        let path = try write(
+            "source:\n  type: file\n  path: x.json\n  pagenation: { page-size: 5 }\nconvert:\n  fields:\n    title: { from: \"a[\", type: string }\n")
+        let result = try await CommandRunner.run(["validate", path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("\(path):4:3: unknown key 'pagenation' in source"), "\(result.stderr)")
+        #expect(result.stderr.contains("\(path):7:5: convert field 'title': invalid field path 'a['"), "\(result.stderr)")
+    }
+
     @Test("a broken filter expression points at its column in the file")
     func badExpression() async throws {
         let path = try write("source:\n  type: file\n  path: x.json\nfilter:\n  where: name contians \"x\"\n")

@@ -104,7 +104,7 @@ import Testing
               records: "data: items"
               paginate: { style: cursor, size-param: null }
               max-response-size: 1000
-            convert: { fields: { n: { from: "x.y", type: int, default: [1, "2", true, null] } } }
+            convert: { fields: { n: { from: "x.y", default: [1, "2", true, null] }, m: { from: z, type: int, default: 7 } } }
             sink: { path: "out file.jsonl", format: events }
             """)
         let text = original.redactedDescription()
