@@ -121,6 +121,14 @@ struct MetricsAndTraceRunTests {
         #expect(requests[1].lane != requests[2].lane)
         #expect(spans.filter { $0.category == "convert" }.count == 3)
         #expect(spans.filter { $0.category == "publish" }.count == 3)
+
+        // The timeline picture of the docs, drawn from this trace: one box per span, one
+        // row per lane, the lanes named.
+        let drawn = try await CommandRunner.shell(#"python3 scripts/trace_svg.py "$TRACE" --title prefetch"#, environment: ["TRACE": trace.path])
+        #expect(drawn.status == 0, "stderr: \(drawn.stderr)")
+        #expect(drawn.stdoutText.hasPrefix("<svg"))
+        #expect(drawn.stdoutText.components(separatedBy: "<rect x=").count - 1 == spans.count)
+        #expect(drawn.stdoutText.contains(">requests 2</text>"))
     }
 
     @Test func chainedRequestsNeverOverlap() async throws {
