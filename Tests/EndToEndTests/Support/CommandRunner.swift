@@ -73,7 +73,13 @@ enum CommandRunner {
     private static func readToEnd(_ handle: FileHandle) async -> Data {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(returning: handle.readDataToEndOfFile())
+                let data = handle.readDataToEndOfFile()
+                // Closed here, at EOF, not whenever the handle is deallocated: the known
+                // workaround for "Bad file descriptor" failures of Foundation's process pipes
+                // under concurrency (swiftlang/swift#57827). A descriptor closed late, after its
+                // number was reused, would close a sandbox's NIO socket in this process.
+                try? handle.close()
+                continuation.resume(returning: data)
             }
         }
     }
