@@ -28,11 +28,15 @@ release: setup
 # its build of every dependency; samples/embed/Package.swift shows the same code as a
 # package of its own. Every test is a Swift Testing test: --disable-xctest leaves out the
 # empty XCTest run and its "Executed 0 tests" lines.
+# Every run of the tests caches in a directory of its own, removed afterwards: nothing a test
+# starts (the embed sample, the binary, the library in process) may touch the user's cache.
 test: setup
 	$(SWIFT) build --build-tests
-	"$(BIN_DIR)/embed-sample" pipelines/bookmarks.yaml | head -3
-	SCREENS_PIPE_BIN="$(BIN_DIR)/screens-pipe" SCREENS_PIPE_EMBED_BIN="$(BIN_DIR)/embed-sample" \
-	  $(SWIFT) test --skip-build --disable-xctest
+	@cache=$$(mktemp -d); trap 'rm -rf "$$cache"' EXIT; set -e; \
+	  export SCREENS_PIPE_CACHE_DIR="$$cache/default" SCREENS_PIPE_TEST_CACHE_DIR="$$cache/tests"; \
+	  "$(BIN_DIR)/embed-sample" pipelines/bookmarks.yaml | head -3; \
+	  SCREENS_PIPE_BIN="$(BIN_DIR)/screens-pipe" SCREENS_PIPE_EMBED_BIN="$(BIN_DIR)/embed-sample" \
+	    $(SWIFT) test --skip-build --disable-xctest
 
 demo: build
 	@echo "# screens-pipe run pipelines/bookmarks.yaml  (the bundled sandbox portal, in-process)" >&2

@@ -6,8 +6,7 @@ extension SpecDecoder {
     /// directory, so a pipeline runs the same from any working directory. Pipelines from
     /// standard input or text keep it relative to the working directory.
     func relativeToPipelineFile(_ path: String) -> String {
-        guard !path.hasPrefix("/"), let file, let slash = file.lastIndex(of: "/") else { return path }
-        return String(file[...slash]) + path
+        RelativePath.resolve(path, againstDirectoryOf: file)
     }
 
     func decodeSource(_ section: Section) -> SourceSpec? {

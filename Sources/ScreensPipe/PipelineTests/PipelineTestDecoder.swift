@@ -37,15 +37,9 @@ struct PipelineTestDecoder {
     let context: DecodingContext
     let path: String
 
-    /// The test file's directory, with a trailing slash; empty for a bare file name.
-    var directory: String {
-        guard let slash = path.lastIndex(of: "/") else { return "" }
-        return String(path[...slash])
-    }
-
     /// `name` relative to the test file, unless absolute.
     func resolve(_ name: String) -> String {
-        name.hasPrefix("/") ? name : directory + name
+        RelativePath.resolve(name, againstDirectoryOf: path)
     }
 
     func decode(_ root: YAMLNode) -> PipelineTestFile? {

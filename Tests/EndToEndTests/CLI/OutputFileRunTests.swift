@@ -53,10 +53,9 @@ struct OutputFileRunTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandRunner.binary)
         process.arguments = ["run", try slowPipeline(), "--events", "-o", output]
-        var environment = ProcessInfo.processInfo.environment
-        environment["SLOW_SERVER"] = harness.server.baseURL
-        environment["SCREENS_PIPE_CACHE_DIR"] = directory.appendingPathComponent("cache").path
-        process.environment = environment
+        process.environment = CommandRunner.childEnvironment([
+            "SLOW_SERVER": harness.server.baseURL, "SCREENS_PIPE_CACHE_DIR": directory.appendingPathComponent("cache").path,
+        ])
         let stderr = Pipe()
         process.standardError = stderr
         process.standardOutput = FileHandle.nullDevice

@@ -23,11 +23,11 @@ final class SessionProcess: @unchecked Sendable {  // the pipes are only used by
         process.executableURL = URL(fileURLWithPath: CommandRunner.binary)
         process.arguments = ["session"] + arguments
         process.currentDirectoryURL = CommandRunner.packageRoot
-        var merged = ProcessInfo.processInfo.environment
-        merged["SCREENS_PIPE_CACHE_DIR"] = FileManager.default.temporaryDirectory
-            .appendingPathComponent("screens-pipe-session-\(UUID().uuidString)").path
-        for (key, value) in environment { merged[key] = value }
-        process.environment = merged
+        // A cache of the session's own: a session test counts the requests its pages cause.
+        var overrides = ["SCREENS_PIPE_CACHE_DIR": FileManager.default.temporaryDirectory
+            .appendingPathComponent("screens-pipe-session-\(UUID().uuidString)").path]
+        for (key, value) in environment { overrides[key] = value }
+        process.environment = CommandRunner.childEnvironment(overrides)
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output

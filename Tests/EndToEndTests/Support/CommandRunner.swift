@@ -35,19 +35,24 @@ enum CommandRunner {
         return try await execute("/bin/bash", ["-o", "pipefail", "-c", script], environment: environment, directory: directory)
     }
 
+    /// The environment of every child process the tests start: this process's, with the
+    /// cache in a directory of the tests' own (never the user's ~/.cache) and no COLUMNS
+    /// (table output fits it; tests set it where they mean to), then `overrides`.
+    static func childEnvironment(_ overrides: [String: String] = [:]) -> [String: String] {
+        var merged = ProcessInfo.processInfo.environment
+        merged["SCREENS_PIPE_CACHE_DIR"] = merged["SCREENS_PIPE_TEST_CACHE_DIR"] ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("screens-pipe-tests-\(getpid())").path
+        merged["COLUMNS"] = nil
+        for (key, value) in overrides { merged[key] = value }
+        return merged
+    }
+
     private static func execute(_ executable: String, _ arguments: [String], environment: [String: String], directory: URL?) async throws -> CommandResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.currentDirectoryURL = directory ?? packageRoot
-        var merged = ProcessInfo.processInfo.environment
-        // Tests never touch the user's cache.
-        merged["SCREENS_PIPE_CACHE_DIR"] = merged["SCREENS_PIPE_TEST_CACHE_DIR"] ?? FileManager.default.temporaryDirectory
-            .appendingPathComponent("screens-pipe-tests-\(getpid())").path
-        // Table output fits COLUMNS when it is set; tests set it where they mean to.
-        merged["COLUMNS"] = nil
-        for (key, value) in environment { merged[key] = value }
-        process.environment = merged
+        process.environment = childEnvironment(environment)
         let stdout = Pipe()
         let stderr = Pipe()
         process.standardOutput = stdout

@@ -16,9 +16,7 @@ final class RunningCommand: @unchecked Sendable {  // the process is only read a
         process.executableURL = URL(fileURLWithPath: CommandRunner.binary)
         process.arguments = arguments
         process.currentDirectoryURL = CommandRunner.packageRoot
-        var merged = ProcessInfo.processInfo.environment
-        for (key, value) in environment { merged[key] = value }
-        process.environment = merged
+        process.environment = CommandRunner.childEnvironment(environment)
         process.standardError = stderrPipe
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
