@@ -35,6 +35,8 @@ struct SandboxCommand: AsyncParsableCommand {
     @Option(help: "Status of injected failures (503, 429, 500...).") var failStatus: Int = 503
     @Option(help: "Retry-After value sent with injected failures (seconds or an HTTP date).") var retryAfter: String?
     @Option(help: "Reset the connection (RST) on every Nth data request.") var resetEvery: Int?
+    @Option(help: "Carry out every Nth data request (writes are stored), then reset the connection before answering.")
+    var dropAfterProcessingEvery: Int?
     @Option(help: "Send half the body, then close, on every Nth data request.") var truncateEvery: Int?
     @Option(help: "Answer 200 with broken JSON on every Nth data request.") var malformedEvery: Int?
     @Option(help: "Stall mid-body on every Nth data request.") var stallEvery: Int?
@@ -52,6 +54,7 @@ struct SandboxCommand: AsyncParsableCommand {
         for (flag, value) in [
             ("--hide-every", hideEvery), ("--fail-every", failEvery), ("--reset-every", resetEvery),
             ("--truncate-every", truncateEvery), ("--malformed-every", malformedEvery), ("--stall-every", stallEvery),
+            ("--drop-after-processing-every", dropAfterProcessingEvery),
         ] {
             if let value, value < 1 { throw ValidationError("\(flag) must be at least 1") }
         }
@@ -63,7 +66,7 @@ struct SandboxCommand: AsyncParsableCommand {
             latency: latency?.duration ?? .zero, failEvery: failEvery, failRate: failRate, failStatus: failStatus,
             retryAfter: retryAfter, resetEvery: resetEvery, truncateEvery: truncateEvery,
             malformedEvery: malformedEvery, stallEvery: stallEvery, stallDuration: stallFor?.duration ?? .seconds(30),
-            down: down)
+            down: down, dropAfterProcessingEvery: dropAfterProcessingEvery)
         let server = try await SandboxServer.start(
             SandboxConfiguration(
                 host: host, port: port, dataDirectory: dataDirectory, generatedRows: generatedRows,
