@@ -1,9 +1,9 @@
 import ScreensBus
 
 #if canImport(Glibc)
-    import Glibc
+    internal import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+    internal import Darwin
 #endif
 
 /// `/bookmarks.bookmarksentry/add-entry` and `update-entry`, with the checks
