@@ -45,7 +45,7 @@ struct WriteCommand: AsyncParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         let spec = try pipelineFile.loadSpec()
         guard spec.sink.liferay != nil else {
-            Terminal.error("screens-pipe: \(pipelineFile.file) has no sink of type liferay; 'screens-pipe run' loads its list")
+            Terminal.error("\(pipelineFile.file) has no sink of type liferay; 'screens-pipe run' loads its list")
             throw ExitCode(2)
         }
         let source: WriteInput
@@ -89,7 +89,7 @@ struct WriteCommand: AsyncParsableCommand {
         interrupts.stop()
         switch result {
         case .failure(let error):
-            Terminal.error("screens-pipe: \(error.description)")
+            Terminal.error(error.description)
             if let signal = interrupts.received { throw ExitCode(signal.exitCode) }
             throw ExitCode(error.exitCode)
         case .success(let summary):
@@ -98,7 +98,7 @@ struct WriteCommand: AsyncParsableCommand {
                     "screens-pipe: \(summary.created) created, \(summary.updated) updated, \(summary.unchanged + summary.skipped) unchanged (\(summary.skipped) from the journal), \(summary.rejected) rejected in \(summary.batches) requests")
             }
             if summary.rejected > 0 {
-                Terminal.error("screens-pipe: \(summary.rejected) row\(summary.rejected == 1 ? "" : "s") rejected; see \(summary.rejectsPath ?? options.rejectsPath)")
+                Terminal.error("\(summary.rejected) row\(summary.rejected == 1 ? "" : "s") rejected; see \(summary.rejectsPath ?? options.rejectsPath)")
                 throw ExitCode(1)
             }
         }

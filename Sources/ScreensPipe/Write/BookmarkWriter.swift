@@ -84,7 +84,7 @@ final class BookmarkWriter {
 
     private func accept(_ row: BookmarkRow) async throws(ScreensPipeError) {
         if let first = seenKeys[row.key] {
-            try await reject(line: row.line, input: nil, truncated: false, reason: "the same entry (key \(spec.key.joined(separator: "+"))) as line \(first)")
+            try await reject(line: row.line, input: row.inputText, truncated: false, reason: "the same entry (key \(spec.key.joined(separator: "+"))) as line \(first)")
             return
         }
         seenKeys[row.key] = row.line
@@ -133,7 +133,7 @@ final class BookmarkWriter {
             }
         }
         if !undecided.isEmpty {
-            planned += try await settleByLookup(undecided.map { Planned(row: $0, operation: .add) })
+            planned += try await settleByLookup(undecided.map { Planned(row: $0, operation: .add) }, sent: false)
             planned.sort { $0.row.line < $1.row.line }
         }
         try await send(planned)
@@ -176,7 +176,7 @@ final class BookmarkWriter {
                 }
                 // Commands before the refused one may have run: settle them, then send the
                 // rest one by one so each gets its own answer.
-                for item in try await settleByLookup(remaining) { try await send([item]) }
+                for item in try await settleByLookup(remaining, sent: true) { try await send([item]) }
                 return
             case .ambiguous(let reason):
                 guard attempt < transport.settings.retry.attempts else {
@@ -188,14 +188,25 @@ final class BookmarkWriter {
                 attempt += 1
                 transport.settings.logger.warning("batch \(batchNumber) got no answer (\(reason)); looking its entries up before sending again")
                 do { try await Task.sleep(for: delay) } catch { throw ScreensPipeError(.cancelled, "the write was cancelled") }
-                remaining = try await settleByLookup(remaining)
+                do throws(ScreensPipeError) {
+                    remaining = try await settleByLookup(remaining, sent: true)
+                } catch {
+                    let lines = remaining.map { String($0.row.line) }.joined(separator: ", ")
+                    throw ScreensPipeError(
+                        error.code,
+                        "batch \(batchNumber) (lines \(lines)) got no answer (\(reason)) and the lookup that would settle it failed: \(error.message); the journal keeps them pending, and a rerun looks them up before writing",
+                        request: error.request, status: error.status)
+                }
             }
         }
     }
 
     /// Looks `planned` up by key: rows found are done (their outcome recorded and published),
     /// the rest come back to be sent.
-    private func settleByLookup(_ planned: [Planned]) async throws(ScreensPipeError) -> [Planned] {
+    ///
+    /// `sent` says this run sent them (or an earlier run did, whose journal kept them
+    /// pending): an entry found with the row's values was created by that request.
+    private func settleByLookup(_ planned: [Planned], sent: Bool) async throws(ScreensPipeError) -> [Planned] {
         var byFolder: [Int64: [String: JSONWSBookmarkTransport.Found]] = [:]
         var missing: [Planned] = []
         var outcomes: [(row: BookmarkRow, state: WriteJournal.State, entryId: Int64?)] = []
@@ -209,7 +220,8 @@ final class BookmarkWriter {
                 continue
             }
             if found.content == item.row.content {
-                let state: WriteJournal.State = if case .update = item.operation { .updated } else { journaled[item.row.key]?.state == .pending ? .created : .unchanged }
+                let state: WriteJournal.State =
+                    if case .update = item.operation { .updated } else if sent || journaled[item.row.key]?.state == .pending { .created } else { .unchanged }
                 outcomes.append((item.row, state, found.entryId))
             } else {
                 missing.append(Planned(row: item.row, operation: .update(entryId: found.entryId)))

@@ -38,7 +38,8 @@ struct JSONWSBookmarkTransport: Sendable {
 
     /// Sends a batch of writes once: a write is never sent twice blindly.
     func send(_ commands: [(service: String, params: JSONObject)]) async throws(ScreensPipeError) -> BatchAnswer {
-        let request = try request(commands)
+        var request = try request(commands)
+        request.freshConnection = true
         let response: HTTPResponse
         do {
             response = try await client.send(request)

@@ -1,0 +1,154 @@
+import Foundation
+import Sandbox
+import ScreensBus
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `screens-pipe write` end to end: rows written through the binary are read back with a
+/// list pipeline from the same sandbox portal, exactly once each.
+@Suite("write: round trips, copies, crashes and ambiguous failures")
+struct WriteRunTests {
+    @Test("60 rows in batches of 25 come back from a list pipeline: same values, in order, once each")
+    func roundTrip() async throws {
+        let workspace = try WriteWorkspace()
+        defer { workspace.remove() }
+        try await withSandbox { harness in
+            let server = harness.server.baseURL
+            let result = try await CommandRunner.run(
+                ["write", try workspace.writePipeline(server: server), "--input", try workspace.rows(60)], environment: workspace.environment)
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            let outcomes = try result.jsonLines()
+            #expect(outcomes.count == 60)
+            #expect(outcomes.allSatisfy { $0["outcome"]?.stringValue == "created" })
+            #expect(outcomes.map { $0["line"]?.int64Value } == (1...60).map { Int64($0) })
+
+            let entries = try await workspace.readBack(server: server)
+            #expect(entries.map { $0["name"]?.stringValue } == (1...60).map { "row \($0)" })
+            #expect(entries.map { $0["url"]?.stringValue } == (1...60).map { "https://example.com/row/\($0)" })
+            #expect(entries.map { $0["description"]?.stringValue } == (1...60).map { "line \($0) of 60" })
+            #expect(Set(entries.compactMap { $0["entryId"]?.int64Value }) == Set(outcomes.compactMap { $0["entryId"]?.int64Value }))
+            #expect(entries.allSatisfy { $0["folderId"]?.int64Value == 20201 })
+        }
+    }
+
+    @Test("a rerun writes nothing: the journal says every row is done")
+    func rerunSkipsJournaledRows() async throws {
+        let workspace = try WriteWorkspace()
+        defer { workspace.remove() }
+        try await withSandbox { harness in
+            let pipeline = try workspace.writePipeline(server: harness.server.baseURL)
+            let rows = try workspace.rows(30)
+            let first = try await CommandRunner.run(["write", pipeline, "--input", rows], environment: workspace.environment)
+            #expect(first.status == 0, "stderr: \(first.stderr)")
+            let requestsAfterFirst = harness.server.requestCount
+            let second = try await CommandRunner.run(["write", pipeline, "--input", rows], environment: workspace.environment)
+            #expect(second.status == 0, "stderr: \(second.stderr)")
+            #expect(try second.jsonLines().allSatisfy { $0["outcome"]?.stringValue == "unchanged" })
+            #expect(harness.server.requestCount == requestsAfterFirst)
+            #expect(try await workspace.readBack(server: harness.server.baseURL).count == 30)
+        }
+    }
+
+    @Test("a changed row is updated in place, not created again")
+    func changedRowIsUpdated() async throws {
+        let workspace = try WriteWorkspace()
+        defer { workspace.remove() }
+        try await withSandbox { harness in
+            let pipeline = try workspace.writePipeline(server: harness.server.baseURL)
+            _ = try await CommandRunner.run(["write", pipeline, "--input", try workspace.rows(3)], environment: workspace.environment)
+            let changed = try workspace.save(
+                "changed.jsonl", #"{"name":"renamed","url":"https://example.com/row/2","description":"new"}"# + "\n")
+            let result = try await CommandRunner.run(["write", pipeline, "--input", changed], environment: workspace.environment)
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(try result.jsonLines().map { $0["outcome"]?.stringValue } == ["updated"])
+            let entries = try await workspace.readBack(server: harness.server.baseURL)
+            #expect(entries.map { $0["name"]?.stringValue } == ["row 1", "renamed", "row 3"])
+        }
+    }
+
+    @Test("copy a list from one sandbox portal to another: the same rows arrive")
+    func copyBetweenPortals() async throws {
+        let workspace = try WriteWorkspace()
+        defer { workspace.remove() }
+        try await withSandbox { from in
+            try await withSandbox { to in
+                let source = """
+                    source:
+                      type: liferay-jsonws
+                      server: \(from.server.baseURL)
+                      auth: { basic: { username: test@liferay.com, password: test } }
+                      rows: { service: /bookmarks.bookmarksentry/get-entries, params: { groupId: 20143, folderId: 0 } }
+                      count: { service: /bookmarks.bookmarksentry/get-entries-count, params: { groupId: 20143, folderId: 0 } }
+                    cache: { policy: remote-only }
+                    """
+                let pipeline = try workspace.writePipeline(server: to.server.baseURL, batchSize: 10, source: source)
+                let result = try await CommandRunner.run(["write", pipeline], environment: workspace.environment)
+                #expect(result.status == 0, "stderr: \(result.stderr)")
+                let original = try await workspace.readBack(server: from.server.baseURL, folderId: 0)
+                let copied = try await workspace.readBack(server: to.server.baseURL)
+                #expect(original.count == 73)
+                for field in ["name", "url", "description"] {
+                    #expect(copied.map { $0[field] } == original.map { $0[field] }, "field \(field)")
+                }
+            }
+        }
+    }
+
+    @Test("kill -9 in the middle of a write, then a rerun: every row once, none missing")
+    func killAndRerun() async throws {
+        let workspace = try WriteWorkspace()
+        defer { workspace.remove() }
+        try await withSandbox(faults: FaultPlan(latency: .milliseconds(40))) { harness in
+            let pipeline = try workspace.writePipeline(server: harness.server.baseURL, batchSize: 5)
+            let rows = try workspace.rows(150)
+            let running = try RunningCommand(["write", pipeline, "--input", rows], environment: workspace.environment)
+            try await waitUntil { harness.server.requestCount >= 8 }
+            running.send(SIGKILL)
+            let killed = await running.wait()
+            #expect(killed.status != 0)
+            let partial = try await workspace.readBack(server: harness.server.baseURL)
+            #expect(partial.count < 150, "the kill came after the write ended: nothing was tested")
+
+            let rerun = try await CommandRunner.run(["write", pipeline, "--input", rows], environment: workspace.environment)
+            #expect(rerun.status == 0, "stderr: \(rerun.stderr)")
+            let entries = try await workspace.readBack(server: harness.server.baseURL)
+            #expect(entries.count == 150)
+            #expect(entries.urlCounts.values.allSatisfy { $0 == 1 })
+            #expect(Set(entries.compactMap { $0["url"]?.stringValue }) == Set((1...150).map { "https://example.com/row/\($0)" }))
+        }
+    }
+
+    @Test("the connection drops after every 2nd request was carried out: looked up, never duplicated")
+    func ambiguousFailureIsLookedUp() async throws {
+        let workspace = try WriteWorkspace()
+        defer { workspace.remove() }
+        try await withSandbox(faults: FaultPlan(dropAfterProcessingEvery: 2)) { harness in
+            let pipeline = try workspace.writePipeline(server: harness.server.baseURL, batchSize: 3)
+            let result = try await CommandRunner.run(["write", pipeline, "--input", try workspace.rows(20)], environment: workspace.environment)
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(result.stderr.contains("looking its entries up before sending again"))
+            let outcomes = try result.jsonLines()
+            #expect(outcomes.count == 20)
+            #expect(outcomes.allSatisfy { $0["outcome"]?.stringValue == "created" })
+            let entries = try await workspace.readBack(server: harness.server.baseURL)
+            #expect(entries.count == 20)
+            #expect(entries.urlCounts.values.allSatisfy { $0 == 1 })
+        }
+    }
+
+    @Test("a portal that never answers: exit 1 naming the batch's lines and saying they stay pending")
+    func noAnswerKeepsRowsPending() async throws {
+        let workspace = try WriteWorkspace()
+        defer { workspace.remove() }
+        try await withSandbox(faults: FaultPlan(dropAfterProcessingEvery: 1)) { harness in
+            let pipeline = try workspace.writePipeline(server: harness.server.baseURL, batchSize: 4)
+            let result = try await CommandRunner.run(["write", pipeline, "--input", try workspace.rows(4)], environment: workspace.environment)
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("lines 1, 2, 3, 4"), "stderr: \(result.stderr)")
+            #expect(result.stderr.contains("pending"))
+        }
+    }
+}
