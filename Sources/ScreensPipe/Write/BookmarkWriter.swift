@@ -212,8 +212,15 @@ final class BookmarkWriter {
         var outcomes: [(row: BookmarkRow, state: WriteJournal.State, entryId: Int64?)] = []
         for item in planned {
             if byFolder[item.row.folderId] == nil {
-                byFolder[item.row.folderId] = try await transport.lookup(
-                    groupId: item.row.groupId, folderId: item.row.folderId, keyFields: spec.key)
+                do throws(ScreensPipeError) {
+                    byFolder[item.row.folderId] = try await transport.lookup(
+                        groupId: item.row.groupId, folderId: item.row.folderId, keyFields: spec.key)
+                } catch where error.code == .http && error.status.map({ (400..<500).contains($0) }) == true {
+                    // The portal refuses to list the folder (it does not exist, or the user
+                    // may not see it): nothing was created in it. Sent alone, each row gets
+                    // the portal's own reason.
+                    byFolder[item.row.folderId] = [:]
+                }
             }
             guard let found = byFolder[item.row.folderId]?[item.row.key] else {
                 missing.append(Planned(row: item.row, operation: .add))
