@@ -140,3 +140,36 @@ extension SourceSpec {
     /// Whether this is ``writeInput``.
     public var isWriteInput: Bool { self == Self.writeInput }
 }
+
+extension LiferaySinkKeys {
+    /// The schema of a `liferay` sink's key: a connection key is described as in `source:`.
+    static func schemaValue(_ key: String, sourceValue: JSONValue?) -> JSONValue? {
+        if connection.contains(key) { return sourceValue }
+        let interpolated: JSONValue = ["type": "string", "pattern": "\\$\\{"]
+        func whole(_ minimum: Int, _ maximum: Int, _ description: String) -> JSONValue {
+            ["anyOf": [["type": "integer", "minimum": .int(Int64(minimum)), "maximum": .int(Int64(maximum))], interpolated], "description": .string(description)]
+        }
+        switch key {
+        case "service":
+            return ["enum": .array(WriteService.allCases.map { .string($0.rawValue) }), "description": "The kind of entry each row becomes (liferay sink)."]
+        case "transport":
+            return ["enum": .array(WriteTransport.allCases.map { .string($0.rawValue) }), "description": "How the writes reach the portal (liferay sink)."]
+        case "batch-size":
+            return whole(1, maximumBatchSize, "Commands per JSON-WS batch request (liferay sink, default 25).")
+        case "group-id":
+            return whole(1, Int.max, "The site the entries go to (liferay sink).")
+        case "folder-id":
+            return whole(0, Int.max, "The folder every row goes to, 0 for the site's root; without it each row's folderId (liferay sink).")
+        case "key":
+            return [
+                "anyOf": [
+                    ["enum": .array(bookmarkKeyFields.sorted().map { .string($0) })],
+                    ["type": "array", "items": ["enum": .array(bookmarkKeyFields.sorted().map { .string($0) })], "minItems": 1],
+                ],
+                "description": "The fields that identify an entry, looked up before an unanswered create is sent again (liferay sink, default [url, folderId]).",
+            ]
+        default:
+            return nil
+        }
+    }
+}
