@@ -97,23 +97,29 @@ struct WriteRunTests {
         }
     }
 
-    @Test("kill -9 in the middle of a write, then a rerun: every row once, none missing")
+    // The 4th data request is carried out and then stalls: the write is stuck waiting for
+    // an answer to a batch the portal has stored, which is when the kill comes. Every 4th
+    // request after it stalls too, briefly, and completes.
+    @Test("kill -9 while a stored batch's answer is on its way, then a rerun: every row once, none missing")
     func killAndRerun() async throws {
         let workspace = try WriteWorkspace()
         defer { workspace.remove() }
-        try await withSandbox(faults: FaultPlan(latency: .milliseconds(40))) { harness in
-            let pipeline = try workspace.writePipeline(server: harness.server.baseURL, batchSize: 5)
+        try await withSandbox(faults: FaultPlan(stallEvery: 4, stallDuration: .seconds(3))) { harness in
+            let pipeline = try workspace.writePipeline(server: harness.server.baseURL, batchSize: 25)
             let rows = try workspace.rows(150)
             let running = try RunningCommand(["write", pipeline, "--input", rows], environment: workspace.environment)
-            try await waitUntil { harness.server.requestCount >= 8 }
+            try await waitUntil { harness.server.requestCount >= 4 }
             running.send(SIGKILL)
             let killed = await running.wait()
             #expect(killed.status != 0)
             let partial = try await workspace.readBack(server: harness.server.baseURL)
-            #expect(partial.count < 150, "the kill came after the write ended: nothing was tested")
+            #expect(partial.count == 100, "batches 1 to 4 were stored before the kill")
 
             let rerun = try await CommandRunner.run(["write", pipeline, "--input", rows], environment: workspace.environment)
             #expect(rerun.status == 0, "stderr: \(rerun.stderr)")
+            let outcomes = try rerun.jsonLines()
+            #expect(outcomes.filter { $0["outcome"] == "unchanged" }.count == 75, "batches 1 to 3: journaled as done")
+            #expect(outcomes.filter { $0["outcome"] == "created" }.count == 75, "batch 4 found by the lookup, 5 and 6 sent")
             let entries = try await workspace.readBack(server: harness.server.baseURL)
             #expect(entries.count == 150)
             #expect(entries.urlCounts.values.allSatisfy { $0 == 1 })
