@@ -8,9 +8,16 @@ import Synchronization
 /// page and counted by `get-entries-count`. One lock holds the whole table: entries are a
 /// few hundred rows of sample data plus what a test writes.
 final class BookmarkEntries: Sendable {
+    /// A folder of a site.
+    private struct FolderKey: Hashable, Sendable {
+        var groupId: Int64
+        var folderId: Int64
+    }
+
     private struct Table: Sendable {
-        /// Entries by group, then folder, in creation order.
-        var byFolder: [Int64: [Int64: [JSONValue]]]
+        /// Entries by folder, in creation order. One level of dictionary, so appending to a
+        /// folder's array happens in place rather than copying it for every write.
+        var byFolder: [FolderKey: [JSONValue]]
         /// Where each entry lives, for `update-entry`.
         var location: [Int64: (groupId: Int64, folderId: Int64)]
         var nextEntryId: Int64
@@ -24,17 +31,19 @@ final class BookmarkEntries: Sendable {
 
     init(_ stored: [Int64: [Int64: [JSONValue]]]) {
         var location: [Int64: (groupId: Int64, folderId: Int64)] = [:]
+        var byFolder: [FolderKey: [JSONValue]] = [:]
         for (groupId, folders) in stored {
             for (folderId, rows) in folders {
+                byFolder[FolderKey(groupId: groupId, folderId: folderId)] = rows
                 for row in rows { if let id = row["entryId"]?.int64Value { location[id] = (groupId, folderId) } }
             }
         }
-        table = Mutex(Table(byFolder: stored, location: location, nextEntryId: Self.firstWrittenEntryId, lastModified: 0))
+        table = Mutex(Table(byFolder: byFolder, location: location, nextEntryId: Self.firstWrittenEntryId, lastModified: 0))
     }
 
     /// The entries of one folder, in creation order.
     func rows(groupId: Int64, folderId: Int64) -> [JSONValue] {
-        table.withLock { $0.byFolder[groupId]?[folderId] ?? [] }
+        table.withLock { $0.byFolder[FolderKey(groupId: groupId, folderId: folderId)] ?? [] }
     }
 
     /// Creates an entry from validated values and returns it as JSON-WS serves it.
@@ -44,7 +53,7 @@ final class BookmarkEntries: Sendable {
             table.nextEntryId += 1
             let date = Self.nextDate(&table, now: now)
             let row = Self.row(entryId: entryId, values: values, account: account, created: date, modified: date, visits: 0)
-            table.byFolder[values.groupId, default: [:]][values.folderId, default: []].append(row)
+            table.byFolder[FolderKey(groupId: values.groupId, folderId: values.folderId), default: []].append(row)
             table.location[entryId] = (values.groupId, values.folderId)
             return row
         }
@@ -53,19 +62,20 @@ final class BookmarkEntries: Sendable {
     /// Changes an existing entry (moving it when the folder changes); nil when no entry has `entryId`.
     func update(entryId: Int64, _ values: BookmarkValues, account: Account, now: Int64) -> JSONValue? {
         table.withLock { table in
-            guard let old = table.location[entryId],
-                let index = table.byFolder[old.groupId]?[old.folderId]?.firstIndex(where: { $0["entryId"]?.int64Value == entryId }),
-                let previous = table.byFolder[old.groupId]?[old.folderId]?[index]
+            guard let old = table.location[entryId] else { return nil }
+            let oldKey = FolderKey(groupId: old.groupId, folderId: old.folderId)
+            guard let index = table.byFolder[oldKey]?.firstIndex(where: { $0["entryId"]?.int64Value == entryId }),
+                let previous = table.byFolder[oldKey]?[index]
             else { return nil }
             let date = Self.nextDate(&table, now: now)
             let row = Self.row(
                 entryId: entryId, values: values, account: account, created: previous["createDate"]?.int64Value ?? date,
                 modified: date, visits: previous["visits"]?.int64Value ?? 0, uuid: previous["uuid"]?.stringValue)
             if old.groupId == values.groupId, old.folderId == values.folderId {
-                table.byFolder[old.groupId]?[old.folderId]?[index] = row
+                table.byFolder[oldKey]?[index] = row
             } else {
-                table.byFolder[old.groupId]?[old.folderId]?.remove(at: index)
-                table.byFolder[values.groupId, default: [:]][values.folderId, default: []].append(row)
+                table.byFolder[oldKey]?.remove(at: index)
+                table.byFolder[FolderKey(groupId: values.groupId, folderId: values.folderId), default: []].append(row)
                 table.location[entryId] = (values.groupId, values.folderId)
             }
             return row

@@ -68,19 +68,19 @@ struct WriteJournal: Sendable {
         guard !entries.isEmpty else { return }
         do {
             try await pool.write { [pipeline, target] db in
+                // One statement compiled once for the whole batch.
+                let statement = try db.cachedStatement(
+                    sql: """
+                        INSERT INTO write_journal (pipeline, target, row_key, line, state, content, entry_id, recorded_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, julianday('now'))
+                        ON CONFLICT (pipeline, target, row_key) DO UPDATE SET
+                            line = excluded.line, state = excluded.state, content = excluded.content,
+                            entry_id = COALESCE(excluded.entry_id, write_journal.entry_id), recorded_at = excluded.recorded_at
+                        """)
                 for entry in entries {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO write_journal (pipeline, target, row_key, line, state, content, entry_id, recorded_at)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, julianday('now'))
-                            ON CONFLICT (pipeline, target, row_key) DO UPDATE SET
-                                line = excluded.line, state = excluded.state, content = excluded.content,
-                                entry_id = COALESCE(excluded.entry_id, write_journal.entry_id), recorded_at = excluded.recorded_at
-                            """,
-                        arguments: [
-                            pipeline, target, entry.row.key, entry.row.line, entry.state.rawValue, entry.row.content,
-                            entry.entryId,
-                        ])
+                    try statement.execute(arguments: [
+                        pipeline, target, entry.row.key, entry.row.line, entry.state.rawValue, entry.row.content, entry.entryId,
+                    ])
                 }
             }
         } catch {
