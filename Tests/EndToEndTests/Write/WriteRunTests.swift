@@ -66,6 +66,10 @@ struct WriteRunTests {
             #expect(try result.jsonLines().map { $0["outcome"]?.stringValue } == ["updated"])
             let entries = try await workspace.readBack(server: harness.server.baseURL)
             #expect(entries.map { $0["name"]?.stringValue } == ["row 1", "renamed", "row 3"])
+            #expect(entries[1]["description"] == "new")
+            let created = try #require(entries[1]["createDate"]?.int64Value)
+            #expect(try #require(entries[1]["modifiedDate"]?.int64Value) > created)
+            #expect(entries[0]["modifiedDate"] == entries[0]["createDate"])
         }
     }
 
