@@ -25,8 +25,8 @@ struct WriteInputLine: Sendable {
 final class WriteInputLines: Sendable {
     /// The longest line kept (1 MiB): a bookmark is a few hundred bytes.
     static let maximumLineLength = 1 << 20
-    /// Lines read ahead of the writer.
-    static let window = 256
+    /// Lines read ahead of the writer: at most 32 MiB of input waits, whatever the file's size.
+    static let window = 32
 
     let lines: AsyncStream<WriteInputLine>
     private let room = DispatchSemaphore(value: WriteInputLines.window)

@@ -34,8 +34,7 @@ struct WriteRejectTests {
 
         try await withSandbox { harness in
             let pipeline = try workspace.writePipeline(server: harness.server.baseURL)
-            let result = try await CommandRunner.run(
-                ["write", pipeline, "--input", inputPath, "--rejects", rejectsPath], environment: workspace.environment)
+            let result = try await workspace.write(pipeline, ["--input", inputPath, "--rejects", rejectsPath])
             #expect(result.status == 1)
             #expect(result.stderr.contains("9 rows rejected; see \(rejectsPath)"), "stderr: \(result.stderr)")
             let rejects = try String(contentsOfFile: rejectsPath, encoding: .utf8).split(separator: "\n").map { try JSONValue(parsing: Array($0.utf8)) }
@@ -72,7 +71,7 @@ struct WriteRejectTests {
                     #"{"name":"text folder","url":"https://example.com/f/t","folderId":"abc"}"#,
                     #"{"name":"empty folder","url":"https://example.com/f/20201","folderId":"20201"}"#,
                 ].joined(separator: "\n"))
-            let result = try await CommandRunner.run(["write", pipeline, "--input", input], environment: workspace.environment)
+            let result = try await workspace.write(pipeline, ["--input", input])
             #expect(result.status == 1)
             let outcomes = Dictionary(uniqueKeysWithValues: try result.jsonLines().map { ($0["line"]?.int64Value ?? 0, $0) })
             #expect(outcomes[1]?["outcome"] == "created")
@@ -91,8 +90,7 @@ struct WriteRejectTests {
         defer { workspace.remove() }
         try await withSandbox { harness in
             let pipeline = try workspace.writePipeline(server: harness.server.baseURL, batchSize: 2)
-            let result = try await CommandRunner.run(
-                ["write", pipeline, "--input", try workspace.rows(3), "--dry-run"], environment: workspace.environment)
+            let result = try await workspace.write(pipeline, ["--input", try workspace.rows(3), "--dry-run"])
             #expect(result.status == 0, "stderr: \(result.stderr)")
             #expect(harness.server.requestCount == 0)
             let requests = try result.jsonLines().filter { $0["event"] == "custom" && $0["name"] == "request" }

@@ -13,6 +13,13 @@ struct WriteWorkspace {
 
     var environment: [String: String] { ["SCREENS_PIPE_CACHE_DIR": directory.appendingPathComponent("cache").path] }
 
+    /// `screens-pipe write PIPELINE ARGUMENTS`, its rejects file in this workspace (by
+    /// default it would land in the working directory, the package root).
+    func write(_ pipeline: String, _ arguments: [String]) async throws -> CommandResult {
+        let rejects = arguments.contains("--rejects") ? [] : ["--rejects", path("rejects.jsonl")]
+        return try await CommandRunner.run(["write", pipeline] + arguments + rejects, environment: environment)
+    }
+
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
     /// A pipeline writing bookmarks to `server`'s folder 20201 ("Empty folder" of site 20143).
