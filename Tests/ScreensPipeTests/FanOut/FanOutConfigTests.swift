@@ -54,7 +54,7 @@ struct FanOutConfigTests {
     @Test("a placeholder in the parent list naming its own child's name is an error")
     func placeholderOutOfScope() {
         let yaml = Self.sitesAndContents.replacingOccurrences(
-            of: "path: /o/headless-admin-user/v1.0/my-user-account/sites", with: "path: /o/x/${site.id}")
+            of: "path: /o/headless-admin-user/v1.0/my-user-account/sites", with: "path: \"/o/x/${site.id}\"")
         let messages = errors(yaml)
         #expect(messages.contains { $0.contains("names no parent of this source") }, "\(messages)")
     }

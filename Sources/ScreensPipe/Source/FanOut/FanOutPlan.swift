@@ -7,7 +7,7 @@ enum FanOutPlan {
         var depth = 0
         var heading = "list"
         while let list = current {
-            let indent = String(repeating: "  ", count: depth)
+            let indent = String(repeating: "    ", count: depth)
             lines.append("\(indent)\(heading): \(describe(list))")
             if let recursion = list.recursive {
                 lines.append("\(indent)  tree: each row's \(recursion.key) as \(recursion.param), depth first, at most \(recursion.maxDepth) levels, a repeated \(recursion.key) is an error")
@@ -31,10 +31,22 @@ enum FanOutPlan {
 
     /// The type and what names the list (path, URL or service), placeholders as written.
     private static func describe(_ source: SourceSpec) -> String {
-        let template = source.rowTemplate
+        guard let template = source.rowTemplate else {
+            // A list without placeholders: its settings as `plan` prints them, redacted.
+            var parts = [source.type.typeName]
+            for (key, value) in source.type.settings.redactedMembers where ["path", "url", "rows"].contains(key) {
+                switch value {
+                case .string(let text), .raw(let text): parts.append(text)
+                case .mapping(let members):
+                    for case ("service", .string(let service)) in members { parts.append(service) }
+                case .sequence: break
+                }
+            }
+            return parts.joined(separator: " ")
+        }
         var parts = [source.type.typeName]
         for key in ["path", "url", "rows"] {
-            guard let node = template?[key] else { continue }
+            guard let node = template[key] else { continue }
             switch node {
             case .scalar(let scalar): parts.append(redactedURL(scalar.text, markingUserinfo: true))
             case .mapping(let mapping):
