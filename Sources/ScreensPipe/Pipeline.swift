@@ -274,7 +274,9 @@ public final class Pipeline: Sendable {
         } catch {
             if error.code != .cancelled || !Task.isCancelled {
                 tally.record(failure: error)
-                await bus.publish(.error(error.event(pipeline: name)))
+                var event = error.event(pipeline: name)
+                event.parent = stages.fanOut?.failure.parent
+                await bus.publish(.error(event))
             }
             ending.reason = .failed
         }

@@ -54,6 +54,8 @@ struct FanOutEndToEndTests {
             let events = try result.jsonLines()
             let selected = events.filter { $0.jsonString.hasPrefix(#"{"event":"selected""#) }
             #expect(selected.count == 40)
+            let error = try #require(events.first { $0.jsonString.hasPrefix(#"{"event":"error""#) })
+            #expect(error.jsonString.contains(#""parent":{"site":{"row":1,"id":20144},"folder":{"row":2,"groupId":20144,"folderId":20210}}"#), "\(error.jsonString)")
             let finished = try #require(events.last)
             #expect(finished.jsonString.contains(#""succeeded":false"#))
             // Every response of a child names its parents.

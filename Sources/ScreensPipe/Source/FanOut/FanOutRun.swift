@@ -23,6 +23,26 @@ struct FanOutRun: Sendable {
     let concurrency: Int
     /// For each `as` name, the fields placeholders read: what events and errors show.
     let shownFields: [String: [String]]
+    /// The parents of the list whose failure stopped the run, for the `error` event.
+    let failure = FailedList()
+
+    /// The parents of the first list that failed; later failures are the stop it caused.
+    final class FailedList: Sendable {
+        private let lineage = Mutex<Lineage?>(nil)
+
+        /// Names `error` with `lineage` and keeps the lineage when it is the first failure.
+        func record(_ error: ScreensPipeError, of lineage: Lineage) -> ScreensPipeError {
+            if error.code != .cancelled {
+                self.lineage.withLock { kept in if kept == nil { kept = lineage } }
+            }
+            return lineage.naming(error)
+        }
+
+        /// The `parent` member of the run's `error` event; nil for a failure outside a child list.
+        var parent: JSONValue? {
+            lineage.withLock { kept in kept.flatMap { $0.isEmpty ? nil : $0.json } }
+        }
+    }
 
     /// The most rows a tree may hold; more is an error (a hostile server can invent folders).
     static let maximumTreeRows = 100_000
@@ -121,9 +141,10 @@ struct FanOutRun: Sendable {
             jobs, provisional: { _, _ in },
             deliver: { (page, lineage) throws(ScreensPipeError) -> PageLoader.Decision in
                 guard rows.count + page.rows.count <= limit else {
-                    throw lineage.naming(
+                    throw failure.record(
                         ScreensPipeError.pagination(
-                            "the parent list '\(name)' has more than \(limit) rows (for-each.max-parents); raise it or narrow the list", page: page.request.index))
+                            "the parent list '\(name)' has more than \(limit) rows (for-each.max-parents); raise it or narrow the list", page: page.request.index),
+                        of: lineage)
                 }
                 rows += page.rows.map { ($0, lineage) }
                 return .next
@@ -240,7 +261,7 @@ struct FanOutRun: Sendable {
                 })
             _ = await relay.send(.listEnded(outcome, lineage))
         } catch {
-            throw lineage.naming(error)
+            throw failure.record(error, of: lineage)
         }
         return keys.withLock { $0 }
     }
@@ -275,7 +296,7 @@ struct FanOutRun: Sendable {
             decoded.rowTemplate = nil
             return decoded
         } catch {
-            throw lineage.naming(error)
+            throw failure.record(error, of: lineage)
         }
     }
 }
