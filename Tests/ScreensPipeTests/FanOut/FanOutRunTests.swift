@@ -155,6 +155,50 @@ struct FanOutRunTests {
         #expect(depthLimited.errors.last?.message.contains("deeper than recursive.max-depth (1)") == true)
     }
 
+    @Test("hostile parent values: '/' and '..' stay inside one path segment; an object stops the run naming the parent row")
+    func hostileParentValues() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fanout-parents-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let parents = directory.appendingPathComponent("parents.json")
+        func yaml(_ file: URL) -> String {
+            """
+            name: hostile
+            source:
+              type: liferay-headless
+              server: sandbox
+              auth: { basic: { username: test@liferay.com, password: test } }
+              path: /o/headless-delivery/v1.0/sites/${site.id}/structured-contents
+              query: { flatten: "true" }
+              retry: { attempts: 1 }
+              for-each:
+                as: site
+                list: { type: file, path: "\(file.path)" }
+            """
+        }
+        try Data(#"[{"id": 20144}, {"id": "../../../api/jsonws/invoke"}, {"id": 20143}]"#.utf8).write(to: parents)
+        let escaped = try await Self.run(yaml(parents), variables: Self.cacheVariables())
+        #expect(escaped.items.count == 24)
+        let message = escaped.errors.last?.message ?? ""
+        #expect(message.hasPrefix("child list of site #1 (id=../../../api/jsonws/invoke): HTTP 404"), "\(message)")
+        #expect(escaped.errors.last?.request?.contains("/sites/..%2F..%2F..%2Fapi%2Fjsonws%2Finvoke/structured-contents") == true)
+
+        let objects = directory.appendingPathComponent("objects.json")
+        try Data(#"[{"id": 20144}, {"id": {"nested": [1, 2]}}]"#.utf8).write(to: objects)
+        let refused = try await Self.run(yaml(objects), variables: Self.cacheVariables())
+        #expect(refused.items.count == 24)
+        #expect(!refused.summary.succeeded)
+        #expect(refused.errors.last?.message.contains("child list of site #1") == true)
+        #expect(refused.errors.last?.message.contains("the value for ${site.id} is an object, not a scalar") == true)
+        #expect(refused.errors.last?.parent?.jsonString.contains(#""site":{"row":1"#) == true)
+
+        let many = directory.appendingPathComponent("many.json")
+        try Data(("[" + (0..<5).map { _ in #"{"id": 20145}"# }.joined(separator: ",") + "]").utf8).write(to: many)
+        let limited = try await Self.run(
+            yaml(many).replacingOccurrences(of: "as: site", with: "as: site\n    max-parents: 4"), variables: Self.cacheVariables())
+        #expect(limited.items.isEmpty)
+        #expect(limited.errors.last?.message.contains("has more than 4 rows (for-each.max-parents)") == true)
+    }
+
     /// A copy of the bundled portal data with `extraFolders` added to the bookmark folders.
     static func dataDirectory(extraFolders: [JSONValue]) throws -> String {
         let bundled = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -88,7 +88,7 @@ enum RowPlaceholders {
             for reference in references {
                 output += bytes[position..<reference.range.lowerBound]
                 let value = try value(of: reference, in: lineage)
-                output += Array(try text(of: value, reference: reference, lineage: lineage, asPathSegment: asPathSegment).utf8)
+                output += Array(try text(of: value, reference: reference, asPathSegment: asPathSegment).utf8)
                 position = reference.range.upperBound
                 if references.count == 1, reference.range == 0..<bytes.count { wholeValue = value }
             }
@@ -117,19 +117,19 @@ enum RowPlaceholders {
         }
         guard let value = reference.field.resolve(in: frame.value) else {
             throw ScreensPipeError.malformedResponse(
-                "\(reference.name) #\(frame.row) has no field '\(reference.field)' for ${\(reference.name).\(reference.field)}")
+                "the parent row has no field '\(reference.field)' for ${\(reference.name).\(reference.field)}")
         }
         return value
     }
 
     /// The text a parent value puts in place of its placeholder.
     private static func text(
-        of value: JSONValue, reference: Reference, lineage: Lineage, asPathSegment: Bool
+        of value: JSONValue, reference: Reference, asPathSegment: Bool
     ) throws(ScreensPipeError) -> String {
         let placeholder = "${\(reference.name).\(reference.field)}"
-        let row = lineage.frame(named: reference.name)?.row ?? 0
+        // The message is named with the parent rows by the caller (Lineage.naming).
         func refuse(_ why: String) -> ScreensPipeError {
-            .malformedResponse("\(reference.name) #\(row): the value for \(placeholder) \(why)")
+            .malformedResponse("the value for \(placeholder) \(why)")
         }
         let text: String
         switch value {
