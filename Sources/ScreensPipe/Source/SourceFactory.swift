@@ -9,8 +9,9 @@ enum SourceFactory {
     }
 
     /// The source stage over a cache store and an HTTP client that are already open: a
-    /// fan-out builds one fetcher per child list on the run's one store and one client.
-    /// With a `client`, shutting the fetcher down leaves that client running.
+    /// fan-out builds one fetcher per child list on the run's one store and one client, and
+    /// shuts that client down itself once, after every list (never through a child's
+    /// fetcher, whose `shutdown()` would close the client for all of them).
     static func makeFetcher(
         spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment, store: CacheStore?, client: HTTPClient?
     ) async throws(ScreensPipeError) -> any PageFetcher {
@@ -45,7 +46,7 @@ enum SourceFactory {
 
     /// Opens the wire format's existential so the fetcher is specialised for it.
     private static func httpFetcher(_ wire: some WireFormat, settings: HTTPSourceSettings, client: HTTPClient?) -> any PageFetcher {
-        if let client { return SharedClientFetcher(base: HTTPPageFetcher(wire: wire, settings: settings, client: client)) }
+        if let client { return HTTPPageFetcher(wire: wire, settings: settings, client: client) }
         return HTTPPageFetcher(wire: wire, settings: settings)
     }
 

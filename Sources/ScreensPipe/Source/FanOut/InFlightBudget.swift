@@ -90,23 +90,3 @@ struct BudgetedFetcher: PageFetcher {
 
     func shutdown() async { await base.shutdown() }
 }
-
-/// An HTTP fetcher on a client the run owns and shuts down itself once every list is done:
-/// one child list ending must not close the connections the others use.
-struct SharedClientFetcher<Base: PageFetcher>: PageFetcher {
-    let base: Base
-
-    var chaining: PageChaining { base.chaining }
-    var requestsPageSize: Bool { base.requestsPageSize }
-    var identity: String { base.identity }
-    var summary: String { base.summary }
-
-    func fetch(_ request: PageRequest, provisional: @Sendable (FetchedPage) async -> Void) async throws(ScreensPipeError) -> FetchedPage {
-        try await base.fetch(request, provisional: provisional)
-    }
-
-    func plan(_ request: PageRequest) -> [PlannedRequest] { base.plan(request) }
-
-    /// Nothing: the client belongs to the run.
-    func shutdown() async {}
-}
