@@ -253,23 +253,8 @@ public final class Pipeline: Sendable {
                 await bus.publish(.started(RunStarted(pipeline: name, source: fanOut.summary)))
                 try await loadFanOut(fanOut, stages: stages, tally: tally, ending: &ending)
             } else if let fetcher = stages.fetcher {
-            await bus.publish(.started(RunStarted(pipeline: name, source: fetcher.summary)))
-            let loader = PageLoader(fetcher: fetcher, pagination: SourceFactory.effectivePagination(for: spec.source))
-            let outcome = try await loader.load(
-                provisional: { page in
-                    await bus.publish(.response(Self.response(for: page, pipeline: name)))
-                },
-                deliver: { (page) throws(ScreensPipeError) -> PageLoader.Decision in
-                    try await Self.deliver(page, stages: stages, pipeline: name, bus: bus, tally: tally)
-                })
-            switch outcome {
-            case .stopped:
-                ending.reason = .limit
-            case .ended(let end, let warning):
-                ending.reason = .completed
-                ending.end = end
-                ending.endWarning = warning
-            }
+                await bus.publish(.started(RunStarted(pipeline: name, source: fetcher.summary)))
+                try await loadList(fetcher, stages: stages, tally: tally, ending: &ending)
             }
         } catch {
             if error.code != .cancelled || !Task.isCancelled {
@@ -309,6 +294,28 @@ public final class Pipeline: Sendable {
         if page.origin != .file { response.fetchedAt = page.fetchedAt }
         response.parent = lineage?.json
         return response
+    }
+
+    /// Loads the one list of a plain source.
+    private func loadList(_ fetcher: any PageFetcher, stages: Stages, tally: RunTally, ending: inout RunEnding) async throws(ScreensPipeError) {
+        let name = spec.name
+        let bus = self.bus
+        let loader = PageLoader(fetcher: fetcher, pagination: SourceFactory.effectivePagination(for: spec.source))
+        let outcome = try await loader.load(
+            provisional: { page in
+                await bus.publish(.response(Self.response(for: page, pipeline: name)))
+            },
+            deliver: { (page) throws(ScreensPipeError) -> PageLoader.Decision in
+                try await Self.deliver(page, stages: stages, pipeline: name, bus: bus, tally: tally)
+            })
+        switch outcome {
+        case .stopped:
+            ending.reason = .limit
+        case .ended(let end, let warning):
+            ending.reason = .completed
+            ending.end = end
+            ending.endWarning = warning
+        }
     }
 
     /// Loads a `for-each` or `recursive` source: each child list's pages, delivered in

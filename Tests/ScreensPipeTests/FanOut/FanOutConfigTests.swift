@@ -123,6 +123,27 @@ struct FanOutConfigTests {
         #expect(errors(yaml).contains { $0.contains("'concurrency' belongs on the outermost for-each") })
     }
 
+    @Test("cache.key is refused with a fan-out (every list would share one key); _parent is a field filters and sink.fields may name")
+    func checkedTogether() throws {
+        let withFields = Self.sitesAndContents + "\nconvert: { fields: { title: title } }\n"
+        do {
+            _ = try PipelineLoader(environment: [:]).loadChecked(yaml: withFields + "cache: { key: contents }\n")
+            Issue.record("cache.key was accepted")
+        } catch {
+            #expect(error.errors.contains { $0.message.contains("cache.key names one list") }, "\(error.errors)")
+        }
+        let spec = try PipelineLoader(environment: [:]).loadChecked(
+            yaml: withFields + "filter: { where: '_parent.site.name == \"Guest\"' }\nsink: { fields: [title, _parent.site.name] }\n")
+        #expect(spec.sink.fields?.count == 2)
+        do {
+            _ = try PipelineLoader(environment: [:]).loadChecked(
+                yaml: withFields.replacingOccurrences(of: "  include: [site.name]\n", with: "") + "sink: { fields: [_parent.site.name] }\n")
+            Issue.record("_parent was accepted without include")
+        } catch {
+            #expect(error.errors.contains { $0.message.contains("'_parent' is not a field") }, "\(error.errors)")
+        }
+    }
+
     @Test("plan prints the fan-out tree with placeholders as written, and no secret")
     func planTree() throws {
         let plan = try RunPlan(spec: try load(Self.sitesAndContents), pages: 1).text

@@ -29,6 +29,17 @@ enum FanOutPlan {
         return lines
     }
 
+    /// Settings that cannot work with a fan-out: `cache.key` names one list, and a fan-out
+    /// has one list per parent row (each keyed by its own settings, parent values included),
+    /// so every list would share the first one's cached pages.
+    static func conflicts(_ spec: PipelineSpec) -> [ScreensPipeError] {
+        guard spec.source.fansOut, spec.cache?.key != nil else { return [] }
+        return [
+            ScreensPipeError.configuration(
+                "cache.key names one list, but a source with for-each or recursive loads one list per parent row: remove cache.key (each list's key is built from its own settings, parent values included)")
+        ]
+    }
+
     /// The type and what names the list (path, URL or service), placeholders as written.
     private static func describe(_ source: SourceSpec) -> String {
         guard let template = source.rowTemplate else {
