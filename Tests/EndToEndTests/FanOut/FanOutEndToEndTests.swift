@@ -97,3 +97,20 @@ struct FanOutEndToEndTests {
         #expect(result.stderr.contains("a session pages one list"), "stderr: \(result.stderr)")
     }
 }
+
+@Suite("run: fan-out interrupted")
+struct FanOutInterruptTests {
+    @Test("SIGINT while child lists are in flight ends the run with 130, nothing left hanging")
+    func interrupted() async throws {
+        try await withSandbox(faults: FaultPlan(latency: .milliseconds(300))) { harness in
+            let command = try RunningCommand(
+                ["run", FanOutEndToEndTests.folderTree, "--events"], environment: ["LIFERAY_SERVER": harness.server.baseURL])
+            // The sites, the first folder lists and a bookmark list have been asked for.
+            try await waitUntil { harness.server.requestCount >= 3 }
+            #expect(harness.server.requestCount >= 3)
+            command.send(SIGINT)
+            let (status, stderr) = await command.wait()
+            #expect(status == 130, "stderr: \(stderr)")
+        }
+    }
+}
