@@ -121,6 +121,9 @@ struct FanOutConfigTests {
                   for-each: { as: site, concurrency: 2, list: { type: liferay-headless, path: /o/c } }
             """
         #expect(errors(yaml).contains { $0.contains("'concurrency' belongs on the outermost for-each") })
+        let included = yaml.replacingOccurrences(of: "concurrency: 2, ", with: "").replacingOccurrences(
+            of: "      path: /o/b/${site.id}\n", with: "      path: /o/b/${site.id}\n      include: [site.name]\n")
+        #expect(errors(included).contains { $0.contains("'include' belongs on the source whose rows are written") }, "\(errors(included))")
     }
 
     @Test("cache.key is refused with a fan-out (every list would share one key); _parent is a field filters and sink.fields may name")

@@ -62,6 +62,9 @@ extension SpecDecoder {
         if parent.visibleParentNames.contains(name), let node = section["as"] {
             context.fail("'as: \(name)' is already the name of a parent above this one", at: node.location)
         }
+        if !parent.include.isEmpty, let node = section["list"] {
+            context.fail("'include' belongs on the source whose rows are written, not on a parent list: name every parent's fields there", at: node.location)
+        }
         if parent.forEach?.concurrency != nil, let node = section["list"] {
             context.fail("'concurrency' belongs on the outermost for-each (the source's own): one budget serves the whole run", at: node.location)
         }
