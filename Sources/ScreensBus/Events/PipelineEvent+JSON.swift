@@ -20,6 +20,7 @@ extension PipelineEvent {
             object["rows"] = .int(Int64(event.rows))
             object["origin"] = .string(event.origin.rawValue)
             if let fetchedAt = event.fetchedAt { object["fetchedAt"] = .string(EventTime.text(fetchedAt)) }
+            if let parent = event.parent { object["parent"] = parent }
         case .error(let event):
             object["event"] = "error"
             object["pipeline"] = .string(event.pipeline)
@@ -30,12 +31,14 @@ extension PipelineEvent {
             if let exceptionType = event.exceptionType { object["exceptionType"] = .string(exceptionType) }
             if let request = event.request { object["request"] = .string(request) }
             object["message"] = .string(event.message)
+            if let parent = event.parent { object["parent"] = parent }
         case .selected(let event):
             object["event"] = "selected"
             object["pipeline"] = .string(event.pipeline)
             object["page"] = .int(Int64(event.page))
             object["row"] = .int(Int64(event.row))
             object["item"] = event.item
+            if let parent = event.parent { object["parent"] = parent }
         case .finished(let event):
             object["event"] = "finished"
             object["pipeline"] = .string(event.pipeline)

@@ -75,6 +75,10 @@ public struct ListResponse: Sendable, Hashable {
     /// When the rows were fetched from the server (long ago, for a page from the cache);
     /// nil for rows that never came from a server (a file).
     public var fetchedAt: Date?
+    /// For a child list of a `for-each` source: the parent rows it was made from,
+    /// `{"site": {"row": 1, "id": 20144}}` (each parent's row index and the fields its
+    /// placeholders read; `tree` holds the keys above a list of a tree); nil otherwise.
+    public var parent: JSONValue?
 
     /// Creates a response event for `page`, which covers `startRow..<endRow` and held `rows` rows.
     public init(pipeline: String, page: Int, startRow: Int, endRow: Int, rowCount: Int?, rows: Int, origin: PageOrigin) {
@@ -106,6 +110,10 @@ public struct ListError: Sendable, Hashable {
     public var request: String?
     /// A human-readable description of the failure.
     public var message: String
+    /// For a child list of a `for-each` source: the parent rows it was made from,
+    /// `{"site": {"row": 1, "id": 20144}}` (each parent's row index and the fields its
+    /// placeholders read; `tree` holds the keys above a list of a tree); nil otherwise.
+    public var parent: JSONValue?
 
     /// Creates an error event; only `kind` and `message` are required.
     public init(
@@ -133,6 +141,10 @@ public struct SelectedRow: Sendable, Hashable {
     public var row: Int
     /// The converted row.
     public var item: JSONValue
+    /// For a child list of a `for-each` source: the parent rows it was made from,
+    /// `{"site": {"row": 1, "id": 20144}}` (each parent's row index and the fields its
+    /// placeholders read; `tree` holds the keys above a list of a tree); nil otherwise.
+    public var parent: JSONValue?
 
     /// Creates a selection event for the `row`-th row of the list.
     public init(pipeline: String, page: Int, row: Int, item: JSONValue) {

@@ -88,6 +88,15 @@ public struct SourceSpec: Sendable, Hashable {
     /// Extra request headers; secret-named ones (`Cookie`, `X-Api-Key`...) and those
     /// written `{ secret: value }` hold a ``SensitiveText/secret(_:)``.
     public var headers: [HeaderSpec]
+    /// `for-each:`: run this source once per row of another list (see ``FanOutSpec``).
+    public var forEach: FanOutSpec?
+    /// `include:`: parent fields copied into every output row under `_parent`.
+    public var include: [IncludedField] = []
+    /// `recursive:`: list a tree (folders within folders) by listing each row's children.
+    public var recursive: RecursionSpec?
+    /// The `source:` mapping as written, placeholders unresolved: each parent row resolves
+    /// it into the source of its child list. Nil for sources built in code.
+    var rowTemplate: YAMLMapping?
 
     /// Creates a source spec with the defaults of a pipeline file: 15 s timeout, 5 s connect
     /// timeout, a 64 MiB response limit and TLS verification on.
