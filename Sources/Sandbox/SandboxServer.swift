@@ -39,7 +39,7 @@ public final class SandboxServer: Sendable {
         let portal = Portal(
             data: data,
             generated: configuration.generatedRows > 0 ? GeneratedBookmarks(count: configuration.generatedRows) : nil,
-            hideEvery: configuration.hideEvery)
+            hideEvery: configuration.hideEvery, entries: BookmarkEntries(data.bookmarks))
         let state = ServerState(
             router: Router(
                 portal: portal, loginRedirect: configuration.loginRedirect, version: configuration.liferayVersion),

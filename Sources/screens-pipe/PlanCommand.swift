@@ -21,6 +21,11 @@ struct PlanCommand: AsyncParsableCommand {
 
     func run() async throws {
         let spec = try pipelineFile.loadSpec()
+        if spec.sink.liferay != nil {
+            // The writes depend on the rows; their requests are shown by a dry run.
+            Terminal.note("screens-pipe: \(pipelineFile.file) writes to a portal: 'screens-pipe write \(pipelineFile.file) --dry-run' shows its requests, credentials redacted")
+            if spec.source.isWriteInput { return }
+        }
         let plan: RunPlan
         do throws(ScreensPipeError) {
             plan = try RunPlan(spec: spec, pages: pages)

@@ -92,6 +92,10 @@ struct RunCommand: AsyncParsableCommand {
         // complete lines as .partial, instead of being killed with a half-written file.
         signal(SIGXFSZ, SIG_IGN)
         var spec = try pipelineFile.loadSpec()
+        if spec.sink.liferay != nil {
+            Terminal.error("\(pipelineFile.file) writes to a portal (sink type liferay): run it with 'screens-pipe write'")
+            throw ExitCode(2)
+        }
         apply(to: &spec)
         let variables = ProcessInfo.processInfo.environment
         let showProgress = !quiet && progress.isEnabled(stderrIsTerminal: Terminal.isTerminal(2))

@@ -36,6 +36,8 @@ struct SandboxCommand: AsyncParsableCommand {
     @Option(help: "Retry-After value sent with injected failures (seconds or an HTTP date).") var retryAfter: String?
     @Option(help: "Fail every data request whose path, query or body contains this text, with --fail-status.") var failMatching: String?
     @Option(help: "Reset the connection (RST) on every Nth data request.") var resetEvery: Int?
+    @Option(help: "Carry out every Nth data request (writes are stored), then reset the connection before answering.")
+    var dropAfterProcessingEvery: Int?
     @Option(help: "Send half the body, then close, on every Nth data request.") var truncateEvery: Int?
     @Option(help: "Answer 200 with broken JSON on every Nth data request.") var malformedEvery: Int?
     @Option(help: "Stall mid-body on every Nth data request.") var stallEvery: Int?
@@ -53,6 +55,7 @@ struct SandboxCommand: AsyncParsableCommand {
         for (flag, value) in [
             ("--hide-every", hideEvery), ("--fail-every", failEvery), ("--reset-every", resetEvery),
             ("--truncate-every", truncateEvery), ("--malformed-every", malformedEvery), ("--stall-every", stallEvery),
+            ("--drop-after-processing-every", dropAfterProcessingEvery),
         ] {
             if let value, value < 1 { throw ValidationError("\(flag) must be at least 1") }
         }
@@ -64,7 +67,7 @@ struct SandboxCommand: AsyncParsableCommand {
             latency: latency?.duration ?? .zero, failEvery: failEvery, failRate: failRate, failStatus: failStatus,
             retryAfter: retryAfter, resetEvery: resetEvery, truncateEvery: truncateEvery,
             malformedEvery: malformedEvery, stallEvery: stallEvery, stallDuration: stallFor?.duration ?? .seconds(30),
-            down: down)
+            down: down, dropAfterProcessingEvery: dropAfterProcessingEvery)
         faults.failMatching = failMatching
         let server = try await SandboxServer.start(
             SandboxConfiguration(

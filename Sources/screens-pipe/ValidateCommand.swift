@@ -72,7 +72,7 @@ struct ValidateCommand: AsyncParsableCommand {
     /// not there (yet). Warnings, not errors: a pipeline can be validated before an earlier
     /// step writes its input.
     static func warnings(_ spec: PipelineSpec) -> [String] {
-        guard let source = spec.source.type.settings(as: FileSourceSpec.self), !FileManager.default.fileExists(atPath: source.path) else { return [] }
+        guard !spec.source.isWriteInput, let source = spec.source.type.settings(as: FileSourceSpec.self), !FileManager.default.fileExists(atPath: source.path) else { return [] }
         return ["source.path: no file at \(source.path) (a relative path is relative to the pipeline file)"]
     }
 

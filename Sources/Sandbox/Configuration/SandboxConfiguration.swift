@@ -65,6 +65,9 @@ public struct FaultPlan: Sendable {
     public var retryAfter: String?
     /// Every Nth data request: the connection is closed abruptly (RST, SO_LINGER 0), no response.
     public var resetEvery: Int?
+    /// Every Nth data request: processed (a write is stored), then the connection is reset
+    /// before the answer, the ambiguous failure a client must not blindly retry.
+    public var dropAfterProcessingEvery: Int?
     /// Every Nth data request: the full Content-Length is announced, half the body is sent, then the connection closes.
     public var truncateEvery: Int?
     /// Every Nth data request: a 200 whose body is not valid JSON.
@@ -92,8 +95,10 @@ public struct FaultPlan: Sendable {
         malformedEvery: Int? = nil,
         stallEvery: Int? = nil,
         stallDuration: Duration = .seconds(30),
-        down: Bool = false
+        down: Bool = false,
+        dropAfterProcessingEvery: Int? = nil
     ) {
+        self.dropAfterProcessingEvery = dropAfterProcessingEvery
         self.latency = latency
         self.failEvery = failEvery
         self.failRate = failRate

@@ -14,6 +14,9 @@ enum FaultAction: Sendable, Equatable {
     case malformed
     /// Send half the body, pause for `FaultPlan.stallDuration`, then the rest.
     case stall
+    /// Carry the request out (a write is stored), then reset the connection before any
+    /// answer: the client cannot tell whether it happened.
+    case dropAfterProcessing
 }
 
 /// Numbers data requests in arrival order and decides each one's fault from the plan and the seed.
@@ -42,6 +45,7 @@ final class FaultInjector: Sendable {
             return number % every == 0
         }
         if hits(plan.resetEvery) { return .reset }
+        if hits(plan.dropAfterProcessingEvery) { return .dropAfterProcessing }
         if hits(plan.failEvery) || (plan.failRate > 0 && draw(number) < plan.failRate) { return .fail }
         if hits(plan.truncateEvery) { return .truncate }
         if hits(plan.malformedEvery) { return .malformed }

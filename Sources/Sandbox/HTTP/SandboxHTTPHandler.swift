@@ -88,6 +88,9 @@ final class SandboxHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             write(FaultInjector.malformed(server.router.respond(to: request)), head: head, context: context)
         case .reset:
             Self.reset(context.channel)
+        case .dropAfterProcessing:
+            _ = server.router.respond(to: request)
+            Self.reset(context.channel)
         case .truncate:
             let response = server.router.respond(to: request)
             writeHead(response, head: head, keepAlive: false, context: context)

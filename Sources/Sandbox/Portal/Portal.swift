@@ -7,6 +7,8 @@ struct Portal: Sendable {
     /// The generated bookmarks folder, when the generator is on.
     let generated: GeneratedBookmarks?
     let hideEvery: Int?
+    /// Bookmarks as they stand now: the data files' plus what writes changed.
+    let entries: BookmarkEntries
 
     /// Checks that the site exists (404) and that `account` may see it (403).
     func checkGroup(_ groupId: Int64, for account: Account) throws {
@@ -27,7 +29,7 @@ struct Portal: Sendable {
                 throw PortalError.noSuchBookmarksFolder(folderId)
             }
         }
-        let rows = data.bookmarks[groupId]?[folderId] ?? []
+        let rows = entries.rows(groupId: groupId, folderId: folderId)
         if account.hiddenEntryIds.isEmpty { return .stored(rows) }
         return .stored(rows.filter { row in !account.hiddenEntryIds.contains(row["entryId"]?.int64Value ?? 0) })
     }

@@ -37,7 +37,7 @@ struct RESTEndpoints: Sendable {
 
     private func dataset(_ name: Substring) -> RowList? {
         switch name {
-        case "bookmarks": return .stored(portal.data.bookmarks[20143]?[0] ?? [])
+        case "bookmarks": return .stored(portal.entries.rows(groupId: 20143, folderId: 0))
         case "generated": return portal.generated.map(RowList.generated)
         default: return nil
         }

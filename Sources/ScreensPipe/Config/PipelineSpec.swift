@@ -375,6 +375,8 @@ public struct SinkSpec: Sendable, Hashable {
     /// The fields each written row keeps, in this order (`sink.fields`, `--fields`); nil
     /// keeps whole rows. Only the sink's output is projected: the bus carries whole rows.
     public var fields: [FieldPath]?
+    /// `type: liferay`: rows are written to a portal (`screens-pipe write`), not printed.
+    public var liferay: LiferaySinkSpec?
 
     /// Creates a sink spec; by default one line per selected row on stdout.
     public init(destination: SinkDestination = .stdout, format: SinkFormat = .items, fields: [FieldPath]? = nil) {

@@ -59,7 +59,7 @@ extension SpecDecoder {
         return spec
     }
 
-    private func decodeNetwork(_ section: Section, into spec: inout SourceSpec) {
+    func decodeNetwork(_ section: Section, into spec: inout SourceSpec) {
         if let node = section["server"] {
             if case .mapping = node {
                 decodeServerContext(node, into: &spec)

@@ -13,7 +13,10 @@ struct SpecDecoder {
         guard let top = Section(root, name: Section.topLevel, context: context) else { return nil }
         top.checkKeys(SpecKeys.topLevel, nested: SpecKeys.sectionOfKey)
         let name = top.nonEmptyString("name") ?? defaultName
-        let source = top.required("source").flatMap { Section($0, name: "source", context: context) }.flatMap(decodeSource)
+        // A pipeline writing to a portal may take its rows from standard input or --input instead.
+        let sourceNode = isLiferaySink(top) ? top["source"] : top.required("source")
+        let source = sourceNode.flatMap { Section($0, name: "source", context: context) }.flatMap(decodeSource)
+            ?? (isLiferaySink(top) && sourceNode == nil ? SourceSpec.writeInput : nil)
         let convert = top.section("convert").map(decodeConvert)
         let cache = top.section("cache").map(decodeCache)
         let filter = top.section("filter").map(decodeFilter)
@@ -117,6 +120,13 @@ extension SpecDecoder {
 
     /// `type` defaults to `file` when a `path` is given, else `stdout`.
     func decodeSink(_ section: Section) -> SinkSpec? {
+        if Self.isLiferayType(section["type"]) {
+            guard let liferay = decodeLiferaySink(section) else { return nil }
+            // Rows go to the portal, not to an output: `write` reads them from the bus.
+            var sink = SinkSpec(destination: .discard)
+            sink.liferay = liferay
+            return sink
+        }
         section.checkKeys(SpecKeys.sink)
         let format = section.choice("format", SinkFormat.self) ?? .items
         let fields = section["fields"].flatMap(decodeFields)

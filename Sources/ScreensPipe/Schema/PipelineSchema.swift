@@ -29,7 +29,9 @@ public enum PipelineSchema {
         func object(_ table: String, _ keys: [String], required: [String] = []) -> JSONValue {
             var properties = JSONObject()
             for key in keys {
-                if let value = values["\(table).\(key)"] {
+                if let value = values["\(table).\(key)"]
+                    ?? (table == "sink" ? LiferaySinkKeys.schemaValue(key, sourceValue: values["source.\(key)"]) : nil)
+                {
                     properties[key] = value
                 } else {
                     missing.append("\(table).\(key)")
@@ -69,7 +71,7 @@ public enum PipelineSchema {
             "fieldMapping": object("fieldMapping", SpecKeys.fieldMapping),
             "cache": object("cache", SpecKeys.cache),
             "filter": object("filter", SpecKeys.filter),
-            "sink": object("sink", SpecKeys.sink),
+            "sink": object("sink", SpecKeys.sink + LiferaySinkKeys.all.filter { !SpecKeys.sink.contains($0) }),
             "secret": [
                 "type": "object", "additionalProperties": false, "required": ["secret"],
                 "properties": ["secret": scalar],
@@ -282,7 +284,7 @@ public enum PipelineSchema {
         "filter.where": string("The selection expression, such as: name contains \"Liferay\" and visits > 2."),
         "filter.limit": integer(1, Int(Int64.max), "Stop after this many selected rows."),
 
-        "sink.type": enumeration(["stdout", "file"], "Where rows go (file when path is given)."),
+        "sink.type": enumeration(["stdout", "file", "liferay"], "Where rows go (file when path is given; liferay writes them to a portal with screens-pipe write)."),
         "sink.path": string("The output file, written atomically."),
         "sink.format": enumeration(SinkFormat.allCases.map(\.rawValue), "What is written."),
         "sink.fields": fieldPaths,

@@ -89,7 +89,10 @@ import Testing
             #expect(try CacheKey(spec: spec).text == Self.expected[name], "\(name)")
         }
         let directory = Self.packageRoot.appendingPathComponent("pipelines").path
-        let files = try FileManager.default.contentsOfDirectory(atPath: directory).sorted().filter { $0.hasSuffix(".yaml") }
+        // Pipelines that write to a portal (sink type liferay) cache no pages.
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory).sorted().filter {
+            $0.hasSuffix(".yaml") && (try? PipelineLoader(environment: [:]).load(file: "\(directory)/\($0)"))?.sink.liferay == nil
+        }
         #expect(files.count == 10)
         for file in files {
             let spec = try PipelineLoader(environment: [:]).load(file: "\(directory)/\(file)")

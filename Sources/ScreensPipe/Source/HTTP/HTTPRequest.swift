@@ -28,6 +28,10 @@ package struct HTTPRequest: Sendable, CustomStringConvertible {
     package var verifyTLS: Bool
     /// Follow 3xx redirects (at most 10). Off by default.
     package var followRedirects: Bool
+    /// Send on a new connection, closed afterwards. A request that must not run twice
+    /// (a JSON-WS `add-entry`) needs it: on a reused connection that dies before the
+    /// answer, libcurl sends the request again by itself.
+    package var freshConnection = false
 
     /// A request with the pipeline's default limits.
     package init(

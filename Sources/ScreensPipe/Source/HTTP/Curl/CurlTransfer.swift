@@ -97,6 +97,12 @@ final class CurlTransfer: @unchecked Sendable {
         try set(CURLOPT_UNRESTRICTED_AUTH, 0)
         try set(CURLOPT_PROXY, "")
         try set(CURLOPT_FOLLOWLOCATION, request.followRedirects ? 1 : 0)
+        if request.freshConnection {
+            // libcurl silently sends a request again when a reused connection dies before the
+            // answer; on a new connection it does not, so a write is sent exactly once.
+            try set(CURLOPT_FRESH_CONNECT, 1)
+            try set(CURLOPT_FORBID_REUSE, 1)
+        }
         if request.followRedirects { try set(CURLOPT_MAXREDIRS, 10) }
 
         try configureMethodAndBody(request)

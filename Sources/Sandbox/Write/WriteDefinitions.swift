@@ -1,0 +1,32 @@
+extension DefinitionSource {
+    /// `addEntry`/`updateEntry` of BookmarksEntryLocalServiceImpl: an empty name becomes
+    /// the URL, then `_validate(url)` throws EntryURLException unless `Validator.isUrl(url)`.
+    public static let bookmarksEntryValidation = DefinitionSource(
+        repository: "liferay/liferay-portal",
+        path: "modules/apps/bookmarks/bookmarks-service/src/main/java/com/liferay/bookmarks/service/impl/BookmarksEntryLocalServiceImpl.java",
+        commit: "761d323a68cf10a815bd35576cf8a57b27464c89")
+}
+
+extension JSONWSSignatures {
+    /// The bookmark write methods, the same in every 7.x catalogue (and the ones Add
+    /// Bookmark Screenlet's interactor calls).
+    static let writeSignatures: [ServiceSignature] = [
+        ServiceSignature(
+            "/bookmarks.bookmarksentry/add-entry",
+            [
+                .init("groupId", "long"), .init("folderId", "long"), .init("name", "String"), .init("url", "String"),
+                .init("description", "String"), .init("serviceContext", "com.liferay.portal.kernel.service.ServiceContext"),
+            ],
+            versions: .v7_0 ... .v7_4,
+            sources: DefinitionSource.mobileSDK(["v7", "v71", "v72", "v73"], "bookmarksentry/BookmarksEntryService")),
+        ServiceSignature(
+            "/bookmarks.bookmarksentry/update-entry",
+            [
+                .init("entryId", "long"), .init("groupId", "long"), .init("folderId", "long"), .init("name", "String"),
+                .init("url", "String"), .init("description", "String"),
+                .init("serviceContext", "com.liferay.portal.kernel.service.ServiceContext"),
+            ],
+            versions: .v7_0 ... .v7_4,
+            sources: DefinitionSource.mobileSDK(["v7", "v71", "v72", "v73"], "bookmarksentry/BookmarksEntryService")),
+    ]
+}

@@ -1,0 +1,175 @@
+import ScreensBus
+
+/// `sink: { type: liferay, ... }`: rows become entries of a portal, as Add Bookmark
+/// Screenlet's interactor creates one bookmark.
+///
+/// ```yaml
+/// sink:
+///   type: liferay
+///   server: ${LIFERAY_SERVER:-sandbox}
+///   auth: { basic: { username: test@liferay.com, password: ${LIFERAY_PASSWORD:-test} } }
+///   service: bookmark
+///   group-id: 20143
+///   folder-id: 20201
+///   batch-size: 25
+///   key: [url, folderId]
+/// ```
+///
+/// A pipeline with this sink runs with `screens-pipe write`; `run` refuses it.
+public struct LiferaySinkSpec: Sendable, Hashable {
+    /// The server, credentials and transport limits, decoded with the same keys as a
+    /// networked `source:` (`server`, `auth`, `timeout`, `retry`, `headers`...).
+    public var connection: SourceSpec
+    /// The kind of entry each row becomes.
+    public var service: WriteService
+    /// How requests reach the portal.
+    public var transport: WriteTransport
+    /// Commands per JSON-WS batch request (`batch-size`, 1...500, default 25).
+    public var batchSize: Int
+    /// The site written to (`group-id`), unless the server context names one.
+    public var groupId: Int64
+    /// The folder every row goes to (`folder-id`, `0` for the site's root); nil takes each
+    /// row's own `folderId`, which is then required.
+    public var folderId: Int64?
+    /// The fields that identify an entry (`key`, default `[url, folderId]`): what the
+    /// write looks up before it retries a create whose outcome it could not see.
+    public var key: [String]
+
+    /// Creates a sink spec with the defaults of the pipeline file.
+    public init(
+        connection: SourceSpec, service: WriteService = .bookmark, transport: WriteTransport = .jsonws,
+        batchSize: Int = 25, groupId: Int64, folderId: Int64? = nil, key: [String] = ["url", "folderId"]
+    ) {
+        self.connection = connection
+        self.service = service
+        self.transport = transport
+        self.batchSize = batchSize
+        self.groupId = groupId
+        self.folderId = folderId
+        self.key = key
+    }
+}
+
+/// The entry kinds a `liferay` sink writes.
+public enum WriteService: String, Sendable, Hashable, CaseIterable {
+    /// A bookmarks entry: `/bookmarks.bookmarksentry/add-entry` and `update-entry`.
+    case bookmark
+}
+
+/// How a `liferay` sink reaches the portal.
+public enum WriteTransport: String, Sendable, Hashable, CaseIterable {
+    /// `POST /api/jsonws/invoke` with a batch of commands.
+    case jsonws
+}
+
+enum LiferaySinkKeys {
+    /// The sink's own keys; the connection keys are those of a networked source.
+    static let own = ["type", "service", "transport", "batch-size", "group-id", "folder-id", "key"]
+    static let connection = [
+        "server", "auth", "timeout", "connect-timeout", "retry", "max-response-size", "allow-insecure-auth",
+        "ca-file", "insecure-skip-tls-verify", "headers",
+    ]
+    static let all = own + connection
+    /// The fields of a bookmark that may identify it.
+    static let bookmarkKeyFields: Set<String> = ["url", "folderId", "name"]
+    static let maximumBatchSize = 500
+}
+
+extension SpecDecoder {
+    /// `sink: { type: liferay, ... }`.
+    func decodeLiferaySink(_ section: Section) -> LiferaySinkSpec? {
+        section.checkKeys(LiferaySinkKeys.all, in: "sink type 'liferay'")
+        var connection = SourceSpec(type: .file(FileSourceSpec(path: "")))
+        decodeNetwork(section, into: &connection)
+        if connection.server == nil { _ = section.required("server", for: "sink type 'liferay'") }
+        let service = section.choice("service", WriteService.self) ?? .bookmark
+        let transport = section.choice("transport", WriteTransport.self) ?? .jsonws
+        let batchSize = section.int("batch-size", atLeast: 1, atMost: LiferaySinkKeys.maximumBatchSize) ?? 25
+        let folderId = section.int("folder-id", atLeast: 0, atMost: Int.max).map(Int64.init)
+        var groupId = section.int("group-id", atLeast: 1, atMost: Int.max).map(Int64.init)
+        if groupId == nil { groupId = connection.serverContext?.groupId }
+        if groupId == nil { context.fail("sink type 'liferay' needs 'group-id' (or server.group-id): the site the entries go to", at: section.location) }
+        var key = ["url", "folderId"]
+        if let node = section["key"] {
+            key = decodeWriteKey(node)
+        }
+        guard let groupId, context.errors.isEmpty else { return nil }
+        return LiferaySinkSpec(
+            connection: connection, service: service, transport: transport, batchSize: batchSize, groupId: groupId,
+            folderId: folderId, key: key)
+    }
+
+    private func decodeWriteKey(_ node: YAMLNode) -> [String] {
+        let items: [YAMLNode]
+        if case .sequence(let sequence) = node { items = sequence.items } else { items = [node] }
+        var fields: [String] = []
+        for item in items {
+            guard let name = context.nonEmptyString(item, key: "key") else { continue }
+            guard LiferaySinkKeys.bookmarkKeyFields.contains(name) else {
+                context.fail(
+                    "'key' names fields of a bookmark that identify it (\(LiferaySinkKeys.bookmarkKeyFields.sorted().joined(separator: ", "))), found '\(name)'",
+                    at: item.location)
+                continue
+            }
+            if !fields.contains(name) { fields.append(name) }
+        }
+        if fields.isEmpty { context.fail("'key' must name at least one field", at: node.location) }
+        return fields
+    }
+}
+
+extension SpecDecoder {
+    /// Whether `node` is the scalar `liferay`.
+    static func isLiferayType(_ node: YAMLNode?) -> Bool {
+        guard case .scalar(let scalar)? = node else { return false }
+        return scalar.text == "liferay"
+    }
+
+    /// Whether the file's `sink:` is `type: liferay`.
+    func isLiferaySink(_ top: Section) -> Bool {
+        guard case .mapping(let sink)? = top["sink"] else { return false }
+        return Self.isLiferayType(sink["type"])
+    }
+}
+
+extension SourceSpec {
+    /// The source of a writing pipeline without `source:`: JSON lines from standard input
+    /// or `--input`, read by `screens-pipe write`.
+    public static let writeInput = SourceSpec(type: .file(FileSourceSpec(path: "-")))
+
+    /// Whether this is ``writeInput``.
+    public var isWriteInput: Bool { self == Self.writeInput }
+}
+
+extension LiferaySinkKeys {
+    /// The schema of a `liferay` sink's key: a connection key is described as in `source:`.
+    static func schemaValue(_ key: String, sourceValue: JSONValue?) -> JSONValue? {
+        if connection.contains(key) { return sourceValue }
+        let interpolated: JSONValue = ["type": "string", "pattern": "\\$\\{"]
+        func whole(_ minimum: Int, _ maximum: Int, _ description: String) -> JSONValue {
+            ["anyOf": [["type": "integer", "minimum": .int(Int64(minimum)), "maximum": .int(Int64(maximum))], interpolated], "description": .string(description)]
+        }
+        switch key {
+        case "service":
+            return ["enum": .array(WriteService.allCases.map { .string($0.rawValue) }), "description": "The kind of entry each row becomes (liferay sink)."]
+        case "transport":
+            return ["enum": .array(WriteTransport.allCases.map { .string($0.rawValue) }), "description": "How the writes reach the portal (liferay sink)."]
+        case "batch-size":
+            return whole(1, maximumBatchSize, "Commands per JSON-WS batch request (liferay sink, default 25).")
+        case "group-id":
+            return whole(1, Int.max, "The site the entries go to (liferay sink).")
+        case "folder-id":
+            return whole(0, Int.max, "The folder every row goes to, 0 for the site's root; without it each row's folderId (liferay sink).")
+        case "key":
+            return [
+                "anyOf": [
+                    ["enum": .array(bookmarkKeyFields.sorted().map { .string($0) })],
+                    ["type": "array", "items": ["enum": .array(bookmarkKeyFields.sorted().map { .string($0) })], "minItems": 1],
+                ],
+                "description": "The fields that identify an entry, looked up before an unanswered create is sent again (liferay sink, default [url, folderId]).",
+            ]
+        default:
+            return nil
+        }
+    }
+}

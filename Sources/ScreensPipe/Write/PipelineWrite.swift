@@ -1,0 +1,164 @@
+package import Logging
+import ScreensBus
+
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Darwin)
+    internal import Darwin
+#endif
+
+/// Where a write's rows come from.
+public enum WriteInput: Sendable, Hashable {
+    /// JSON lines on standard input.
+    case standardInput
+    /// JSON lines in a file.
+    case file(String)
+    /// The pipeline's own `source:` list (copying from one portal or site to another).
+    case pipelineSource
+}
+
+/// How `screens-pipe write` runs a pipeline whose sink is `type: liferay`.
+public struct WriteOptions: Sendable {
+    /// Where the rows come from.
+    public var input: WriteInput
+    /// Show the requests (credentials redacted) as `request` events; send nothing.
+    public var dryRun: Bool
+    /// The rejects file (`{"line","reason","input"}` lines), written when a row is rejected.
+    public var rejectsPath: String
+
+    /// Options for a write from `input`, rejects to `rejectsPath`.
+    public init(input: WriteInput, dryRun: Bool = false, rejectsPath: String) {
+        self.input = input
+        self.dryRun = dryRun
+        self.rejectsPath = rejectsPath
+    }
+}
+
+/// Runs a pipeline whose sink writes to a portal.
+///
+/// ```swift
+/// let spec = try PipelineLoader().load(file: "pipelines/import-bookmarks.yaml")
+/// let bus = EventBus()
+/// let summary = try await PipelineWrite.run(
+///     spec: spec, environment: .current(sandbox: BundledSandbox()), bus: bus,
+///     options: WriteOptions(input: .pipelineSource, rejectsPath: "rejects.jsonl"))
+/// ```
+///
+/// Every row ends as one `result` event (`created`, `updated`, `unchanged`, `rejected`,
+/// or `planned` in a dry run); the bus is finished when the write ends.
+public enum PipelineWrite {
+    public static func run(
+        spec: PipelineSpec, environment: PipelineEnvironment, bus: EventBus, options: WriteOptions
+    ) async throws(ScreensPipeError) -> WriteSummary {
+        defer { bus.finish() }
+        guard let sink = spec.sink.liferay else {
+            throw ScreensPipeError.configuration("pipeline '\(spec.name)' has no sink of type liferay to write to")
+        }
+        if options.input == .pipelineSource, spec.source.isWriteInput {
+            throw ScreensPipeError.configuration(
+                "pipeline '\(spec.name)' has no source: give the rows as JSON lines on standard input or with --input")
+        }
+        var server: (any RunningServer)?
+        let baseURL: String
+        switch sink.connection.server {
+        case .sandbox?:
+            guard let launcher = environment.sandbox else {
+                throw ScreensPipeError.configuration("server: sandbox needs the bundled sandbox portal (PipelineEnvironment(sandbox:))")
+            }
+            let running = try await launcher.start()
+            server = running
+            baseURL = running.baseURL
+        case .url(let url)?:
+            baseURL = url
+        case nil:
+            throw ScreensPipeError.configuration("sink type 'liferay' needs a server")
+        }
+        let client = HTTPClient()
+        let rejects = RejectsFile(path: options.rejectsPath)
+        do throws(ScreensPipeError) {
+            let settings = HTTPSourceSettings(source: sink.connection, configuredURL: baseURL, onRetry: nil, logger: environment.logger)
+            let transport = JSONWSBookmarkTransport(settings: settings, client: client, baseURL: baseURL)
+            // A sandbox started for this run is new every time: a journal of it would skip
+            // rows that no longer exist.
+            var journal: WriteJournal?
+            if !options.dryRun, server == nil {
+                let store = try await CacheStore.open(spec: spec.cache, environment: environment.variables)
+                journal = try await WriteJournal(
+                    store: store, pipeline: spec.name, target: "\(redactedURL(baseURL)) group \(sink.groupId)")
+            }
+            let writer = try await BookmarkWriter(
+                spec: sink, pipeline: spec.name, transport: transport, journal: journal, bus: bus, rejects: rejects,
+                dryRun: options.dryRun)
+            await bus.publish(.started(RunStarted(pipeline: spec.name, source: "write \(sink.service.rawValue) to \(redactedURL(baseURL))")))
+            switch options.input {
+            case .standardInput:
+                try await feed(WriteInputLines(descriptor: 0, closeWhenDone: false), to: writer)
+            case .file(let path):
+                let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+                guard descriptor >= 0 else {
+                    throw ScreensPipeError.io("cannot read the input \(path): \(String(cString: strerror(errno)))")
+                }
+                try await feed(WriteInputLines(descriptor: descriptor, closeWhenDone: true), to: writer)
+            case .pipelineSource:
+                try await copy(spec: spec, environment: environment, to: writer)
+            }
+            let summary = try await writer.finish()
+            var finished = RunFinished(
+                pipeline: spec.name, pages: summary.batches, rows: summary.created + summary.updated + summary.unchanged + summary.skipped + summary.rejected,
+                selected: summary.created + summary.updated, errors: summary.rejected, succeeded: summary.rejected == 0)
+            finished.skipped = summary.skipped
+            await bus.publish(.finished(finished))
+            await client.shutdown()
+            await server?.stop()
+            return summary
+        } catch {
+            _ = try? rejects.close(succeeded: false)
+            await bus.publish(.error(error.event(pipeline: spec.name)))
+            await client.shutdown()
+            await server?.stop()
+            throw error
+        }
+    }
+
+    private static func feed(_ input: WriteInputLines, to writer: BookmarkWriter) async throws(ScreensPipeError) {
+        do throws(ScreensPipeError) {
+            for await line in input.lines {
+                try Task.checkCancellation(orThrow: ScreensPipeError(.cancelled, "the write was cancelled"))
+                try await writer.take(line)
+                input.consumed()
+            }
+        } catch {
+            input.stop()
+            throw error
+        }
+    }
+
+    /// Reads the pipeline's source list and writes its selected rows, in list order.
+    private static func copy(spec: PipelineSpec, environment: PipelineEnvironment, to writer: BookmarkWriter) async throws(ScreensPipeError) {
+        let reader = Pipeline(spec: spec, environment: environment)
+        let subscription = reader.subscribe()
+        let reading = Task { () -> Result<RunSummary, ScreensPipeError> in
+            do throws(ScreensPipeError) { return .success(try await reader.run()) } catch { return .failure(error) }
+        }
+        var number = 0
+        do throws(ScreensPipeError) {
+            for await event in subscription {
+                guard case .selected(let selected) = event else { continue }
+                number += 1
+                try await writer.take(row: selected.item, number: number)
+            }
+        } catch {
+            reading.cancel()
+            _ = await reading.value
+            throw error
+        }
+        if case .failure(let error) = await reading.value { throw error }
+    }
+}
+
+extension Task where Success == Never, Failure == Never {
+    /// Throws `error` when the current task is cancelled.
+    fileprivate static func checkCancellation(orThrow error: ScreensPipeError) throws(ScreensPipeError) {
+        if Task.isCancelled { throw error }
+    }
+}

@@ -1,0 +1,106 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Sandbox
+import ScreensBus
+import ScreensPipe
+
+/// `screens-pipe write FILE`: rows become portal entries, as the pipeline's `liferay` sink says.
+struct WriteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "write",
+        abstract: "Write rows to a portal: JSON lines (or the pipeline's source list) become entries.",
+        discussion: """
+            The pipeline's sink is `type: liferay`. Rows come from --input, from standard input,
+            or, when the pipeline has a source and no input is given, from that list (a copy).
+            Each row's outcome is one JSON line on stdout (created, updated, unchanged, rejected);
+            rejected rows go to the rejects file and the exit status is 1.
+
+            Examples:
+              screens-pipe write pipelines/import-bookmarks.yaml
+              screens-pipe write pipelines/import-bookmarks.yaml --input rows.jsonl
+              screens-pipe run pipelines/bookmarks.yaml | screens-pipe write copy.yaml --input -
+              screens-pipe write pipelines/import-bookmarks.yaml --dry-run
+            """
+    )
+
+    @OptionGroup var pipelineFile: PipelineFileOptions
+
+    @Option(help: ArgumentHelp("Read JSON lines from this file ('-' is standard input) instead of the pipeline's source.", valueName: "path"))
+    var input: String?
+
+    @Flag(help: "Show the requests (credentials redacted) and send nothing.")
+    var dryRun = false
+
+    @Option(help: ArgumentHelp("Where rejected rows go, one JSON line each (line, reason, input).", valueName: "path"))
+    var rejects: String?
+
+    @Flag(help: "Write every event (started, response, result, error, finished) instead of only the results.")
+    var events = false
+
+    @Flag(name: [.short, .long], help: "Only errors on stderr.")
+    var quiet = false
+
+    func run() async throws {
+        signal(SIGPIPE, SIG_IGN)
+        let spec = try pipelineFile.loadSpec()
+        guard spec.sink.liferay != nil else {
+            Terminal.error("\(pipelineFile.file) has no sink of type liferay; 'screens-pipe run' loads its list")
+            throw ExitCode(2)
+        }
+        let source: WriteInput
+        switch input {
+        case "-"?: source = .standardInput
+        case let path?: source = .file(path)
+        case nil: source = spec.source.isWriteInput ? .standardInput : .pipelineSource
+        }
+        let variables = ProcessInfo.processInfo.environment
+        let level: Logger.Level = quiet ? .error : .warning
+        let logger = Logger(label: "screens-pipe") { _ in TerminalLogHandler(level: level, progress: nil, format: .text) }
+        let environment = PipelineEnvironment(variables: variables, sandbox: BundledSandbox(), logger: logger)
+        let options = WriteOptions(input: source, dryRun: dryRun, rejectsPath: rejects ?? "\(spec.name).rejects.jsonl")
+        let bus = EventBus()
+        let subscription = bus.subscribe()
+        let showEvents = events || dryRun
+        let printing = Task {
+            for await event in subscription {
+                let line: JSONValue?
+                switch event {
+                case .custom(let custom) where custom.name == "result" && !showEvents: line = custom.payload
+                case _ where showEvents: line = event.envelope
+                default: line = nil
+                }
+                if let line { FileHandle.standardOutput.write(Data(line.jsonBytes + [UInt8(ascii: "\n")])) }
+            }
+        }
+        let interrupts = InterruptWatcher()
+        let writing = Task { () -> Result<WriteSummary, ScreensPipeError> in
+            do throws(ScreensPipeError) {
+                return .success(try await PipelineWrite.run(spec: spec, environment: environment, bus: bus, options: options))
+            } catch {
+                return .failure(error)
+            }
+        }
+        interrupts.handle { signal, count in
+            if count == 1 { writing.cancel() } else { _exit(signal.exitCode) }
+        }
+        let result = await writing.value
+        await printing.value
+        interrupts.stop()
+        switch result {
+        case .failure(let error):
+            Terminal.error(error.description)
+            if let signal = interrupts.received { throw ExitCode(signal.exitCode) }
+            throw ExitCode(error.exitCode)
+        case .success(let summary):
+            if !quiet {
+                Terminal.note(
+                    "screens-pipe: \(summary.created) created, \(summary.updated) updated, \(summary.unchanged + summary.skipped) unchanged (\(summary.skipped) from the journal), \(summary.rejected) rejected in \(summary.batches) requests")
+            }
+            if summary.rejected > 0 {
+                Terminal.error("\(summary.rejected) row\(summary.rejected == 1 ? "" : "s") rejected; see \(summary.rejectsPath ?? options.rejectsPath)")
+                throw ExitCode(1)
+            }
+        }
+    }
+}
