@@ -18,6 +18,7 @@ public struct RunPlan: Sendable {
         var lines: [String] = []
         lines.append("# pipeline \(spec.name)\(spec.file.map { " (\($0))" } ?? "")")
         lines.append(spec.redactedDescription())
+        if spec.incremental != nil { lines.append(IncrementalPushDown.planLine(for: spec)) }
         lines.append("# requests")
         let pagination = SourceFactory.effectivePagination(for: spec.source)
         for index in 0..<max(1, pages) {

@@ -18,9 +18,12 @@ struct SpecDecoder {
         let cache = top.section("cache").map(decodeCache)
         let filter = top.section("filter").map(decodeFilter)
         let sink = top.section("sink").flatMap(decodeSink) ?? SinkSpec()
+        let incremental = top.section("incremental").flatMap(decodeIncremental)
         guard let source, context.errors.isEmpty else { return nil }
-        return PipelineSpec(
+        var spec = PipelineSpec(
             name: name, source: source, convert: convert, cache: cache, filter: filter, sink: sink, file: file)
+        spec.incremental = incremental
+        return spec
     }
 }
 
