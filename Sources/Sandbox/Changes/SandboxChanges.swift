@@ -157,6 +157,24 @@ final class SandboxChanges: Sendable {
     }
 }
 
+/// New ids after the largest ordinary one: the sample data holds ids at the edge of 64 bits
+/// on purpose, which a plain `max + 1` would overflow.
+private struct FreshIds {
+    private var taken: Set<Int64>
+    private var candidate: Int64
+
+    init(taken ids: [Int64]) {
+        taken = Set(ids)
+        candidate = (ids.filter { $0 < 1 << 53 }.max() ?? 0) + 1
+    }
+
+    mutating func next() -> Int64 {
+        while taken.contains(candidate) { candidate += 1 }
+        taken.insert(candidate)
+        return candidate
+    }
+}
+
 /// Applies one batch to one list: deletes first, then modifies, then adds, each row chosen
 /// by a seeded generator (SplitMix64) so a seed always makes the same changes.
 private struct ListEditor {
@@ -225,9 +243,9 @@ private struct ListEditor {
         }
         guard request.add > 0 else { return }
         guard let template = rows.last else { throw SandboxError("cannot add to an empty list") }
-        var nextId = rows.compactMap { $0[id]?.int64Value }.max() ?? 0
+        var ids = FreshIds(taken: rows.compactMap { $0[id]?.int64Value })
         for _ in 0..<request.add {
-            nextId += 1
+            let nextId = ids.next()
             let time = tick()
             let row = Self.updating(
                 template, [id: .int(nextId), "createDate": .int(time), "modifiedDate": .int(time), rename: .string("Added \(nextId)")],
@@ -252,11 +270,11 @@ private struct ListEditor {
         }
         guard request.add > 0 else { return }
         guard let template = remaining.last.map({ articles[$0] }) else { throw SandboxError("cannot add to an empty list") }
-        var nextKey = articles.compactMap { $0.row["resourcePrimKey"]?.int64Value }.max() ?? 0
-        var nextId = articles.compactMap { $0.row["id"]?.int64Value }.max() ?? 0
+        var keys = FreshIds(taken: articles.compactMap { $0.row["resourcePrimKey"]?.int64Value })
+        var ids = FreshIds(taken: articles.compactMap { $0.row["id"]?.int64Value })
         for _ in 0..<request.add {
-            nextKey += 1
-            nextId += 1
+            let nextKey = keys.next()
+            let nextId = ids.next()
             let time = tick()
             var article = template
             article.row = Self.updating(
