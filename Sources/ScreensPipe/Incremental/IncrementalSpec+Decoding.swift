@@ -45,6 +45,17 @@ extension SpecDecoder {
             cursor: cursor, row: row, type: type, initial: initial, lookback: lookback, end: end, location: section.location)
     }
 
+    /// A `rest` query value that says `{cursor}` in a pipeline without `incremental:` would
+    /// be sent as those eight characters.
+    func refuseUnfilledCursorPlaceholder(in source: SourceSpec, at location: SourceLocation) {
+        guard let rest = source.type.settings(as: RESTSourceSpec.self),
+            let parameter = rest.query.first(where: { $0.value.contains(IncrementalPushDown.placeholder) })
+        else { return }
+        context.fail(
+            "query parameter '\(parameter.name)' says \(IncrementalPushDown.placeholder), which only an 'incremental:' section fills",
+            at: location)
+    }
+
     private static let attosecondsPerMillisecond: Int64 = 1_000_000_000_000 * 1_000
 
     private func cursorValue(_ section: Section, key: String, type: CursorType) -> CursorValue? {

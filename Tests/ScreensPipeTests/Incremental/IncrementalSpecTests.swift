@@ -60,4 +60,16 @@ import Testing
         let errors = configErrors(minimalSource + "\nincremental: { cursor: id, type: string, initial: '\(String(repeating: "z", count: 5000))' }\n")
         #expect(errors.contains { $0.contains("text of at most 1024 bytes") }, "\(errors)")
     }
+
+    @Test func aCursorPlaceholderWithoutAnIncrementalSectionIsRefused() {
+        let errors = configErrors(
+            """
+            source:
+              type: rest
+              url: http://127.0.0.1:1/items
+              query: { since: "{cursor}" }
+              paginate: offset
+            """)
+        #expect(errors.contains { $0.contains("query parameter 'since' says {cursor}, which only an 'incremental:' section fills") }, "\(errors)")
+    }
 }
