@@ -294,6 +294,9 @@ public final class Pipeline: Sendable {
                     try await Self.deliver(page, stages: stages, pipeline: name, bus: bus, tally: tally)
                 })
             switch outcome {
+            case .stopped where stages.incremental?.gate.endedEarly == true:
+                ending.reason = .completed
+                ending.end = .cursor
             case .stopped:
                 ending.reason = .limit
             case .ended(let end, let warning):
@@ -377,6 +380,9 @@ public final class Pipeline: Sendable {
                 failures.append(located)
                 events.append(.error(located.event(pipeline: pipeline)))
             }
+        }
+        if case .next = decision, let gate = stages.incremental?.gate, try gate.endsList(afterPage: page.rows, index: index) {
+            decision = .stop
         }
         tally.record(page: page.rows.count, selectedTotal: selectedBefore, failures: failures, skipped: skipped)
         stages.metrics.delivered(page, selected: selectedBefore - selectedAtStart)

@@ -22,11 +22,19 @@ final class CursorGate: Sendable {
         var largest: CursorValue?
         var boundary: Set<String> = []
         var delivered = 0
+        /// The last value seen, in list order, for a list sorted newest first.
+        var previousInOrder: CursorValue?
+        var endedEarly = false
     }
 
+    /// Whether the server sorts the list newest first by the cursor, so that a page wholly
+    /// behind the cursor ends the list.
+    let endsEarly: Bool
+
     /// A gate from the committed position (nil: a first run, or `--full-refresh`).
-    init(spec: IncrementalSpec, state: CursorPosition?) {
+    init(spec: IncrementalSpec, state: CursorPosition?, endsEarly: Bool = false) {
         self.spec = spec
+        self.endsEarly = endsEarly
         previous = state
         startCursor = state?.cursor ?? spec.initial
         progress = Mutex(Progress())
@@ -86,6 +94,34 @@ final class CursorGate: Sendable {
         }
         return CursorPosition(cursor: largest, boundary: progress.boundary)
     }
+
+    /// For a list sorted newest first: whether every row of page `index` is behind the
+    /// cursor (older than it, or at or before it minus the lookback), which ends the list.
+    /// A row newer than the one before it means the server did not sort as asked: a
+    /// pagination error, since ending early would then skip rows.
+    func endsList(afterPage rows: [JSONValue], index: Int) throws(ScreensPipeError) -> Bool {
+        guard endsEarly, let startCursor, let lowerBound else { return false }
+        var behind = !rows.isEmpty
+        for raw in rows {
+            guard let found = spec.cursor.resolve(in: raw), !found.isNull else { return false }
+            let value = try CursorValue.read(found, as: spec.type, path: spec.cursor)
+            let outOfOrder = progress.withLock { progress -> Bool in
+                defer { progress.previousInOrder = value }
+                return progress.previousInOrder.map { value > $0 } ?? false
+            }
+            if outOfOrder {
+                throw ScreensPipeError.pagination(
+                    "page \(index) is not sorted newest first by '\(spec.cursor)', so the list cannot end at the cursor: the portal does not honour the modified-date comparator",
+                    page: index)
+            }
+            if spec.lookback != nil ? value > lowerBound : value >= startCursor { behind = false }
+        }
+        if behind { progress.withLock { $0.endedEarly = true } }
+        return behind
+    }
+
+    /// Whether ``endsList(afterPage:index:)`` ended the list.
+    var endedEarly: Bool { progress.withLock { $0.endedEarly } }
 
     /// Rows this gate let through so far.
     var delivered: Int { progress.withLock { $0.delivered } }

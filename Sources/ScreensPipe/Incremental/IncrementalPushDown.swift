@@ -23,6 +23,8 @@ enum IncrementalPushDown {
         case headlessFilter(field: String)
         /// REST query values with ``placeholder``.
         case restQuery
+        /// JSON-WS sorted newest first by this comparator class, ending early.
+        case jsonwsNewestFirst(comparator: String)
         /// Not pushed; the reason, for `plan`.
         case clientSide(reason: String)
     }
@@ -47,8 +49,25 @@ enum IncrementalPushDown {
             }
             return .restQuery
         }
+        if let jsonws = settings as? JSONWSSourceSpec, let comparator = modifiedDateComparators[jsonws.rows.service] {
+            guard jsonws.sort == nil else {
+                return .clientSide(reason: "the pipeline sorts with its own comparator, so the list cannot end early")
+            }
+            guard incremental.row == .raw, incremental.type == .date, incremental.cursor.description == "modifiedDate" else {
+                return .clientSide(reason: "only a raw modifiedDate date cursor follows the modified-date comparator")
+            }
+            return .jsonwsNewestFirst(comparator: comparator)
+        }
         return .clientSide(reason: "a \(settings.typeName) source has no generic filter; every row is read")
     }
+
+    /// The modified-date comparator of each JSON-WS list service it is used with (from
+    /// liferay-portal's `journal-api` util.comparator package). Its no-argument constructor
+    /// sorts newest first; `obc.ascending: false` says so to portals (and the sandbox) that
+    /// read it.
+    static let modifiedDateComparators: [String: String] = [
+        "/journal.journalarticle/get-articles": "com.liferay.journal.util.comparator.ArticleModifiedDateComparator",
+    ]
 
     /// `spec` with the cursor `lowerBound` pushed to its source, and whether it was.
     static func apply(_ spec: PipelineSpec, lowerBound: CursorValue?) -> (spec: PipelineSpec, pushed: Bool) {
@@ -73,6 +92,12 @@ enum IncrementalPushDown {
             }
             pushed.source.type = .rest(rest)
             return (pushed, lowerBound != nil)
+        case .jsonwsNewestFirst(let comparator):
+            guard var jsonws = spec.source.type.settings(as: JSONWSSourceSpec.self) else { return (spec, false) }
+            jsonws.sort = comparator
+            jsonws.rows.params["\(jsonws.sortParam).ascending"] = .bool(false)
+            pushed.source.type = .liferayJSONWS(jsonws)
+            return (pushed, lowerBound != nil)
         case .clientSide:
             return (spec, false)
         }
@@ -93,6 +118,8 @@ enum IncrementalPushDown {
             "# incremental: pushed to the server as filter=\(field) ge <cursor> (and the pipeline's filter), sort=\(field):asc; rows delivered before are dropped by digest"
         case .restQuery:
             "# incremental: pushed to the server in the query values that say \(placeholder); left out on a first run"
+        case .jsonwsNewestFirst(let comparator):
+            "# incremental: sorted newest first by \(comparator); the run ends (end: cursor) at the first page whose rows are all older than the cursor"
         case .clientSide(let reason):
             "# incremental: client-side only (\(reason))"
         }

@@ -41,7 +41,8 @@ struct IncrementalRun: Sendable {
             }
             committed = state.position
         }
-        let gate = CursorGate(spec: incremental, state: committed)
+        let endsEarly = if case .jsonwsNewestFirst = IncrementalPushDown.mode(for: spec) { true } else { false }
+        let gate = CursorGate(spec: incremental, state: committed, endsEarly: endsEarly)
         let (sourceSpec, pushed) = IncrementalPushDown.apply(spec, lowerBound: gate.lowerBound)
         return IncrementalRun(
             key: key, store: store, gate: gate, committed: committed, sourceSpec: sourceSpec, pushed: pushed, type: incremental.type)

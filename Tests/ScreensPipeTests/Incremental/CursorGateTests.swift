@@ -119,4 +119,24 @@ import Testing
             return error.code == .state && error.message.contains(reason) && error.message.contains("screens-pipe state reset")
         }
     }
+
+    @Test func aNewestFirstListEndsAtThePageWhollyBehindTheCursorAndRefusesAnotherOrder() throws {
+        let state = CursorPosition(cursor: .date(epochMilliseconds: 5_000), boundary: [])
+        let gate = CursorGate(spec: try spec(), state: state, endsEarly: true)
+        #expect(try gate.endsList(afterPage: [row(1, 9_000), row(2, 5_000)], index: 0) == false)
+        #expect(!gate.endedEarly)
+        #expect(try gate.endsList(afterPage: [row(3, 4_999), row(4, 1_000)], index: 1) == true)
+        #expect(gate.endedEarly)
+
+        let unsorted = CursorGate(spec: try spec(), state: state, endsEarly: true)
+        _ = try unsorted.endsList(afterPage: [row(1, 9_000), row(2, 8_000)], index: 0)
+        #expect {
+            _ = try unsorted.endsList(afterPage: [row(3, 1_000), row(4, 8_500)], index: 1)
+        } throws: { error in
+            (error as? ScreensPipeError)?.code == .pagination && (error as? ScreensPipeError)?.page == 1
+        }
+        // Without a cursor (a first run) nothing ends early.
+        let first = CursorGate(spec: try spec(), state: nil, endsEarly: true)
+        #expect(try first.endsList(afterPage: [row(1, 1)], index: 0) == false)
+    }
 }
