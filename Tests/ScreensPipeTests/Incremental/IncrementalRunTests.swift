@@ -174,4 +174,22 @@ import Testing
         let settled = try #require(try await store.record(for: try spec.stateKey()))
         #expect(try IncrementalState(document: settled.document, type: .integer, key: try spec.stateKey()).pending == nil)
     }
+
+    /// `screens-pipe test` on an incremental pipeline without a cache section: each case
+    /// starts from no cursor and leaves nothing in the default cache, so it passes every time.
+    @Test func pipelineTestCasesStartFromNoCursor() async throws {
+        let directory = try TemporaryDirectory()
+        let pipeline = directory.file("p.yaml")
+        try writeFile(pipeline, "name: p\nsource: { type: file, path: rows.json }\nincremental: { cursor: id, type: integer }\n")
+        let rows: [JSONValue] = [["id": 1], ["id": 2]]
+        let file = PipelineTestFile(
+            path: directory.file("p.test.yaml"), pipeline: pipeline, variables: ["SCREENS_PIPE_CACHE_DIR": directory.file("default")],
+            cases: [PipelineTestCase(name: "all rows", input: .rows(rows), expectation: PipelineTestExpectation(rowCount: 2))])
+        for _ in 0..<2 {
+            let results = await PipelineTestRunner().run(file)
+            let failures = results.flatMap { $0.failures }
+            #expect(results.count == 1 && failures.isEmpty, "\(failures)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.file("default")))
+    }
 }
