@@ -8,7 +8,7 @@ internal import NIOPosix
 /// generic REST family over sample data, and misbehaves on purpose as its ``FaultPlan`` says.
 public final class SandboxServer: Sendable {
     private let channel: any Channel
-    private let state: ServerState
+    let state: ServerState
     /// The configuration the server was started with.
     public let configuration: SandboxConfiguration
 

@@ -126,12 +126,38 @@ public final class Pipeline: Sendable {
 
         var summary = tally.summary
         let completed = summary.succeeded && !summary.outputClosed && !Task.isCancelled
+        // Only a complete list moves the cursor (a limited run left rows undelivered, so it
+        // keeps the previous one).
+        let advances = stages.incremental != nil && completed && summary.ending.reason == .completed
+        // A file is renamed into place only after its new cursor is committed as pending on
+        // its inode (the rename itself follows the file's fsync), so whichever step a crash
+        // interrupts, the next run knows whether this output was published.
+        let identity = advances ? stages.output?.identity : nil
+        var publishes = completed
+        if let incremental = stages.incremental, let identity {
+            do throws(ScreensPipeError) {
+                try await incremental.commitPending(output: identity)
+            } catch {
+                summary.record(error)
+                metrics.failed(error)
+                publishes = false
+            }
+        }
         do throws(OutputFile.WriteFailure) {
-            summary.outputPath = try stages.sink.close(succeeded: completed)
+            summary.outputPath = try stages.sink.close(succeeded: publishes)
         } catch {
             if case .failed(let message) = error {
                 summary.record(ScreensPipeError.sink(message))
                 metrics.failed(ScreensPipeError.sink(message))
+            }
+        }
+        // Last, once the output is in place (or written to a stream, which has no rename).
+        if advances, let incremental = stages.incremental, summary.succeeded {
+            do throws(ScreensPipeError) {
+                try await incremental.commit()
+            } catch {
+                summary.record(error)
+                metrics.failed(error)
             }
         }
         return summary
@@ -159,6 +185,9 @@ public final class Pipeline: Sendable {
         var server: (any RunningServer)?
         var metrics: RunMetrics
         var trace: TraceRecorder?
+        var incremental: IncrementalRun?
+        /// The sink's file, when it is one renamed into place (an incremental commit needs its inode).
+        var output: OutputFile?
     }
 
     /// The stages of a run; `makesSink: false` for a session, which writes no sink.
@@ -183,13 +212,20 @@ public final class Pipeline: Sendable {
         case nil:
             baseURL = nil
         }
+        let incremental: IncrementalRun?
+        do throws(ScreensPipeError) {
+            incremental = makesSink ? try await IncrementalRun.prepare(spec: spec, environment: environment) : nil
+        } catch {
+            await server?.stop()
+            throw error
+        }
         var fetcher: (any PageFetcher)?
         var fanOut: FanOutRun?
         do throws(ScreensPipeError) {
             if spec.source.fansOut {
                 fanOut = try await FanOutRun.make(spec: spec, baseURL: baseURL, environment: instrumented(environment, metrics: metrics), metrics: metrics)
             } else {
-                let source = try await SourceFactory.makeFetcher(spec: spec, baseURL: baseURL, environment: instrumented(environment, metrics: metrics))
+                let source = try await SourceFactory.makeFetcher(spec: incremental?.sourceSpec ?? spec, baseURL: baseURL, environment: instrumented(environment, metrics: metrics))
                 fetcher = InstrumentedFetcher(base: source, metrics: metrics, trace: environment.trace, cached: spec.cache != nil)
             }
         } catch {
@@ -198,8 +234,9 @@ public final class Pipeline: Sendable {
         }
         // Last, so that no earlier failure leaves a temporary output file behind.
         let sink: any EventSink
+        var output: OutputFile?
         do throws(ScreensPipeError) {
-            sink = makesSink ? try makeSink() : DiscardSink()
+            (sink, output) = makesSink ? try makeSink() : (DiscardSink(), nil)
         } catch {
             await fetcher?.shutdown()
             await fanOut?.shutdown()
@@ -207,7 +244,8 @@ public final class Pipeline: Sendable {
             throw error
         }
         return Stages(fetcher: fetcher, fanOut: fanOut, converter: converter, filter: filter, limit: spec.filter?.limit,
-            skipsInvalidRows: spec.convert?.onInvalid == .skip, sink: sink, server: server, metrics: metrics, trace: environment.trace)
+            skipsInvalidRows: spec.convert?.onInvalid == .skip, sink: sink, server: server, metrics: metrics, trace: environment.trace,
+            incremental: incremental, output: output)
     }
 
     /// `environment` with retries and response sizes also counted in `metrics` and retry
@@ -225,21 +263,23 @@ public final class Pipeline: Sendable {
         return instrumented
     }
 
-    private func makeSink() throws(ScreensPipeError) -> any EventSink {
+    private func makeSink() throws(ScreensPipeError) -> (any EventSink, OutputFile?) {
         let output: OutputFile
         switch spec.sink.destination {
-        case .discard: return DiscardSink()
+        case .discard: return (DiscardSink(), nil)
         case .stdout: output = OutputFile.standardOutput()
         case .file(let path): output = try OutputFile.file(at: path)
         }
         let projection = spec.sink.fields.map(FieldProjection.init)
-        switch spec.sink.format {
-        case .items: return JSONLinesSink(output: output, mode: .items, projection: projection)
-        case .events: return JSONLinesSink(output: output, mode: .events, projection: projection)
-        case .table: return TableSink(output: output, colors: environment.colorOutput, projection: projection, width: environment.tableWidth)
-        case .csv: return DelimitedSink(output: output, dialect: .csv, projection: projection)
-        case .tsv: return DelimitedSink(output: output, dialect: .tsv, projection: projection)
-        }
+        let sink: any EventSink =
+            switch spec.sink.format {
+            case .items: JSONLinesSink(output: output, mode: .items, projection: projection)
+            case .events: JSONLinesSink(output: output, mode: .events, projection: projection)
+            case .table: TableSink(output: output, colors: environment.colorOutput, projection: projection, width: environment.tableWidth)
+            case .csv: DelimitedSink(output: output, dialect: .csv, projection: projection)
+            case .tsv: DelimitedSink(output: output, dialect: .tsv, projection: projection)
+            }
+        return (sink, output)
     }
 
     // MARK: - Loading
@@ -253,7 +293,12 @@ public final class Pipeline: Sendable {
                 await bus.publish(.started(RunStarted(pipeline: name, source: fanOut.summary)))
                 try await loadFanOut(fanOut, stages: stages, tally: tally, ending: &ending)
             } else if let fetcher = stages.fetcher {
-                await bus.publish(.started(RunStarted(pipeline: name, source: fetcher.summary)))
+                var started = RunStarted(pipeline: name, source: fetcher.summary)
+                if let incremental = stages.incremental {
+                    started.cursor = incremental.gate.startCursor?.text
+                    started.cursorPushed = incremental.pushed
+                }
+                await bus.publish(.started(started))
                 try await loadList(fetcher, stages: stages, tally: tally, ending: &ending)
             }
         } catch {
@@ -284,6 +329,10 @@ public final class Pipeline: Sendable {
         finished.signal = ending.signal
         finished.end = ending.end
         finished.endWarning = ending.endWarning
+        // What the commit after the sink will store; a run that does not complete keeps the old one.
+        if ending.reason == .completed, totals.failureCount == 0 {
+            finished.cursor = stages.incremental?.gate.nextState?.cursor.text
+        }
         await bus.publish(.finished(finished))
     }
 
@@ -309,6 +358,9 @@ public final class Pipeline: Sendable {
                 try await Self.deliver(page, stages: stages, pipeline: name, bus: bus, tally: tally)
             })
         switch outcome {
+        case .stopped where stages.incremental?.gate.endedEarly == true:
+            ending.reason = .completed
+            ending.end = .cursor
         case .stopped:
             ending.reason = .limit
         case .ended(let end, let warning):
@@ -383,6 +435,9 @@ public final class Pipeline: Sendable {
                 event.parent = parent
                 events.append(.error(event))
             }
+        }
+        if case .next = decision, let gate = stages.incremental?.gate, try gate.endsList(afterPage: page.rows, index: index) {
+            decision = .stop
         }
         tally.record(page: page.rows.count, selectedTotal: selectedBefore, failures: failures, skipped: skipped)
         stages.metrics.delivered(page, selected: selectedBefore - selectedAtStart)

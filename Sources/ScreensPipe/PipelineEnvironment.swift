@@ -24,6 +24,12 @@ public struct PipelineEnvironment: Sendable {
     public var metricsFactory: (any MetricsFactory)?
     /// Records the run's spans for a Chrome trace (`run --trace`); nil records nothing.
     public var trace: TraceRecorder?
+    /// `run --full-refresh`: an incremental pipeline ignores its stored cursor, delivers
+    /// every row and commits a new cursor.
+    public var fullRefresh = false
+    /// Where incremental pipelines keep their cursor; nil uses the cache's database
+    /// (``SQLiteListStateStore``).
+    public var stateStore: (any ListStateStore)?
     /// Told the size of each HTTP response body (metrics).
     var onResponseBody: (@Sendable (Int) -> Void)?
 

@@ -18,6 +18,7 @@ public struct RunPlan: Sendable {
         var lines: [String] = []
         lines.append("# pipeline \(spec.name)\(spec.file.map { " (\($0))" } ?? "")")
         lines.append(spec.redactedDescription())
+        if spec.incremental != nil { lines.append(IncrementalPushDown.planLine(for: spec)) }
         if spec.source.fansOut {
             lines.append("# fan-out (each list is loaded per row of the list below it; ${name.field} is filled in from that row)")
             lines += FanOutPlan.tree(of: spec.source)

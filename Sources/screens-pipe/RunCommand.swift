@@ -44,6 +44,9 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Fetch every page again (pull to refresh) and update the cache.")
     var refresh = false
 
+    @Flag(name: .customLong("full-refresh"), help: "An incremental pipeline: ignore and reset the stored cursor, deliver every row.")
+    var fullRefresh = false
+
     @Option(help: "Stop after this many selected rows.")
     var limit: Int?
 
@@ -119,7 +122,9 @@ struct RunCommand: AsyncParsableCommand {
             metricsFactory: metricsRegistry.map { PrometheusMetricsFactory(registry: $0) },
             trace: traceRecorder,
             tableWidth: spec.sink.destination == .stdout ? Terminal.columns(of: 1, variables: variables) : nil)
-        let pipeline = Pipeline(spec: spec, environment: environment)
+        var runEnvironment = environment
+        runEnvironment.fullRefresh = fullRefresh
+        let pipeline = Pipeline(spec: spec, environment: runEnvironment)
         let reporter = DiagnosticsReporter(verbose: verbose && !quiet, progress: progressLine)
         let reporting = pipeline.attach(reporter)
 
@@ -160,7 +165,7 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(error.exitCode)
         case .success(let summary):
             // Output failures happen in the sink, off the bus: say what and where here.
-            for failure in summary.failures where failure.code == .sink { Terminal.error(failure.description) }
+            for failure in summary.failures where failure.code == .sink || failure.code == .state { Terminal.error(failure.description) }
             if let warning = summary.ending.endWarning, !quiet { Terminal.warning(warning) }
             if let signal = interrupts.received {
                 var note = "screens-pipe: interrupted by \(signal.name) after \(summary.selected) rows"

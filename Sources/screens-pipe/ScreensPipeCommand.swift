@@ -27,7 +27,7 @@ struct ScreensPipeCommand: AsyncParsableCommand {
         version: ScreensPipeVersion.current,
         subcommands: [
             RunCommand.self, ValidateCommand.self, TestCommand.self, PlanCommand.self, InitCommand.self, SchemaCommand.self,
-            SessionCommand.self, CacheCommand.self, SandboxCommand.self, WriteCommand.self,
+            SessionCommand.self, CacheCommand.self, SandboxCommand.self, WriteCommand.self, StateCommand.self,
         ]
     )
 

@@ -2,13 +2,14 @@ import ScreensBus
 
 /// Maps requests to the portal's endpoints and applies authentication.
 struct Router: Sendable {
-    let portal: Portal
+    /// The portal's data as changed over time (``SandboxChanges``); each request reads it once.
+    let changes: SandboxChanges
     let loginRedirect: Bool
     let version: LiferayVersion
     let jsonwsMatcher: JSONWSActionMatcher
 
     init(portal: Portal, loginRedirect: Bool, version: LiferayVersion) {
-        self.portal = portal
+        changes = SandboxChanges(portal: portal)
         self.loginRedirect = loginRedirect
         self.version = version
         jsonwsMatcher = JSONWSActionMatcher(version: version)
@@ -37,6 +38,8 @@ struct Router: Sendable {
             honest.headers[LinkTemplate.headerName] = nil
             return LinkTemplate.respond(to: honest, template: template, honest: respond(to: honest))
         }
+        if request.path == SandboxChanges.path { return changes.respond(to: request) }
+        let portal = changes.portal
         let baseURL = request.baseURL
         let authentication = portal.data.accounts.authenticate(authorization: request.headers["authorization"])
         switch request.path {

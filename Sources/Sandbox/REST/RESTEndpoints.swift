@@ -16,8 +16,14 @@ struct RESTEndpoints: Sendable {
 
     func respond(to request: SandboxRequest, baseURL: String) -> SandboxResponse {
         let parts = request.path.dropFirst(Self.pathPrefix.count).split(separator: "/")
-        guard parts.count == 2, let rows = dataset(parts[0]) else {
+        guard parts.count == 2, var rows = dataset(parts[0]) else {
             return .json(404, ["error": .string("No REST collection at \(request.path)")])
+        }
+        if let since = request.query["modified-since"] {
+            switch ModifiedSince.filter(rows, since: since) {
+            case .success(let kept): rows = kept
+            case .failure(let error): return .json(400, ["error": .string(error.message)])
+            }
         }
         let style = parts[1]
         let link = "\(baseURL)\(Self.pathPrefix)\(parts[0])/\(style)"

@@ -10,6 +10,8 @@ extension PipelineEvent {
             object["event"] = "started"
             object["pipeline"] = .string(event.pipeline)
             object["source"] = .string(event.source)
+            if let cursor = event.cursor { object["cursor"] = .string(cursor) }
+            if let cursorPushed = event.cursorPushed { object["cursorPushed"] = .bool(cursorPushed) }
         case .response(let event):
             object["event"] = "response"
             object["pipeline"] = .string(event.pipeline)
@@ -52,6 +54,7 @@ extension PipelineEvent {
             if let signal = event.signal { object["signal"] = .string(signal) }
             if let end = event.end { object["end"] = .string(end.rawValue) }
             if let endWarning = event.endWarning { object["endWarning"] = .string(endWarning) }
+            if let cursor = event.cursor { object["cursor"] = .string(cursor) }
         case .custom(let event):
             object["event"] = "custom"
             object["pipeline"] = .string(event.pipeline)

@@ -48,6 +48,12 @@ public struct RunStarted: Sendable, Hashable {
     public var pipeline: String
     /// A redacted, human description of the source ("liferay-jsonws http://127.0.0.1:8080").
     public var source: String
+    /// An incremental run's starting cursor: rows at or before it are not delivered again
+    /// (nil for a first or full-refresh run, and for pipelines that are not incremental).
+    public var cursor: String?
+    /// Whether the cursor was sent to the server (a filter or query parameter) rather than
+    /// applied to every row client-side; nil for pipelines that are not incremental.
+    public var cursorPushed: Bool?
 
     /// Creates a start event for `pipeline`, reading from `source`.
     public init(pipeline: String, source: String) {
@@ -179,6 +185,9 @@ public struct RunFinished: Sendable, Hashable {
     public var end: ListEnd?
     /// Why that end may not be the real end of the list, and how to make it exact.
     public var endWarning: String?
+    /// An incremental run's new cursor: the largest value delivered, committed once the
+    /// output is durable (nil when the pipeline is not incremental or has no cursor yet).
+    public var cursor: String?
 
     /// Creates an end-of-run event with the run's totals.
     public init(pipeline: String, pages: Int, rows: Int, selected: Int, errors: Int, succeeded: Bool) {

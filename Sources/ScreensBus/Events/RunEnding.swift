@@ -26,4 +26,8 @@ public enum ListEnd: String, Sendable, Hashable, CaseIterable {
     case lastPage = "last-page"
     /// A page came back with fewer rows than asked and nothing else marks the end.
     case shortPage = "short-page"
+    /// An incremental run over a list the server sorts by the cursor, newest first, met a
+    /// page whose rows are all older than the stored cursor: every row after it is older
+    /// still, so the run ended there on purpose. Not a truncation.
+    case cursor
 }

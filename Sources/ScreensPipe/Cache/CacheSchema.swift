@@ -52,6 +52,20 @@ enum CacheSchema {
                     )
                     """)
         }
+        migrator.registerMigration("list states") { db in
+            // Incremental cursors and resume checkpoints (ListStateStore), one opaque JSON
+            // document per pipeline and list, beside the pages they describe.
+            try db.execute(
+                sql: """
+                    CREATE TABLE list_state (
+                        pipeline TEXT NOT NULL,
+                        list TEXT NOT NULL,
+                        document TEXT NOT NULL,
+                        committed_at DOUBLE NOT NULL,
+                        PRIMARY KEY (pipeline, list)
+                    )
+                    """)
+        }
         return migrator
     }
 

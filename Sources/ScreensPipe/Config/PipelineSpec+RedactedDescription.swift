@@ -11,6 +11,7 @@ extension PipelineSpec {
         if let cache { members.append(("cache", .mapping(cache.describedMembers))) }
         if let filter { members.append(("filter", .mapping(filter.describedMembers))) }
         members.append(("sink", .mapping(sink.describedMembers)))
+        if let incremental { members.append(("incremental", .mapping(incremental.describedMembers))) }
         var writer = YAMLTextWriter()
         writer.write(members)
         return writer.text

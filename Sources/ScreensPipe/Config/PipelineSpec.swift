@@ -36,6 +36,8 @@ public struct PipelineSpec: Sendable, Hashable {
     public var sink: SinkSpec
     /// The file the spec came from, when it came from a file.
     public var file: String?
+    /// `incremental:`; nil delivers every row on every run.
+    public var incremental: IncrementalSpec?
 
     /// Creates a pipeline spec; the sink defaults to items on stdout, and no cache section
     /// means remote-only without storing.

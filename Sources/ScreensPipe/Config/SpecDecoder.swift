@@ -21,9 +21,13 @@ struct SpecDecoder {
         let cache = top.section("cache").map(decodeCache)
         let filter = top.section("filter").map(decodeFilter)
         let sink = top.section("sink").flatMap(decodeSink) ?? SinkSpec()
+        let incremental = top.section("incremental").flatMap(decodeIncremental)
+        if incremental == nil, let source { refuseUnfilledCursorPlaceholder(in: source, at: top.location) }
         guard let source, context.errors.isEmpty else { return nil }
-        return PipelineSpec(
+        var spec = PipelineSpec(
             name: name, source: source, convert: convert, cache: cache, filter: filter, sink: sink, file: file)
+        spec.incremental = incremental
+        return spec
     }
 }
 

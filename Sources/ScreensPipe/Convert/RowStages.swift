@@ -6,12 +6,14 @@ struct RowStages: Sendable {
     var converter: RowConverter
     var filter: RowFilter?
     var skipsInvalidRows: Bool
+    /// An incremental run's cursor: rows at or before it are left out like filtered ones.
+    var cursor: CursorGate?
 
     /// What the stages make of one raw row.
     enum Outcome {
         /// The row converted and passed the filter.
         case passed(JSONValue)
-        /// The row converted and the filter left it out.
+        /// The row converted and the filter left it out, or it is behind the incremental cursor.
         case filteredOut
         /// The row did not convert and `on-invalid: skip` leaves it out.
         case skipped
@@ -27,13 +29,17 @@ struct RowStages: Sendable {
 
     init(_ stages: Pipeline.Stages) {
         self.init(converter: stages.converter, filter: stages.filter, skipsInvalidRows: stages.skipsInvalidRows)
+        cursor = stages.incremental?.gate
     }
 
     /// Converts and filters row `row` (its index in the list) of page `page`. A row that
     /// fails is an error for that row, not for the page.
     func process(_ raw: JSONValue, row: Int, page: Int, adding extra: (key: String, value: JSONValue)? = nil) -> Outcome {
         do throws(ScreensPipeError) {
+            // A raw-row cursor is checked first, so rows behind it cost no conversion.
+            if let cursor, cursor.spec.row == .raw, try !cursor.admits(raw: raw, item: nil) { return .filteredOut }
             var item = try converter.convert(raw, row: row, page: page)
+            if let cursor, cursor.spec.row == .converted, try !cursor.admits(raw: raw, item: item) { return .filteredOut }
             // Added after conversion, which keeps only the fields it maps, and before the
             // filter, which may select on them.
             if let extra, case .object(var object) = item {

@@ -92,7 +92,18 @@ public struct PipelineTestRunner: Sendable {
             spec.cache = cache
         }
 
-        let pipeline = Pipeline(spec: spec, environment: PipelineEnvironment(variables: file.variables, sandbox: sandbox))
+        var environment = PipelineEnvironment(variables: file.variables, sandbox: sandbox)
+        // An incremental pipeline without a cache section would keep its cursor in the
+        // user's default cache: a case starts from no cursor, in a database of its own.
+        if spec.incremental != nil, spec.cache == nil, let directory {
+            do throws(ScreensPipeError) {
+                environment.stateStore = try await SQLiteListStateStore.open(
+                    spec: CacheSpec(path: directory + "/" + CacheLocation.fileName), environment: [:])
+            } catch {
+                return Outcome(errors: [error])
+            }
+        }
+        let pipeline = Pipeline(spec: spec, environment: environment)
         let subscription = pipeline.subscribe()
         let collector = Task {
             var events: [PipelineEvent] = []

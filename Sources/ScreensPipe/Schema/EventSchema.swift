@@ -54,7 +54,10 @@ public enum EventSchema {
 
     /// Each event kind and its fields, as the JSON-lines envelope writes them.
     private static let events: [(String, [Field])] = [
-        ("started", [field("source", string)]),
+        ("started", [
+            field("source", string), field("cursor", string, required: false),
+            field("cursorPushed", ["type": "boolean"], required: false),
+        ]),
         ("response", [
             field("page", count), field("startRow", count), field("endRow", count),
             field("rowCount", count, required: false), field("rows", count),
@@ -75,7 +78,7 @@ public enum EventSchema {
             field("reason", ["enum": .array(RunStopReason.allCases.map { .string($0.rawValue) })], required: false),
             field("signal", string, required: false),
             field("end", ["enum": .array(ListEnd.allCases.map { .string($0.rawValue) })], required: false),
-            field("endWarning", string, required: false),
+            field("endWarning", string, required: false), field("cursor", string, required: false),
         ]),
         ("custom", [field("name", string), field("payload", [:])]),
     ]

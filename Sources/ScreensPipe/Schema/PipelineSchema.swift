@@ -72,6 +72,7 @@ public enum PipelineSchema {
             "cache": object("cache", SpecKeys.cache),
             "filter": object("filter", SpecKeys.filter),
             "sink": object("sink", SpecKeys.sink + LiferaySinkKeys.all.filter { !SpecKeys.sink.contains($0) }),
+            "incremental": object("incremental", IncrementalSpec.keys, required: ["cursor", "type"]),
             "secret": [
                 "type": "object", "additionalProperties": false, "required": ["secret"],
                 "properties": ["secret": scalar],
@@ -157,6 +158,7 @@ public enum PipelineSchema {
         "top.cache": reference("cache"),
         "top.filter": reference("filter"),
         "top.sink": reference("sink"),
+        "top.incremental": reference("incremental"),
 
         "source.type": enumeration(SourceRegistry.builtIn.map { $0.typeName }, "The wire format, or a local file."),
         "source.pagination": reference("pagination"),
@@ -288,6 +290,14 @@ public enum PipelineSchema {
         "sink.path": string("The output file, written atomically."),
         "sink.format": enumeration(SinkFormat.allCases.map(\.rawValue), "What is written."),
         "sink.fields": fieldPaths,
+
+        "incremental.cursor": string("The path of the cursor field (modifiedDate, dateModified, id...) in the row."),
+        "incremental.in": enumeration(CursorRow.allCases.map(\.rawValue), "Read the cursor in the raw row (default; can be pushed to the server) or the converted one."),
+        "incremental.type": enumeration(CursorType.allCases.map(\.rawValue), "How cursor values are read and ordered."),
+        "incremental.initial": ["type": ["string", "integer"], "description": "The cursor of the first run: rows at or before it are not delivered."],
+        "incremental.lookback": ["anyOf": [["type": "integer", "minimum": 1], ["type": "string", "minLength": 1]],
+                                 "description": "Read again this far before the stored cursor: a duration (10m) for a date cursor, an amount for an integer one."],
+        "incremental.end": ["type": ["string", "integer"], "description": "Rows past this cursor value are not delivered."],
     ]
 }
 

@@ -130,6 +130,16 @@ final class OutputFile: @unchecked Sendable {  // owned by the one sink task tha
         }
     }
 
+    /// For a regular file: the final path and the temporary file's device and inode, which
+    /// the rename keeps. An incremental run records them before the rename, so that after
+    /// a crash it can tell whether the rename happened (see ``OutputIdentity``).
+    var identity: OutputIdentity? {
+        guard case .atomic(let path, _, _) = target else { return nil }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        return OutputIdentity(path: path, device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+    }
+
     /// Appends bytes, flushing when the buffer is full. A chunk that fills a buffer on its
     /// own goes straight to the descriptor instead of being copied into ours first.
     func write(_ bytes: [UInt8]) throws(WriteFailure) {

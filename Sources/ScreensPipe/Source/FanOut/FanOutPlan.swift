@@ -32,12 +32,21 @@ enum FanOutPlan {
     /// Settings that cannot work with a fan-out: `cache.key` names one list, and a fan-out
     /// has one list per parent row (each keyed by its own settings, parent values included),
     /// so every list would share the first one's cached pages.
+    ///
+    /// `incremental:` keeps one cursor per list identity; a fan-out's child lists are made at
+    /// run time, so their cursors would have no stable list to belong to yet.
     static func conflicts(_ spec: PipelineSpec) -> [ScreensPipeError] {
-        guard spec.source.fansOut, spec.cache?.key != nil else { return [] }
-        return [
-            ScreensPipeError.configuration(
-                "cache.key names one list, but a source with for-each or recursive loads one list per parent row: remove cache.key (each list's key is built from its own settings, parent values included)")
-        ]
+        guard spec.source.fansOut else { return [] }
+        var errors: [ScreensPipeError] = []
+        if spec.cache?.key != nil {
+            errors.append(ScreensPipeError.configuration(
+                "cache.key names one list, but a source with for-each or recursive loads one list per parent row: remove cache.key (each list's key is built from its own settings, parent values included)"))
+        }
+        if spec.incremental != nil {
+            errors.append(ScreensPipeError.configuration(
+                "incremental: keeps one cursor for one list, but a source with for-each or recursive loads one list per parent row: run each child list as a pipeline of its own to load it incrementally"))
+        }
+        return errors
     }
 
     /// The type and what names the list (path, URL or service), placeholders as written.
