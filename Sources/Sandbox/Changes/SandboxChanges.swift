@@ -102,9 +102,10 @@ final class SandboxChanges: Sendable {
             var editor = ListEditor(request: request, clock: clock)
             switch request.list {
             case .bookmarks:
-                var rows = data.bookmarks[20143]?[0] ?? []
+                // Bookmarks are served from the entries table, which writes change too.
+                var rows = state.portal.entries.rows(groupId: 20143, folderId: 0)
                 try editor.edit(&rows, id: "entryId", rename: "name")
-                data.bookmarks[20143, default: [:]][0] = rows
+                state.portal.entries.replaceRows(groupId: 20143, folderId: 0, with: rows)
             case .articles:
                 var rows = data.articles
                 try editor.edit(&rows)
@@ -112,7 +113,7 @@ final class SandboxChanges: Sendable {
             }
             clock = editor.clock
             state.clock = clock
-            state.portal = Portal(data: data, generated: state.portal.generated, hideEvery: state.portal.hideEvery)
+            state.portal = Portal(data: data, generated: state.portal.generated, hideEvery: state.portal.hideEvery, entries: state.portal.entries)
             var report = editor.report
             report.clock = clock - 1000
             return report

@@ -46,6 +46,17 @@ final class BookmarkEntries: Sendable {
         table.withLock { $0.byFolder[FolderKey(groupId: groupId, folderId: folderId)] ?? [] }
     }
 
+    /// Replaces a folder's entries with `rows` (the changes endpoint edits a folder as a
+    /// whole), keeping what writes did to other folders.
+    func replaceRows(groupId: Int64, folderId: Int64, with rows: [JSONValue]) {
+        table.withLock { table in
+            let key = FolderKey(groupId: groupId, folderId: folderId)
+            for row in table.byFolder[key] ?? [] { if let id = row["entryId"]?.int64Value { table.location[id] = nil } }
+            table.byFolder[key] = rows
+            for row in rows { if let id = row["entryId"]?.int64Value { table.location[id] = (groupId, folderId) } }
+        }
+    }
+
     /// Creates an entry from validated values and returns it as JSON-WS serves it.
     func add(_ values: BookmarkValues, account: Account, now: Int64) -> JSONValue {
         table.withLock { table in

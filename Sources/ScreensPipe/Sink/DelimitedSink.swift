@@ -85,11 +85,20 @@ struct DelimitedSink: EventSink {
         }
     }
 
+    /// RFC 4180: a field holding a comma, a quote or a line break is quoted. (A plain
+    /// function: the one-expression closure took the type checker seconds on a loaded machine.)
+    private static func needsQuoting(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: ","), UInt8(ascii: "\""), 0x0A, 0x0D: true
+        default: false
+        }
+    }
+
     private func appendText(_ text: String, to bytes: inout [UInt8]) {
         let utf8 = text.utf8
         switch dialect {
         case .csv:
-            let needsQuotes = utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+            let needsQuotes = utf8.contains(where: Self.needsQuoting)
             guard needsQuotes else {
                 bytes.append(contentsOf: utf8)
                 return
