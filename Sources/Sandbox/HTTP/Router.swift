@@ -6,11 +6,14 @@ struct Router: Sendable {
     let loginRedirect: Bool
     let version: LiferayVersion
     let jsonwsMatcher: JSONWSActionMatcher
+    /// The OAuth 2 provider; nil serves no token endpoint.
+    let oauth2: OAuth2Authority?
 
-    init(portal: Portal, loginRedirect: Bool, version: LiferayVersion) {
+    init(portal: Portal, loginRedirect: Bool, version: LiferayVersion, oauth2: OAuth2Authority? = nil) {
         self.portal = portal
         self.loginRedirect = loginRedirect
         self.version = version
+        self.oauth2 = oauth2
         jsonwsMatcher = JSONWSActionMatcher(version: version)
     }
 
@@ -38,7 +41,23 @@ struct Router: Sendable {
             return LinkTemplate.respond(to: honest, template: template, honest: respond(to: honest))
         }
         let baseURL = request.baseURL
-        let authentication = portal.data.accounts.authenticate(authorization: request.headers["authorization"])
+        var authentication = portal.data.accounts.authenticate(authorization: request.headers["authorization"])
+        if let oauth2, request.path == OAuth2Authority.tokenPath {
+            return oauth2.respond(to: request)
+        }
+        if let oauth2, Self.isDataEndpoint(request.path) {
+            switch oauth2.check(authorization: request.headers["authorization"]) {
+            case .unknown: break
+            case .valid(let email):
+                authentication = portal.data.accounts.users.first { $0.emailAddress == email }.map(Authentication.user) ?? .invalid
+            case .expired:
+                let headless = request.path.hasPrefix(StructuredContents.pathPrefix) || request.path == MyUserAccountSites.path
+                return OAuth2Authority.expiredTokenResponse(
+                    body: headless
+                        ? ["status": "UNAUTHORIZED", "title": "Authenticated access required"]
+                        : PortalError.authenticationRequired.jsonwsBody)
+            }
+        }
         switch request.path {
         case Self.invokePath:
             guard request.method == "POST" else { return methodNotAllowed("POST") }

@@ -42,6 +42,8 @@ extension SourceSpec {
             members.append(("auth", .mapping([("basic", .mapping(basic))])))
         case .bearer?:
             members.append(("auth", .mapping([("bearer", .raw(redactedPlaceholder))])))
+        case .oauth2(let spec)?:
+            members.append(("auth", .mapping([("oauth2", .mapping(spec.redactedMembers))])))
         case nil: break
         }
         members += type.settings.redactedMembers

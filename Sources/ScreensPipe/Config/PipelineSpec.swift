@@ -164,6 +164,9 @@ public enum AuthSpec: Sendable, Hashable {
     case basic(username: String, password: Secret)
     /// `Authorization: Bearer <token>`.
     case bearer(token: Secret)
+    /// `Authorization: Bearer <token>` with a token obtained (and renewed) from an OAuth 2
+    /// token endpoint.
+    case oauth2(OAuth2Spec)
 }
 
 /// Fluent pagination (docs/architecture.md, "Pagination").

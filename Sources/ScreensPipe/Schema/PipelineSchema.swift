@@ -52,13 +52,14 @@ public enum PipelineSchema {
         paginateObject["allOf"] = .array(styles.map { variant(key: "style", value: $0.rawValue, keys: ["style"] + $0.keys, required: []) })
 
         var auth = object("auth", SpecKeys.auth).objectValue ?? [:]
-        auth["oneOf"] = [["required": ["basic"]], ["required": ["bearer"]]]
+        auth["oneOf"] = [["required": ["basic"]], ["required": ["bearer"]], ["required": ["oauth2"]]]
 
         let definitions: JSONObject = [
             "source": .object(source),
             "pagination": object("pagination", SpecKeys.pagination),
             "auth": .object(auth),
             "basic": object("basic", SpecKeys.basicAuth, required: ["username", "password"]),
+            "oauth2": object("oauth2", SpecKeys.oauth2Auth, required: ["client-id"]),
             "retry": object("retry", SpecKeys.retry),
             "serviceCall": object("serviceCall", SpecKeys.serviceCall, required: ["service"]),
             "paginate": [
@@ -218,6 +219,15 @@ public enum PipelineSchema {
 
         "auth.basic": reference("basic"),
         "auth.bearer": ["anyOf": [["type": "string", "minLength": 1], reference("secret")], "description": "A bearer token."],
+        "auth.oauth2": reference("oauth2"),
+        "oauth2.token-url": string("The token endpoint: a path on the server or an absolute URL (default /o/oauth2/token)."),
+        "oauth2.grant": enumeration(["client-credentials", "refresh-token"], "How the token is obtained (default client-credentials)."),
+        "oauth2.client-id": string("The OAuth 2 application's client id."),
+        "oauth2.client-secret": ["type": "string", "minLength": 1, "description": "The client secret; never shown."],
+        "oauth2.refresh-token": ["type": "string", "minLength": 1, "description": "The refresh token of grant refresh-token; never shown."],
+        "oauth2.scope": string("Space-separated scopes to ask for; the client's default scopes when absent."),
+        "oauth2.client-auth": enumeration(OAuth2Spec.ClientAuthentication.allCases.map(\.rawValue), "form parameters (default) or HTTP basic."),
+        "oauth2.allow-other-token-origin": boolean("Allow a token endpoint on another origin than the source's."),
         "basic.username": string("The user's login (an email address for Liferay)."),
         "basic.password": ["anyOf": [["type": ["string", "number"]], reference("secret")], "description": "The password; never shown."],
 
