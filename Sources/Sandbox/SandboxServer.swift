@@ -31,6 +31,13 @@ public final class SandboxServer: Sendable {
     /// search a run's outputs for them.
     public var oauth2IssuedTokens: [String] { state.router.oauth2?.knownTokens ?? [] }
 
+    /// When each data request admitted by the rate limit arrived, from the server's start
+    /// (empty without a rate limit).
+    public var admittedRequestTimes: [Duration] { state.router.rateLimit?.admittedTimes ?? [] }
+
+    /// Data requests answered 429 by the rate limit.
+    public var rateLimitedRequests: Int { state.router.rateLimit?.refusedCount ?? 0 }
+
     private init(channel: any Channel, state: ServerState, configuration: SandboxConfiguration, port: Int) {
         self.channel = channel
         self.state = state
@@ -50,7 +57,8 @@ public final class SandboxServer: Sendable {
         let state = ServerState(
             router: Router(
                 portal: portal, loginRedirect: configuration.loginRedirect, version: configuration.liferayVersion,
-                oauth2: configuration.oauth2.map(OAuth2Authority.init(plan:))),
+                oauth2: configuration.oauth2.map(OAuth2Authority.init(plan:)),
+                rateLimit: configuration.rateLimit.map(RateLimitGate.init(limit:))),
             faults: FaultInjector(plan: configuration.faults, seed: configuration.seed))
         let down = configuration.faults.down
 

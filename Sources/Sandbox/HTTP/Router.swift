@@ -8,12 +8,18 @@ struct Router: Sendable {
     let jsonwsMatcher: JSONWSActionMatcher
     /// The OAuth 2 provider; nil serves no token endpoint.
     let oauth2: OAuth2Authority?
+    /// The data endpoints' request budget; nil admits everything.
+    let rateLimit: RateLimitGate?
 
-    init(portal: Portal, loginRedirect: Bool, version: LiferayVersion, oauth2: OAuth2Authority? = nil) {
+    init(
+        portal: Portal, loginRedirect: Bool, version: LiferayVersion, oauth2: OAuth2Authority? = nil,
+        rateLimit: RateLimitGate? = nil
+    ) {
         self.portal = portal
         self.loginRedirect = loginRedirect
         self.version = version
         self.oauth2 = oauth2
+        self.rateLimit = rateLimit
         jsonwsMatcher = JSONWSActionMatcher(version: version)
     }
 
@@ -27,18 +33,23 @@ struct Router: Sendable {
     }
 
     func respond(to request: SandboxRequest) -> SandboxResponse {
+        guard let rateLimit, Self.isDataEndpoint(request.path) else { return route(request) }
+        return rateLimit.admit { route(request) }
+    }
+
+    private func route(_ request: SandboxRequest) -> SandboxResponse {
         if let name = request.headers[PagingMisbehaviour.headerName], !name.isEmpty {
             guard let misbehaviour = PagingMisbehaviour(rawValue: name) else {
                 return .text(400, "Unknown \(PagingMisbehaviour.headerName): \(name)\n")
             }
             var honest = request
             honest.headers[PagingMisbehaviour.headerName] = nil
-            return misbehaviour.respond(to: honest) { respond(to: $0) }
+            return misbehaviour.respond(to: honest) { route($0) }
         }
         if let template = request.headers[LinkTemplate.headerName], !template.isEmpty {
             var honest = request
             honest.headers[LinkTemplate.headerName] = nil
-            return LinkTemplate.respond(to: honest, template: template, honest: respond(to: honest))
+            return LinkTemplate.respond(to: honest, template: template, honest: route(honest))
         }
         let baseURL = request.baseURL
         var authentication = portal.data.accounts.authenticate(authorization: request.headers["authorization"])

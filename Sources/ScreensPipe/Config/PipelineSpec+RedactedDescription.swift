@@ -74,6 +74,14 @@ extension SourceSpec {
             // Any header may carry a credential, so none of their values are shown.
             members.append(("headers", .mapping(headers.map { ($0.name, .raw(redactedPlaceholder)) })))
         }
+        if let rateLimit {
+            members.append((
+                "rate-limit",
+                .mapping([
+                    ("requests", .raw("\(rateLimit.requests)")), ("per", .raw(ConfigUnitText.duration(rateLimit.per))),
+                    ("burst", .raw("\(rateLimit.burst)")), ("max-wait", .raw(ConfigUnitText.duration(rateLimit.maxWait))),
+                ])))
+        }
         return members
     }
 }

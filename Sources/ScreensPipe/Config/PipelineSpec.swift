@@ -88,6 +88,9 @@ public struct SourceSpec: Sendable, Hashable {
     /// Extra request headers; secret-named ones (`Cookie`, `X-Api-Key`...) and those
     /// written `{ secret: value }` hold a ``SensitiveText/secret(_:)``.
     public var headers: [HeaderSpec]
+    /// `rate-limit:`: the request budget for the server's origin, shared by the process;
+    /// nil leaves only the server's own signals (429, `RateLimit-*` headers).
+    public var rateLimit: RateLimitSpec? = nil
 
     /// Creates a source spec with the defaults of a pipeline file: 15 s timeout, 5 s connect
     /// timeout, a 64 MiB response limit and TLS verification on.

@@ -76,6 +76,7 @@ extension SpecDecoder {
         spec.caFile = section.nonEmptyString("ca-file")
         if let value = section.bool("insecure-skip-tls-verify") { spec.insecureSkipTLSVerify = value }
         if let headers = section.section("headers") { spec.headers = decodeHeaders(headers) }
+        spec.rateLimit = section.section("rate-limit").flatMap(decodeRateLimit)
     }
 
     /// `server: { url: URL, company-id: N, group-id: N }`: the server and its context, as

@@ -6,9 +6,15 @@ import TestSupport
 func withOAuth2Sandbox<T>(
     _ plan: OAuth2Plan = .standard, faults: FaultPlan = .none, _ body: (SandboxHarness) async throws -> T
 ) async throws -> T {
+    try await withConfiguredSandbox({ $0.oauth2 = plan; $0.faults = faults }, body)
+}
+
+/// A sandbox configured by `configure`, stopped (and waited for) whatever `body` does.
+func withConfiguredSandbox<T>(
+    _ configure: (inout SandboxConfiguration) -> Void, _ body: (SandboxHarness) async throws -> T
+) async throws -> T {
     var configuration = SandboxConfiguration()
-    configuration.oauth2 = plan
-    configuration.faults = faults
+    configure(&configuration)
     let loader = DedicatedThreadExecutor(name: "sandbox-start")
     let server = try await withTaskExecutorPreference(loader) { try await SandboxServer.start(configuration) }
     loader.stop()

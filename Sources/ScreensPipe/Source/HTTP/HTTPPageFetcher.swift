@@ -17,7 +17,8 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
         self.wire = wire
         self.settings = settings
         self.client = client
-        sender = RetryingSender(client: client, policy: settings.retry)
+        let limiter = RateLimiterRegistry.shared.limiter(origin: URLParts(settings.configuredURL).origin, spec: settings.source.rateLimit)
+        sender = RetryingSender(client: client, policy: settings.retry, limiter: limiter)
         if case .oauth2(let spec) = settings.source.auth, let tokenURL = settings.oauth2TokenURL {
             tokenProvider = OAuth2TokenProvider(spec: spec, tokenURL: tokenURL, source: settings.source, client: client, logger: settings.logger)
         } else {
