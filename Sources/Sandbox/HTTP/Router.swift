@@ -91,6 +91,12 @@ struct Router: Sendable {
                 .json(200, try MyUserAccountSites(portal: portal).page(query: request.query, account: account))
             }
 
+        case _ where request.path.hasPrefix(SearchEndpoint.pathPrefix):
+            if case .invalid = authentication {
+                return unauthenticated(request, baseURL: baseURL, body: ["error": "Authenticated access required"])
+            }
+            return SearchEndpoint(portal: portal).respond(to: request)
+
         case _ where request.path.hasPrefix(RESTEndpoints.pathPrefix):
             guard request.method == "GET" else { return methodNotAllowed("GET") }
             if case .invalid = authentication {

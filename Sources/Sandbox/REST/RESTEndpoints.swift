@@ -35,7 +35,7 @@ struct RESTEndpoints: Sendable {
         }
     }
 
-    private func dataset(_ name: Substring) -> RowList? {
+    func dataset(_ name: Substring) -> RowList? {
         switch name {
         case "bookmarks": return .stored(portal.data.bookmarks[20143]?[0] ?? [])
         case "generated": return portal.generated.map(RowList.generated)

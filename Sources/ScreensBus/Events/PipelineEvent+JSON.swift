@@ -20,6 +20,9 @@ extension PipelineEvent {
             object["rows"] = .int(Int64(event.rows))
             object["origin"] = .string(event.origin.rawValue)
             if let fetchedAt = event.fetchedAt { object["fetchedAt"] = .string(EventTime.text(fetchedAt)) }
+            if let action = event.action { object["action"] = .string(action) }
+            if let reason = event.actionReason { object["actionReason"] = .string(reason) }
+            if let paginator = event.paginator { object["paginator"] = .string(paginator) }
         case .error(let event):
             object["event"] = "error"
             object["pipeline"] = .string(event.pipeline)

@@ -26,4 +26,7 @@ public enum ListEnd: String, Sendable, Hashable, CaseIterable {
     case lastPage = "last-page"
     /// A page came back with fewer rows than asked and nothing else marks the end.
     case shortPage = "short-page"
+    /// An `on-response:` rule with `action: end-list` matched; `endWarning` names the page
+    /// and the rule.
+    case responseAction = "response-action"
 }

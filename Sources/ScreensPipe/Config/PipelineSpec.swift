@@ -91,6 +91,9 @@ public struct SourceSpec: Sendable, Hashable {
     /// `rate-limit:`: the request budget for the server's origin, shared by the process;
     /// nil leaves only the server's own signals (429, `RateLimit-*` headers).
     public var rateLimit: RateLimitSpec? = nil
+    /// `on-response:`: rules that skip a page, end the list, retry or fail on a status or
+    /// body match, tried in order before a response is read as a page.
+    public var onResponse: [ResponseRule] = []
 
     /// Creates a source spec with the defaults of a pipeline file: 15 s timeout, 5 s connect
     /// timeout, a 64 MiB response limit and TLS verification on.

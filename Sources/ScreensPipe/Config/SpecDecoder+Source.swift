@@ -77,6 +77,7 @@ extension SpecDecoder {
         if let value = section.bool("insecure-skip-tls-verify") { spec.insecureSkipTLSVerify = value }
         if let headers = section.section("headers") { spec.headers = decodeHeaders(headers) }
         spec.rateLimit = section.section("rate-limit").flatMap(decodeRateLimit)
+        if let node = section["on-response"] { spec.onResponse = decodeResponseRules(node) }
     }
 
     /// `server: { url: URL, company-id: N, group-id: N }`: the server and its context, as

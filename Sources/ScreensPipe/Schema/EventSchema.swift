@@ -57,6 +57,9 @@ public enum EventSchema {
             field("rowCount", count, required: false), field("rows", count),
             field("origin", ["enum": .array(["remote", "cache", "file"].map { .string($0) })]),
             field("fetchedAt", ["type": "string", "format": "date-time"], required: false),
+            field("action", ["enum": ["skip-page", "end-list"]], required: false),
+            field("actionReason", string, required: false),
+            field("paginator", string, required: false),
         ]),
         ("selected", [field("page", count), field("row", count), field("item", [:])]),
         ("error", [

@@ -14,7 +14,7 @@ struct OAuth2RunTests {
     }
 
     @Test("client credentials: one token for the whole run, every row once")
-    func clientCredentials() async throws {
+    func clientCredentialsGrant() async throws {
         try await withOAuth2Sandbox { harness in
             let reference = try await referenceRows(harness, pageSize: 25)
             #expect(reference.count == 73)
@@ -28,7 +28,7 @@ struct OAuth2RunTests {
     @Test("client authentication by HTTP basic works as well as by form parameters")
     func basicClientAuthentication() async throws {
         try await withOAuth2Sandbox { harness in
-            let result = try await harness.run(try oauth2Pipeline(auth: clientCredentials("client-auth: basic")))
+            let result = try await harness.run(try oauth2Pipeline(auth: oauth2ClientBlock("client-auth: basic")))
             #expect(result.status == 0, "stderr: \(result.stderr)")
             #expect(result.stdoutLines.count == 73)
         }
@@ -80,7 +80,7 @@ struct OAuth2RunTests {
     @Test("a refused refresh is a clear authentication error naming the cause, with no secret shown")
     func refusedRefresh() async throws {
         try await withOAuth2Sandbox { harness in
-            let wrongSecret = try await harness.run(try oauth2Pipeline(auth: clientCredentials(secret: "WRONG-secret-77")))
+            let wrongSecret = try await harness.run(try oauth2Pipeline(auth: oauth2ClientBlock(secret: "WRONG-secret-77")))
             #expect(wrongSecret.status != 0)
             #expect(wrongSecret.stderr.contains("invalid_client"), "stderr: \(wrongSecret.stderr)")
             #expect(wrongSecret.stderr.contains("page 0"), "stderr: \(wrongSecret.stderr)")
@@ -108,7 +108,7 @@ struct OAuth2RunTests {
             let cache = directory.appendingPathComponent("cache.db").path
             let trace = directory.appendingPathComponent("trace.json").path
             let file = try oauth2Pipeline(
-                auth: clientCredentials(secret: "${CLIENT_SECRET}"),
+                auth: oauth2ClientBlock(secret: "${CLIENT_SECRET}"),
                 extra: "cache: { policy: remote-first, path: \(cache) }", in: directory)
             let result = try await harness.run(
                 file, ["--events", "-v", "--trace", trace], environment: ["CLIENT_SECRET": "sandbox-secret"])
@@ -132,5 +132,5 @@ struct OAuth2RunTests {
 }
 
 enum OAuth2RunTestsSupport {
-    static let credentials = clientCredentials()
+    static let credentials = oauth2ClientBlock()
 }

@@ -53,7 +53,7 @@ func oauth2Pipeline(
 }
 
 /// The sandbox client's `oauth2:` block, with `secret` and further lines.
-func clientCredentials(secret: String = "sandbox-secret", _ more: String = "") -> String {
+func oauth2ClientBlock(secret: String = "sandbox-secret", _ more: String = "") -> String {
     """
     oauth2:
       grant: client-credentials

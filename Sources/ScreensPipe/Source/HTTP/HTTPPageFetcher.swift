@@ -105,6 +105,8 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
             origin: .remote)
         fetched.missingContinuation = decoded.missingContinuation
         fetched.pageCount = decoded.pageCount
+        fetched.responseAction = decoded.action
+        fetched.paginator = decoded.paginator
         return fetched
     }
 
@@ -123,6 +125,7 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
     func interpret(
         _ response: HTTPResponse, page: PageRequest, request: String
     ) -> RetryingSender.Verdict<Result<DecodedPage, ScreensPipeError>> {
+        if let verdict = ruleVerdict(response, page: page, request: request) { return verdict }
         if (300..<400).contains(response.status) {
             return .final(.failure(redirectError(response, page: page, request: request)))
         }

@@ -8,8 +8,8 @@ extension SpecDecoder {
                 context.choice($0, key: "grant", ["client-credentials": "client-credentials", "refresh-token": "refresh-token"])
             } ?? "client-credentials"
         let clientID = section.required("client-id").flatMap { context.nonEmptyString($0, key: "client-id") }
-        let clientSecret = section.nonEmptyString("client-secret").map(Secret.init)
-        let refreshToken = section.nonEmptyString("refresh-token").map(Secret.init)
+        let clientSecret = section.nonEmptyString("client-secret").map { Secret($0) }
+        let refreshToken = section.nonEmptyString("refresh-token").map { Secret($0) }
         let tokenURL = section.nonEmptyString("token-url") ?? "/o/oauth2/token"
         if tokenURL.contains(where: { $0.isWhitespace || $0.isNewline }), let node = section["token-url"] {
             context.fail("'token-url' must be a path or an http(s) URL without spaces", at: node.location)

@@ -61,7 +61,7 @@ package final class RateLimiter: Sendable {
 
     /// Reads a response's rate-limit signals; returns the pause it started, if any.
     @discardableResult
-    package func observe(status: Int, headers: HTTPHeaders, now: Date = Date()) -> Duration? {
+    func observe(status: Int, headers: HTTPHeaders, now: Date = Date()) -> Duration? {
         guard let requested = RateLimitHeaders.pause(status: status, headers: headers, now: now) else { return nil }
         let pause = min(requested, spec?.maxWait ?? RateLimitSpec.defaultMaxWait)
         guard pause > .zero else { return nil }

@@ -84,7 +84,7 @@ package struct RetryingSender: Sendable {
         while true {
             let reason: RetryAttempt.Reason
             var retryAfter: Duration?
-            do {
+            do throws(HTTPError) {
                 if let limiter {
                     do {
                         try await limiter.acquire()
