@@ -28,7 +28,7 @@ struct RateLimitRunTests {
     @Test("requests: 20 per 1s: the sandbox observes 20 requests per second within 10%, and every row once")
     func measuredRate() async throws {
         let reference = try await ReferenceOutputs.shared.lines(for: "pipelines/bookmarks.yaml")
-        try await withConfiguredSandbox({ $0.rateLimit = SandboxRateLimit(requestsPerSecond: 20, burst: 2) }) { harness in
+        try await withConfiguredSandbox({ $0.rateLimit = SandboxRateLimit(requestsPerSecond: 100, burst: 100) }) { harness in
             let file = try pipeline(pageSize: 2, extra: "  rate-limit: { requests: 20, per: 1s, burst: 1 }")
             let result = try await harness.run(file)
             #expect(result.status == 0, "stderr: \(result.stderr)")
@@ -38,7 +38,9 @@ struct RateLimitRunTests {
             let span = try #require(times.last) - times[0]
             let seconds = Double(span.components.seconds) + Double(span.components.attoseconds) / 1e18
             let rate = Double(times.count - 1) / seconds
-            #expect(abs(rate - 20) <= 2, "observed \(rate) requests per second, \(harness.server.rateLimitedRequests) refused")
+            // The sandbox's own budget is far above the pipeline's: the pace measured is the client's.
+            #expect(harness.server.rateLimitedRequests == 0)
+            #expect(abs(rate - 20) <= 2, "observed \(rate) requests per second")
         }
     }
 
@@ -47,7 +49,7 @@ struct RateLimitRunTests {
         let reference = try await ReferenceOutputs.shared.lines(for: "pipelines/bookmarks.yaml")
         try await withConfiguredSandbox({ $0.rateLimit = SandboxRateLimit(requestsPerSecond: 4, burst: 2) }) { harness in
             let file = try pipeline(pageSize: 10, extra: "  retry: { attempts: 8, backoff: 100ms }")
-            let result = try await harness.run(file)
+            let result = try await harness.run(file, ["-v"])
             #expect(result.status == 0, "stderr: \(result.stderr)")
             #expect(result.stdoutLines == reference)
             #expect(harness.server.rateLimitedRequests > 0)
