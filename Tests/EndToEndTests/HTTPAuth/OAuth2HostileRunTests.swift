@@ -5,6 +5,22 @@ import Testing
 /// and the run never sends a data request with a token it could not trust.
 @Suite("run: hostile OAuth2 token endpoints")
 struct OAuth2HostileRunTests {
+    /// A REST pipeline against `server` whose token comes from `auth`.
+    private func pipeline(server: RecordingServer, auth: String) throws -> String {
+        let file = try CommandRunner.temporaryDirectory().appendingPathComponent("p.yaml").path
+        try """
+            source:
+              type: rest
+              server: \(server.origin)
+              url: /items
+              records: items
+              paginate: { style: next-link, next-path: next }
+              retry: { attempts: 1 }
+              auth: { oauth2: { \(auth) } }
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
     @Test(
         "hostile token answers end the run with an error naming the problem",
         arguments: [
@@ -20,18 +36,7 @@ struct OAuth2HostileRunTests {
             target.hasPrefix("/o/oauth2/token") ? .init(status: status, body: body) : .init(body: #"{"items":[],"next":null}"#)
         }
         defer { server.stop() }
-        let directory = try CommandRunner.temporaryDirectory()
-        let file = directory.appendingPathComponent("p.yaml").path
-        try """
-            source:
-              type: rest
-              server: \(server.origin)
-              url: /items
-              records: items
-              paginate: { style: next-link, next-path: next }
-              retry: { attempts: 1 }
-              auth: { oauth2: { client-id: app, client-secret: HOSTILE-secret-5 } }
-            """.write(toFile: file, atomically: true, encoding: .utf8)
+        let file = try pipeline(server: server, auth: "client-id: app, client-secret: HOSTILE-secret-5")
         let result = try await CommandRunner.run(["run", file])
         #expect(result.status != 0)
         #expect(result.stderr.contains(problem), "stderr: \(result.stderr)")
@@ -46,17 +51,7 @@ struct OAuth2HostileRunTests {
     func otherOrigin() async throws {
         let server = try RecordingServer(host: "127.0.0.1") { _ in .init(body: "{}") }
         defer { server.stop() }
-        let directory = try CommandRunner.temporaryDirectory()
-        let file = directory.appendingPathComponent("p.yaml").path
-        try """
-            source:
-              type: rest
-              server: \(server.origin)
-              url: /items
-              records: items
-              paginate: { style: next-link, next-path: next }
-              auth: { oauth2: { token-url: "http://127.0.0.2:\(server.port)/token", client-id: app, client-secret: s } }
-            """.write(toFile: file, atomically: true, encoding: .utf8)
+        let file = try pipeline(server: server, auth: "token-url: \"http://127.0.0.2:\(server.port)/token\", client-id: app, client-secret: s")
         let result = try await CommandRunner.run(["run", file])
         #expect(result.status != 0)
         #expect(result.stderr.contains("allow-other-token-origin"), "stderr: \(result.stderr)")

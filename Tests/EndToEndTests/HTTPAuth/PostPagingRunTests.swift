@@ -21,7 +21,7 @@ struct PostPagingRunTests {
             """),
     ]
 
-    private func pipeline(_ source: String, extra: String = "") throws -> String {
+    private func pipeline(_ source: String, extra: String = "", prefetch: Int = 3) throws -> String {
         let file = try CommandRunner.temporaryDirectory().appendingPathComponent("post.yaml")
         try """
             name: post-search
@@ -33,7 +33,7 @@ struct PostPagingRunTests {
               records: items
               total: totalCount
             \(source)
-              pagination: { first-page-size: 10, page-size: 10, prefetch: 3 }
+              pagination: { first-page-size: 10, page-size: 10, prefetch: \(prefetch) }
             \(extra)
             convert:
               model: bookmark
@@ -64,14 +64,16 @@ struct PostPagingRunTests {
 
     @Test("POST retries like a read by default; idempotent: false sends each page once")
     func idempotence() async throws {
+        // One page at a time: every second request fails, so each page fails once and then
+        // succeeds, whatever the timing.
         let faults = FaultPlan(failEvery: 2, failStatus: 503)
         try await withSandbox(faults: faults) { harness in
-            let retried = try await harness.run(try pipeline(Self.styles[0].source, extra: "  retry: { attempts: 3, backoff: 10ms }"))
+            let retried = try await harness.run(try pipeline(Self.styles[0].source, extra: "  retry: { attempts: 3, backoff: 10ms }", prefetch: 1))
             #expect(retried.status == 0, "stderr: \(retried.stderr)")
             #expect(retried.stdoutLines.count == 73)
         }
         try await withSandbox(faults: faults) { harness in
-            let once = try await harness.run(try pipeline(Self.styles[0].source, extra: "  idempotent: false\n  retry: { attempts: 3, backoff: 10ms }"))
+            let once = try await harness.run(try pipeline(Self.styles[0].source, extra: "  idempotent: false\n  retry: { attempts: 3, backoff: 10ms }", prefetch: 1))
             #expect(once.status != 0)
             #expect(once.stderr.contains("HTTP 503"), "stderr: \(once.stderr)")
             #expect(!once.stderr.contains("retrying"), "stderr: \(once.stderr)")

@@ -37,10 +37,13 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
 
     func fetch(_ page: PageRequest, provisional: @Sendable (FetchedPage) async -> Void) async throws(ScreensPipeError) -> FetchedPage {
         let (prepared, decision) = try wire.preparedRequestAndDecision(for: page, settings: settings)
-        guard let tokenProvider, decision == .sendWithCredentials else { return try await send(prepared, page: page) }
-        if settings.oauth2TokenURL == nil, case .oauth2(let spec) = settings.source.auth {
-            // Only reached when the origin rule refused the token endpoint: say why.
+        guard decision == .sendWithCredentials, case .oauth2(let spec) = settings.source.auth else {
+            return try await send(prepared, page: page)
+        }
+        guard let tokenProvider else {
+            // The origin rule refused the token endpoint: say why rather than send no token.
             _ = try spec.resolvedTokenURL(against: settings.configuredURL, source: settings.source)
+            throw ScreensPipeError(.configuration, "auth.oauth2.token-url cannot be used", page: page.index)
         }
         var refreshedAfterRefusal = false
         while true {

@@ -78,13 +78,15 @@ extension RESTSourceSpec: SourceTypeSettings, QueryParameterized {
     }
 
     var cacheIdentity: JSONValue {
-        [
+        var identity: JSONObject = [
             "type": .string(Self.typeName), "url": .string(CacheKey.hashingSecrets(inURL: url)), "query": query.cacheIdentity,
             "records": records.map(JSONValue.string) ?? .null, "total": total.map(JSONValue.string) ?? .null,
             "paginate": .string(paginate.cacheIdentity),
-            // The body selects the rows as a query does; a digest keeps any value in it out.
-            "body": requestBody.map { .string(CacheKey.digest($0.template.jsonString)) } ?? .null,
         ]
+        // The body selects the rows as a query does; a digest keeps any value in it out.
+        // Only POST sources have the member, so the keys of GET sources keep their bytes.
+        if let requestBody { identity["body"] = .string(CacheKey.digest(requestBody.template.jsonString)) }
+        return .object(identity)
     }
 
     /// A page-numbered API takes one page size for every page, so the first page has it too.
