@@ -38,9 +38,11 @@ test: setup
 	  SCREENS_PIPE_BIN="$(BIN_DIR)/screens-pipe" SCREENS_PIPE_EMBED_BIN="$(BIN_DIR)/embed-sample" \
 	    $(SWIFT) test --skip-build --disable-xctest
 
+# Any sample runs the same way: make demo DEMO=pipelines/bookmark-folder-tree.yaml
+DEMO ?= pipelines/bookmarks.yaml
 demo: build
-	@echo "# screens-pipe run pipelines/bookmarks.yaml  (the bundled sandbox portal, in-process)" >&2
-	"$(BIN_DIR)/screens-pipe" run pipelines/bookmarks.yaml
+	@echo "# screens-pipe run $(DEMO)  (the bundled sandbox portal, in-process)" >&2
+	"$(BIN_DIR)/screens-pipe" run $(DEMO)
 
 # The DocC documentation (articles and API reference) of each library, as static sites
 # under .build/docs/<Module>/ (open index.html through any static file server).

@@ -120,7 +120,8 @@ public final class Pipeline: Sendable {
                 self.bus.finish()
             }
         }
-        await stages.fetcher.shutdown()
+        await stages.fetcher?.shutdown()
+        await stages.fanOut?.shutdown()
         await stages.server?.stop()
 
         var summary = tally.summary
@@ -146,7 +147,10 @@ public final class Pipeline: Sendable {
     // MARK: - Stages
 
     struct Stages: Sendable {
-        var fetcher: any PageFetcher
+        /// The one list's fetcher; nil for a fan-out, whose lists each get their own.
+        var fetcher: (any PageFetcher)?
+        /// The lists of a `for-each` or `recursive` source; nil for one list.
+        var fanOut: FanOutRun?
         var converter: RowConverter
         var filter: RowFilter?
         var limit: Int?
@@ -179,10 +183,15 @@ public final class Pipeline: Sendable {
         case nil:
             baseURL = nil
         }
-        let fetcher: any PageFetcher
+        var fetcher: (any PageFetcher)?
+        var fanOut: FanOutRun?
         do throws(ScreensPipeError) {
-            let source = try await SourceFactory.makeFetcher(spec: spec, baseURL: baseURL, environment: instrumented(environment, metrics: metrics))
-            fetcher = InstrumentedFetcher(base: source, metrics: metrics, trace: environment.trace, cached: spec.cache != nil)
+            if spec.source.fansOut {
+                fanOut = try await FanOutRun.make(spec: spec, baseURL: baseURL, environment: instrumented(environment, metrics: metrics), metrics: metrics)
+            } else {
+                let source = try await SourceFactory.makeFetcher(spec: spec, baseURL: baseURL, environment: instrumented(environment, metrics: metrics))
+                fetcher = InstrumentedFetcher(base: source, metrics: metrics, trace: environment.trace, cached: spec.cache != nil)
+            }
         } catch {
             await server?.stop()
             throw error
@@ -192,11 +201,12 @@ public final class Pipeline: Sendable {
         do throws(ScreensPipeError) {
             sink = makesSink ? try makeSink() : DiscardSink()
         } catch {
-            await fetcher.shutdown()
+            await fetcher?.shutdown()
+            await fanOut?.shutdown()
             await server?.stop()
             throw error
         }
-        return Stages(fetcher: fetcher, converter: converter, filter: filter, limit: spec.filter?.limit,
+        return Stages(fetcher: fetcher, fanOut: fanOut, converter: converter, filter: filter, limit: spec.filter?.limit,
             skipsInvalidRows: spec.convert?.onInvalid == .skip, sink: sink, server: server, metrics: metrics, trace: environment.trace)
     }
 
@@ -237,29 +247,21 @@ public final class Pipeline: Sendable {
     private func load(_ stages: Stages, tally: RunTally) async {
         let name = spec.name
         let bus = self.bus
-        await bus.publish(.started(RunStarted(pipeline: name, source: stages.fetcher.summary)))
-        let loader = PageLoader(fetcher: stages.fetcher, pagination: SourceFactory.effectivePagination(for: spec.source))
         var ending = RunEnding()
         do throws(ScreensPipeError) {
-            let outcome = try await loader.load(
-                provisional: { page in
-                    await bus.publish(.response(Self.response(for: page, pipeline: name)))
-                },
-                deliver: { (page) throws(ScreensPipeError) -> PageLoader.Decision in
-                    try await Self.deliver(page, stages: stages, pipeline: name, bus: bus, tally: tally)
-                })
-            switch outcome {
-            case .stopped:
-                ending.reason = .limit
-            case .ended(let end, let warning):
-                ending.reason = .completed
-                ending.end = end
-                ending.endWarning = warning
+            if let fanOut = stages.fanOut {
+                await bus.publish(.started(RunStarted(pipeline: name, source: fanOut.summary)))
+                try await loadFanOut(fanOut, stages: stages, tally: tally, ending: &ending)
+            } else if let fetcher = stages.fetcher {
+                await bus.publish(.started(RunStarted(pipeline: name, source: fetcher.summary)))
+                try await loadList(fetcher, stages: stages, tally: tally, ending: &ending)
             }
         } catch {
             if error.code != .cancelled || !Task.isCancelled {
                 tally.record(failure: error)
-                await bus.publish(.error(error.event(pipeline: name)))
+                var event = error.event(pipeline: name)
+                event.parent = stages.fanOut?.failure.parent
+                await bus.publish(.error(event))
             }
             ending.reason = .failed
         }
@@ -285,7 +287,7 @@ public final class Pipeline: Sendable {
         await bus.publish(.finished(finished))
     }
 
-    static func response(for page: FetchedPage, pipeline: String) -> ListResponse {
+    static func response(for page: FetchedPage, pipeline: String, lineage: Lineage? = nil) -> ListResponse {
         var response = ListResponse(
             pipeline: pipeline, page: page.request.index, startRow: page.request.startRow,
             endRow: page.request.endRow, rowCount: page.rowCount, rows: page.rows.count, origin: page.origin)
@@ -295,17 +297,65 @@ public final class Pipeline: Sendable {
             response.actionReason = mark.reason
         }
         response.paginator = page.paginator
+        response.parent = lineage?.json
         return response
+    }
+
+    /// Loads the one list of a plain source.
+    private func loadList(_ fetcher: any PageFetcher, stages: Stages, tally: RunTally, ending: inout RunEnding) async throws(ScreensPipeError) {
+        let name = spec.name
+        let bus = self.bus
+        let loader = PageLoader(fetcher: fetcher, pagination: SourceFactory.effectivePagination(for: spec.source))
+        let outcome = try await loader.load(
+            provisional: { page in
+                await bus.publish(.response(Self.response(for: page, pipeline: name)))
+            },
+            deliver: { (page) throws(ScreensPipeError) -> PageLoader.Decision in
+                try await Self.deliver(page, stages: stages, pipeline: name, bus: bus, tally: tally)
+            })
+        switch outcome {
+        case .stopped:
+            ending.reason = .limit
+        case .ended(let end, let warning):
+            ending.reason = .completed
+            ending.end = end
+            ending.endWarning = warning
+        }
+    }
+
+    /// Loads a `for-each` or `recursive` source: each child list's pages, delivered in
+    /// parent order with their parents named in the events.
+    private func loadFanOut(_ fanOut: FanOutRun, stages: Stages, tally: RunTally, ending: inout RunEnding) async throws(ScreensPipeError) {
+        let name = spec.name
+        let bus = self.bus
+        let include = spec.source.include
+        let outcome = try await fanOut.load(
+            provisional: { page, lineage in
+                await bus.publish(.response(Self.response(for: page, pipeline: name, lineage: lineage)))
+            },
+            deliver: { (page, lineage) throws(ScreensPipeError) -> PageLoader.Decision in
+                try await Self.deliver(page, stages: stages, pipeline: name, bus: bus, tally: tally, lineage: lineage, include: include)
+            })
+        switch outcome {
+        case .stopped:
+            ending.reason = .limit
+        case .completed(let warnings):
+            ending.reason = .completed
+            ending.endWarning = warnings.isEmpty ? nil : warnings.joined(separator: "; ")
+        }
     }
 
     /// Converts and filters one page and publishes its events as one batch. A cancelled run
     /// (an interrupt, a second signal) stops between rows and the page is not published.
     private static func deliver(
-        _ page: FetchedPage, stages: Stages, pipeline: String, bus: EventBus, tally: RunTally
+        _ page: FetchedPage, stages: Stages, pipeline: String, bus: EventBus, tally: RunTally,
+        lineage: Lineage? = nil, include: [IncludedField] = []
     ) async throws(ScreensPipeError) -> PageLoader.Decision {
         var events: [PipelineEvent] = []
         events.reserveCapacity(page.rows.count + 1)
-        events.append(.response(response(for: page, pipeline: pipeline)))
+        events.append(.response(response(for: page, pipeline: pipeline, lineage: lineage)))
+        let parent = lineage?.json
+        let included = lineage.map { ParentFields.object(include, from: $0) } ?? nil
         var selectedBefore = tally.selected
         let selectedAtStart = selectedBefore
         let convertStart = stages.trace?.now()
@@ -317,9 +367,11 @@ public final class Pipeline: Sendable {
         rows: for (offset, raw) in page.rows.enumerated() {
             if offset & 63 == 63, Task.isCancelled { throw ScreensPipeError.cancelled("the run was cancelled") }
             let rowNumber = page.request.startRow + offset
-            switch rowStages.process(raw, row: rowNumber, page: index) {
+            switch rowStages.process(raw, row: rowNumber, page: index, adding: included) {
             case .passed(let item):
-                events.append(.selected(SelectedRow(pipeline: pipeline, page: index, row: rowNumber, item: item)))
+                var selected = SelectedRow(pipeline: pipeline, page: index, row: rowNumber, item: item)
+                selected.parent = parent
+                events.append(.selected(selected))
                 selectedBefore += 1
                 if let limit = stages.limit, selectedBefore >= limit {
                     decision = .stop
@@ -330,8 +382,11 @@ public final class Pipeline: Sendable {
             case .skipped:
                 skipped += 1
             case .failed(let located):
-                failures.append(located)
-                events.append(.error(located.event(pipeline: pipeline)))
+                let named = lineage?.naming(located) ?? located
+                failures.append(named)
+                var event = named.event(pipeline: pipeline)
+                event.parent = parent
+                events.append(.error(event))
             }
         }
         tally.record(page: page.rows.count, selectedTotal: selectedBefore, failures: failures, skipped: skipped)

@@ -8,7 +8,9 @@ extension PipelineValidation {
     /// Only when the output fields are known: a `fields:` mapping or a fixed model
     /// (bookmark, web-content, asset); DDL records and unconverted rows have any fields.
     static func unknownFieldErrors(_ spec: PipelineSpec) -> [ScreensPipeError] {
-        guard let (fields, owner) = outputFields(spec.convert) else { return [] }
+        guard var (fields, owner) = outputFields(spec.convert) else { return [] }
+        // `include:` adds the parents' fields after conversion.
+        if !spec.source.include.isEmpty { fields.append(ParentFields.key) }
         func problem(_ name: String) -> String {
             var message = "'\(name)' is not a field of \(owner)"
             if let suggestion = KeySuggestion.closest(to: name, among: fields) { message += "; did you mean '\(suggestion)'?" }

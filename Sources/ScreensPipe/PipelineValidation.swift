@@ -19,6 +19,7 @@ public enum PipelineValidation {
                 errors.append(error)
             }
         }
+        errors += FanOutPlan.conflicts(spec)
         if errors.isEmpty { errors = unknownFieldErrors(spec) }
         if !errors.isEmpty { throw ConfigurationErrors(errors: errors) }
     }

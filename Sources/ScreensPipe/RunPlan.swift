@@ -18,7 +18,13 @@ public struct RunPlan: Sendable {
         var lines: [String] = []
         lines.append("# pipeline \(spec.name)\(spec.file.map { " (\($0))" } ?? "")")
         lines.append(spec.redactedDescription())
-        lines.append("# requests")
+        if spec.source.fansOut {
+            lines.append("# fan-out (each list is loaded per row of the list below it; ${name.field} is filled in from that row)")
+            lines += FanOutPlan.tree(of: spec.source)
+            lines.append("# requests of the child list, placeholders unresolved")
+        } else {
+            lines.append("# requests")
+        }
         let pagination = SourceFactory.effectivePagination(for: spec.source)
         for index in 0..<max(1, pages) {
             let request = PageRequest(index: index, pagination: pagination, continuation: source.chaining == .chained && index > 0 ? "<from page \(index - 1)>" : nil)

@@ -34,6 +34,7 @@ struct SandboxCommand: AsyncParsableCommand {
     @Option(help: "Fail data requests at this rate (0...1), seeded by --seed.") var failRate: Double = 0
     @Option(help: "Status of injected failures (503, 429, 500...).") var failStatus: Int = 503
     @Option(help: "Retry-After value sent with injected failures (seconds or an HTTP date).") var retryAfter: String?
+    @Option(help: "Fail every data request whose path, query or body contains this text, with --fail-status.") var failMatching: String?
     @Option(help: "Reset the connection (RST) on every Nth data request.") var resetEvery: Int?
     @Option(help: "Send half the body, then close, on every Nth data request.") var truncateEvery: Int?
     @Option(help: "Answer 200 with broken JSON on every Nth data request.") var malformedEvery: Int?
@@ -59,11 +60,12 @@ struct SandboxCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let faults = FaultPlan(
+        var faults = FaultPlan(
             latency: latency?.duration ?? .zero, failEvery: failEvery, failRate: failRate, failStatus: failStatus,
             retryAfter: retryAfter, resetEvery: resetEvery, truncateEvery: truncateEvery,
             malformedEvery: malformedEvery, stallEvery: stallEvery, stallDuration: stallFor?.duration ?? .seconds(30),
             down: down)
+        faults.failMatching = failMatching
         let server = try await SandboxServer.start(
             SandboxConfiguration(
                 host: host, port: port, dataDirectory: dataDirectory, generatedRows: generatedRows,

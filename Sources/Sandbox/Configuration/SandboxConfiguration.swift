@@ -80,6 +80,9 @@ public struct FaultPlan: Sendable {
     /// The portal is down: every connection is accepted and reset at once (clients see
     /// "connection reset by peer"), so nothing is ever answered.
     public var down: Bool
+    /// Fail every data request whose target (path and query) or body contains this text
+    /// with ``failStatus``: one child list of a fan-out fails, the others do not.
+    public var failMatching: String?
 
     /// Creates a fault plan; the defaults inject nothing.
     public init(

@@ -64,7 +64,8 @@ final class SandboxHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             write(server.router.respond(to: request), head: head, context: context)
             return
         }
-        let (number, action) = server.faults.nextRequest()
+        var (number, action) = server.faults.nextRequest()
+        if server.faults.plan.targets(uri: head.uri, body: body) { action = .fail }
         let latency = server.faults.plan.latency
         if latency > .zero {
             context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(latency)) {

@@ -23,6 +23,7 @@ extension PipelineEvent {
             if let action = event.action { object["action"] = .string(action) }
             if let reason = event.actionReason { object["actionReason"] = .string(reason) }
             if let paginator = event.paginator { object["paginator"] = .string(paginator) }
+            if let parent = event.parent { object["parent"] = parent }
         case .error(let event):
             object["event"] = "error"
             object["pipeline"] = .string(event.pipeline)
@@ -33,12 +34,14 @@ extension PipelineEvent {
             if let exceptionType = event.exceptionType { object["exceptionType"] = .string(exceptionType) }
             if let request = event.request { object["request"] = .string(request) }
             object["message"] = .string(event.message)
+            if let parent = event.parent { object["parent"] = parent }
         case .selected(let event):
             object["event"] = "selected"
             object["pipeline"] = .string(event.pipeline)
             object["page"] = .int(Int64(event.page))
             object["row"] = .int(Int64(event.row))
             object["item"] = event.item
+            if let parent = event.parent { object["parent"] = parent }
         case .finished(let event):
             object["event"] = "finished"
             object["pipeline"] = .string(event.pipeline)

@@ -82,6 +82,10 @@ public struct ListResponse: Sendable, Hashable {
     public var actionReason: String?
     /// The paginator `paginate: auto` chose from the first page, as a `paginate:` value.
     public var paginator: String?
+    /// For a child list of a `for-each` source: the parent rows it was made from,
+    /// `{"site": {"row": 1, "id": 20144}}` (each parent's row index and the fields its
+    /// placeholders read; `tree` holds the keys above a list of a tree); nil otherwise.
+    public var parent: JSONValue?
 
     /// Creates a response event for `page`, which covers `startRow..<endRow` and held `rows` rows.
     public init(pipeline: String, page: Int, startRow: Int, endRow: Int, rowCount: Int?, rows: Int, origin: PageOrigin) {
@@ -113,6 +117,10 @@ public struct ListError: Sendable, Hashable {
     public var request: String?
     /// A human-readable description of the failure.
     public var message: String
+    /// For a child list of a `for-each` source: the parent rows it was made from,
+    /// `{"site": {"row": 1, "id": 20144}}` (each parent's row index and the fields its
+    /// placeholders read; `tree` holds the keys above a list of a tree); nil otherwise.
+    public var parent: JSONValue?
 
     /// Creates an error event; only `kind` and `message` are required.
     public init(
@@ -140,6 +148,10 @@ public struct SelectedRow: Sendable, Hashable {
     public var row: Int
     /// The converted row.
     public var item: JSONValue
+    /// For a child list of a `for-each` source: the parent rows it was made from,
+    /// `{"site": {"row": 1, "id": 20144}}` (each parent's row index and the fields its
+    /// placeholders read; `tree` holds the keys above a list of a tree); nil otherwise.
+    public var parent: JSONValue?
 
     /// Creates a selection event for the `row`-th row of the list.
     public init(pipeline: String, page: Int, row: Int, item: JSONValue) {

@@ -10,6 +10,9 @@
 /// values substituted in are never expanded again.
 struct Interpolator: Sendable {
     var environment: [String: String]
+    /// The `as` names of the file's `for-each` sections: `${site.id}` is a parent-row
+    /// placeholder, kept as written for the fan-out to resolve per row.
+    var parentNames: Set<String> = []
 
     /// How deep defaults may nest references (`${A:-${B:-${C}}}` is 3). Expansion recurses
     /// per level, and a file is untrusted input: 40,000 levels once overflowed the stack.
@@ -103,8 +106,16 @@ struct Interpolator: Sendable {
         guard !name.isEmpty else {
             throw Failure(message: "invalid reference '\(whole)': expected ${NAME}, ${NAME:-default} or ${NAME:?message}")
         }
-        let value = environment[name]
         var rest = reference[nameEnd...]
+        if rest.first == UInt8(ascii: ".") {
+            guard parentNames.contains(name) else {
+                throw Failure(
+                    message: "'\(whole)' names no parent row: declare 'for-each: { as: \(name), list: ... }' on this source (environment variable names have no '.')")
+            }
+            output.append(contentsOf: whole.utf8)
+            return
+        }
+        let value = environment[name]
         if rest.isEmpty {
             guard let value else { throw Failure(message: "environment variable '\(name)' is not set") }
             output.append(contentsOf: value.utf8)

@@ -53,7 +53,7 @@ public struct PipelineLoader: Sendable {
             throw ConfigurationErrors(errors: [error])
         }
         var errors: [ScreensPipeError] = []
-        Interpolator(environment: environment).interpolate(&root, errors: &errors)
+        Interpolator(environment: environment, parentNames: FanOutNames.declared(in: root)).interpolate(&root, errors: &errors)
         var overrideLabels: [String] = []
         for argument in overrides {
             do {

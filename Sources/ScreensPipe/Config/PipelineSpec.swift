@@ -94,6 +94,15 @@ public struct SourceSpec: Sendable, Hashable {
     /// `on-response:`: rules that skip a page, end the list, retry or fail on a status or
     /// body match, tried in order before a response is read as a page.
     public var onResponse: [ResponseRule] = []
+    /// `for-each:`: run this source once per row of another list (see ``FanOutSpec``).
+    public var forEach: FanOutSpec?
+    /// `include:`: parent fields copied into every output row under `_parent`.
+    public var include: [IncludedField] = []
+    /// `recursive:`: list a tree (folders within folders) by listing each row's children.
+    public var recursive: RecursionSpec?
+    /// The `source:` mapping as written, placeholders unresolved: each parent row resolves
+    /// it into the source of its child list. Nil for sources built in code.
+    var rowTemplate: YAMLMapping?
 
     /// Creates a source spec with the defaults of a pipeline file: 15 s timeout, 5 s connect
     /// timeout, a 64 MiB response limit and TLS verification on.

@@ -34,6 +34,7 @@ extension SpecDecoder {
         if type.isNetworked { decodeNetwork(section, into: &spec) }
         guard let settings = type.decodeSettings(section, decoder: self, shared: spec) else { return nil }
         spec.type = SourceTypeSpec(settings)
+        decodeFanOut(section, into: &spec)
         return spec
     }
 

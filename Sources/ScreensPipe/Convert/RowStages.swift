@@ -31,9 +31,15 @@ struct RowStages: Sendable {
 
     /// Converts and filters row `row` (its index in the list) of page `page`. A row that
     /// fails is an error for that row, not for the page.
-    func process(_ raw: JSONValue, row: Int, page: Int) -> Outcome {
+    func process(_ raw: JSONValue, row: Int, page: Int, adding extra: (key: String, value: JSONValue)? = nil) -> Outcome {
         do throws(ScreensPipeError) {
-            let item = try converter.convert(raw, row: row, page: page)
+            var item = try converter.convert(raw, row: row, page: page)
+            // Added after conversion, which keeps only the fields it maps, and before the
+            // filter, which may select on them.
+            if let extra, case .object(var object) = item {
+                object[extra.key] = extra.value
+                item = .object(object)
+            }
             if let filter, try !filter.matches(item) { return .filteredOut }
             return .passed(item)
         } catch {

@@ -70,6 +70,11 @@ public struct PipelineTestRunner: Sendable {
         if let source = RecordedSource(testCase.input, caseName: testCase.name) {
             spec.source.type = .custom(source)
             spec.source.server = nil
+            // Recorded pages stand in for one child list of a fan-out: there are no parents.
+            spec.source.forEach = nil
+            spec.source.recursive = nil
+            spec.source.include = []
+            spec.source.rowTemplate = nil
         } else {
             spec.source.server = .sandbox
         }

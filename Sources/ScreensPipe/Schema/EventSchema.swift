@@ -48,6 +48,9 @@ public enum EventSchema {
 
     private static let count: JSONValue = ["type": "integer", "minimum": 0]
     private static let string: JSONValue = ["type": "string"]
+    /// A child list's parents (fan-out): each `as` name's row index and shown fields, and
+    /// `tree`, the keys above a list of a tree.
+    private static let parent: JSONValue = ["type": "object"]
 
     /// Each event kind and its fields, as the JSON-lines envelope writes them.
     private static let events: [(String, [Field])] = [
@@ -60,12 +63,14 @@ public enum EventSchema {
             field("action", ["enum": ["skip-page", "end-list"]], required: false),
             field("actionReason", string, required: false),
             field("paginator", string, required: false),
+            field("parent", parent, required: false),
         ]),
-        ("selected", [field("page", count), field("row", count), field("item", [:])]),
+        ("selected", [field("page", count), field("row", count), field("item", [:]), field("parent", parent, required: false)]),
         ("error", [
             field("page", count, required: false), field("row", count, required: false), field("kind", string),
             field("status", ["type": "integer"], required: false), field("exceptionType", string, required: false),
             field("request", string, required: false), field("message", string),
+            field("parent", parent, required: false),
         ]),
         ("finished", [
             field("pages", count), field("rows", count), field("selected", count), field("errors", count),

@@ -217,6 +217,31 @@ public enum PipelineSchema {
         "source.method": enumeration(["GET", "POST"], "REST: GET (default, the page in the query) or POST (the page in 'body')."),
         "source.body": ["type": "object", "description": "REST with method POST: the JSON body; the strings \"{offset}\", \"{limit}\", \"{pageSize}\", \"{page}\" and \"{cursor}\" become the page's values."],
         "source.idempotent": boolean("REST with method POST: retry the POST like a read (default true: a search changes nothing)."),
+        "source.for-each": [
+            "type": "object", "additionalProperties": false, "required": ["as", "list"],
+            "properties": [
+                "as": ["type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "description": "The name ${name.field} placeholders use for a parent row."],
+                "list": ["$ref": "#/definitions/source", "description": "The parent list; it takes the network keys of the source around it unless it sets them."],
+                "concurrency": ["anyOf": [["type": "integer", "minimum": 1, "maximum": 64], interpolated],
+                                "description": "Child lists loading at once and requests in flight for the whole run (outermost for-each only; default pagination.prefetch)."],
+                "max-parents": ["anyOf": [["type": "integer", "minimum": 1, "maximum": 1_000_000], interpolated],
+                                "description": "The most rows the parent list may have (default 10000); more is an error."],
+            ],
+            "description": "Run this source once per row of another list, with ${name.field} placeholders resolved from that row. See FanOut.md.",
+        ],
+        "source.include": [
+            "anyOf": [["type": "string", "minLength": 1], ["type": "array", "items": ["type": "string", "minLength": 1]]],
+            "description": "Parent fields (name.field) copied into each output row under _parent.",
+        ],
+        "source.recursive": [
+            "type": "object", "additionalProperties": false, "required": ["key", "param"],
+            "properties": [
+                "key": ["type": "string", "minLength": 1, "description": "The field that identifies a row (folderId)."],
+                "param": ["type": "string", "minLength": 1, "description": "The parameter that asks for a row's children (parentFolderId)."],
+                "max-depth": ["anyOf": [["type": "integer", "minimum": 1, "maximum": 64], interpolated], "description": "Levels below the root list (default 16); deeper is an error."],
+            ],
+            "description": "List a tree: each row's children are the list asked for with its key as param, walked depth first; a repeated key is an error.",
+        ],
 
         "pagination.first-page-size": integer(1, ConfigLimits.maximumPageSize, "Rows on page 0 (default 50)."),
         "pagination.page-size": integer(1, ConfigLimits.maximumPageSize, "Rows on every later page (default 25)."),

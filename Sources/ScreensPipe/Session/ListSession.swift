@@ -58,19 +58,26 @@ public struct ListSession: Sendable {
             throw .alreadyRan(pipeline: pipeline.spec.name)
         }
         let stages: Pipeline.Stages
+        let fetcher: any PageFetcher
         do throws(ScreensPipeError) {
+            if pipeline.spec.source.fansOut {
+                throw ScreensPipeError.configuration(
+                    "a session pages one list; a source with for-each or recursive is many lists: load it with run")
+            }
             stages = try await pipeline.prepare(
                 makesSink: false, metrics: RunMetrics(pipeline: pipeline.spec.name, factory: pipeline.environment.metricsFactory))
+            guard let listFetcher = stages.fetcher else { throw ScreensPipeError.configuration("the session's source has no fetcher") }
+            fetcher = listFetcher
         } catch {
             await pipeline.bus.publish(.error(error.event(pipeline: pipeline.spec.name)))
             pipeline.bus.finish()
             throw error
         }
         var driver = SessionDriver(
-            pipeline: pipeline, stages: stages,
+            pipeline: pipeline, stages: stages, fetcher: fetcher,
             machine: ListSessionStateMachine(
                 pipeline: pipeline.spec.name, pagination: SourceFactory.effectivePagination(for: pipeline.spec.source),
-                chaining: stages.fetcher.chaining, requestsPageSize: stages.fetcher.requestsPageSize, prefetch: prefetch,
+                chaining: fetcher.chaining, requestsPageSize: fetcher.requestsPageSize, prefetch: prefetch,
                 rowStages: RowStages(stages)),
             emit: emit)
         return await driver.run(commands)

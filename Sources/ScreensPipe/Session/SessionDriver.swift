@@ -24,12 +24,15 @@ struct SessionDriver {
     /// The last `finished` the machine emitted.
     private var finished: RunFinished?
 
-    init(pipeline: Pipeline, stages: Pipeline.Stages, machine: Machine, emit: @escaping @Sendable (SessionEvent) async throws -> Void) {
+    init(
+        pipeline: Pipeline, stages: Pipeline.Stages, fetcher: any PageFetcher, machine: Machine,
+        emit: @escaping @Sendable (SessionEvent) async throws -> Void
+    ) {
         self.pipeline = pipeline
         self.stages = stages
         self.machine = machine
         self.emit = emit
-        fetcher = stages.fetcher
+        self.fetcher = fetcher
     }
 
     mutating func run(_ commands: some AsyncSequence<SessionRequest, Never> & Sendable) async -> RunFinished {

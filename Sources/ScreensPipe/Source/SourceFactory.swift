@@ -5,8 +5,18 @@ enum SourceFactory {
     ) async throws(ScreensPipeError) -> any PageFetcher {
         let store: CacheStore? =
             if let cache = spec.cache { try await CacheStore.open(spec: cache, environment: environment.variables) } else { nil }
+        return try await makeFetcher(spec: spec, baseURL: baseURL, environment: environment, store: store, client: nil)
+    }
+
+    /// The source stage over a cache store and an HTTP client that are already open: a
+    /// fan-out builds one fetcher per child list on the run's one store and one client, and
+    /// shuts that client down itself once, after every list (never through a child's
+    /// fetcher, whose `shutdown()` would close the client for all of them).
+    static func makeFetcher(
+        spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment, store: CacheStore?, client: HTTPClient?
+    ) async throws(ScreensPipeError) -> any PageFetcher {
         let spec = try await AssetClassResolver.resolve(spec, baseURL: baseURL, store: store, environment: environment)
-        let source = try makeSource(spec: spec, baseURL: baseURL, environment: environment)
+        let source = try makeSource(spec: spec, baseURL: baseURL, environment: environment, client: client)
         guard let store else { return source }
         return try CachedPageFetcher(base: source, store: store, spec: spec, refresh: environment.refresh, logger: environment.logger)
     }
@@ -24,19 +34,20 @@ enum SourceFactory {
     }
 
     private static func makeSource(
-        spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment
+        spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment, client: HTTPClient?
     ) throws(ScreensPipeError) -> any PageFetcher {
         switch try blueprint(spec: spec, baseURL: baseURL, environment: environment) {
         case .fetcher(let fetcher):
             return fetcher
         case .http(let wire, let settings):
-            return httpFetcher(wire, settings: settings)
+            return httpFetcher(wire, settings: settings, client: client)
         }
     }
 
     /// Opens the wire format's existential so the fetcher is specialised for it.
-    private static func httpFetcher(_ wire: some WireFormat, settings: HTTPSourceSettings) -> any PageFetcher {
-        HTTPPageFetcher(wire: wire, settings: settings)
+    private static func httpFetcher(_ wire: some WireFormat, settings: HTTPSourceSettings, client: HTTPClient?) -> any PageFetcher {
+        if let client { return HTTPPageFetcher(wire: wire, settings: settings, client: client) }
+        return HTTPPageFetcher(wire: wire, settings: settings)
     }
 
     private static func blueprint(

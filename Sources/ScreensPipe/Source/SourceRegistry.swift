@@ -26,7 +26,7 @@ enum SourceRegistry {
     }
 
     /// The keys every type shares.
-    static let sharedKeys = ["type", "pagination"]
+    static let sharedKeys = ["type", "pagination", "for-each", "include", "recursive"]
 
     /// The keys of every networked type (see ``SourceTypeSettings/isNetworked``).
     static let networkKeys = [

@@ -92,9 +92,12 @@ import Testing
         }
         let directory = Self.packageRoot.appendingPathComponent("pipelines").path
         let files = try FileManager.default.contentsOfDirectory(atPath: directory).sorted().filter { $0.hasSuffix(".yaml") }
-        #expect(files.count == 10)
+        #expect(files.count == 12)
         for file in files {
             let spec = try PipelineLoader(environment: [:]).load(file: "\(directory)/\(file)")
+            // A fan-out has one key per list, built from the parent values (pinned apart by
+            // FanOutRunTests.cacheKeysPerChild): there is no one key to pin here.
+            if spec.source.fansOut { continue }
             // A file source's path is resolved against the pipeline file's directory, so the
             // key holds where this checkout is; the pinned text has it as a placeholder.
             let key = try CacheKey(spec: spec).text.replacingOccurrences(of: directory + "/", with: "<pipelines>/")
