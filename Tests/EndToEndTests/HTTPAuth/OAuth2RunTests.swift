@@ -63,6 +63,25 @@ struct OAuth2RunTests {
         }
     }
 
+    @Test("a fan-out's parent and child lists share one token")
+    func fanOutSharesTheToken() async throws {
+        try await withOAuth2Sandbox { harness in
+            let basic = try await harness.run("pipelines/all-structured-contents.yaml")
+            try #require(basic.status == 0, "stderr: \(basic.stderr)")
+            let file = try CommandRunner.temporaryDirectory().appendingPathComponent("fan.yaml")
+            let text = try String(contentsOfFile: "pipelines/all-structured-contents.yaml", encoding: .utf8)
+                .replacingOccurrences(
+                    of: "    basic:\n      username: ${LIFERAY_USER:-test@liferay.com}\n      password: ${LIFERAY_PASSWORD:-test}",
+                    with: "    oauth2: { client-id: sandbox-client, client-secret: sandbox-secret }")
+            try #require(text.contains("oauth2"))
+            try text.write(to: file, atomically: true, encoding: .utf8)
+            let result = try await harness.run(file.path)
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(result.stdoutLines == basic.stdoutLines)
+            #expect(harness.server.oauth2TokensIssued == 1)
+        }
+    }
+
     @Test("refresh-token grant: the configured refresh token obtains the access token")
     func refreshTokenGrant() async throws {
         try await withOAuth2Sandbox { harness in

@@ -12,6 +12,9 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
     private let sender: RetryingSender
     /// The OAuth 2 access token's keeper, when `auth: { oauth2: ... }`.
     let tokenProvider: OAuth2TokenProvider?
+    /// Sends token requests: retried as `source.retry` says, outside the rate limit of the
+    /// source's origin (the token endpoint may be elsewhere).
+    private let tokenSender: RetryingSender
 
     init(wire: Format, settings: HTTPSourceSettings, client: HTTPClient = HTTPClient()) {
         self.wire = wire
@@ -19,8 +22,9 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
         self.client = client
         let limiter = RateLimiterRegistry.shared.limiter(origin: URLParts(settings.configuredURL).origin, spec: settings.source.rateLimit)
         sender = RetryingSender(client: client, policy: settings.retry, limiter: limiter)
+        tokenSender = RetryingSender(client: client, policy: settings.retry)
         if case .oauth2(let spec) = settings.source.auth, let tokenURL = settings.oauth2TokenURL {
-            tokenProvider = OAuth2TokenProvider(spec: spec, tokenURL: tokenURL, source: settings.source, client: client, logger: settings.logger)
+            tokenProvider = OAuth2TokenProviders.shared.provider(spec: spec, tokenURL: tokenURL, source: settings.source, logger: settings.logger)
         } else {
             tokenProvider = nil
         }
@@ -50,7 +54,7 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
             var request = prepared
             let token: Secret
             do throws(ScreensPipeError) {
-                token = try await tokenProvider.token()
+                token = try await tokenProvider.token(sender: tokenSender)
             } catch {
                 var located = error
                 located.page = page.index

@@ -1,12 +1,15 @@
 internal import Foundation
 internal import Logging
+import Synchronization
 
-/// Obtains and renews one source's OAuth 2 access token, in memory only.
+/// Obtains and renews the OAuth 2 access token of one set of credentials, in memory only.
 ///
 /// Concurrent pages share one token and one request to the token endpoint: while a token
 /// is being obtained, every caller waits for that same request. A token is renewed before
 /// it expires (a tenth of its lifetime, at most a minute, early), and once more when the
-/// server answers 401 to it (``invalidate(_:)``).
+/// server answers 401 to it (``invalidate(_:)``). Every list of the process with the same
+/// credentials (the child lists of a fan-out, a service's repeated runs) uses one provider
+/// (``OAuth2TokenProviders``), so they share the token instead of asking for one each.
 actor OAuth2TokenProvider {
     /// The token in hand and when it should be replaced.
     private struct Current {
@@ -25,34 +28,31 @@ actor OAuth2TokenProvider {
     private let spec: OAuth2Spec
     private let tokenURL: String
     private let source: SourceSpec
-    private let sender: RetryingSender
     private let logger: Logger
     private var state: State = .empty
     /// The refresh token for the next refresh: the configured one, then any rotated one.
     private var refreshToken: Secret?
-    /// Requests made to the token endpoint, for the run's summary and tests.
-    private(set) var tokenRequests = 0
 
     /// - Parameters:
     ///   - tokenURL: the absolute token endpoint URL, already checked against the origin rule.
-    init(spec: OAuth2Spec, tokenURL: String, source: SourceSpec, client: HTTPClient, logger: Logger) {
+    init(spec: OAuth2Spec, tokenURL: String, source: SourceSpec, logger: Logger) {
         self.spec = spec
         self.tokenURL = tokenURL
         self.source = source
         self.logger = logger
-        sender = RetryingSender(client: client, policy: RetryPolicy(source.retry))
         if case .refreshToken(let token) = spec.grant { refreshToken = token }
     }
 
-    /// A valid access token: the one in hand, or a new one from the token endpoint.
-    func token() async throws(ScreensPipeError) -> Secret {
+    /// A valid access token: the one in hand, or a new one from the token endpoint, asked
+    /// through `sender` (the caller's client: the provider outlives any one run's client).
+    func token(sender: RetryingSender) async throws(ScreensPipeError) -> Secret {
         switch state {
         case .holding(let current) where ContinuousClock.now < current.renewAt:
             return current.token
         case .obtaining(let task):
             return try await task.value.get().token
         case .holding, .empty:
-            let task = Task { await self.requestToken() }
+            let task = Task { await self.requestToken(sender: sender) }
             state = .obtaining(task)
             let result = await task.value
             switch result {
@@ -69,8 +69,7 @@ actor OAuth2TokenProvider {
         if case .holding(let current) = state, current.token == token { state = .empty }
     }
 
-    private func requestToken() async -> Result<Current, ScreensPipeError> {
-        tokenRequests += 1
+    private func requestToken(sender: RetryingSender) async -> Result<Current, ScreensPipeError> {
         let request = tokenRequest()
         let response: HTTPResponse
         do throws(HTTPError) {
@@ -133,5 +132,27 @@ actor OAuth2TokenProvider {
         request.secretValues = secrets
         request.body = Array(form.map { "\(URLText.encode($0.name))=\(URLText.encode($0.value))" }.joined(separator: "&").utf8)
         return request
+    }
+}
+
+/// The process's token providers, one per set of OAuth 2 credentials (token endpoint,
+/// grant, client, secret, refresh token, scope), named by a digest so no secret is a key
+/// in the clear. The number of entries is the number of credential sets the process uses.
+final class OAuth2TokenProviders: Sendable {
+    static let shared = OAuth2TokenProviders()
+
+    private let providers = Mutex<[String: OAuth2TokenProvider]>([:])
+
+    func provider(spec: OAuth2Spec, tokenURL: String, source: SourceSpec, logger: Logger) -> OAuth2TokenProvider {
+        var refresh = ""
+        if case .refreshToken(let token) = spec.grant { refresh = token.revealed }
+        let identity = [tokenURL, spec.grantName, spec.clientID, spec.clientSecret?.revealed ?? "", refresh, spec.scope ?? "", spec.clientAuthentication.rawValue]
+        let key = CacheKey.digest(identity.joined(separator: "\n"))
+        return providers.withLock { providers in
+            if let existing = providers[key] { return existing }
+            let made = OAuth2TokenProvider(spec: spec, tokenURL: tokenURL, source: source, logger: logger)
+            providers[key] = made
+            return made
+        }
     }
 }
