@@ -6,7 +6,7 @@ import Testing
 /// rate it sees.
 @Suite("run: rate limits end to end")
 struct RateLimitRunTests {
-    private func pipeline(pageSize: Int, extra: String) throws -> String {
+    private func pipeline(pageSize: Int, prefetch: Int = 4, extra: String) throws -> String {
         let file = try CommandRunner.temporaryDirectory().appendingPathComponent("rate.yaml")
         try """
             name: rate
@@ -17,7 +17,7 @@ struct RateLimitRunTests {
               records: data.records
               total: meta.total
               paginate: offset
-              pagination: { first-page-size: \(pageSize), page-size: \(pageSize), prefetch: 4 }
+              pagination: { first-page-size: \(pageSize), page-size: \(pageSize), prefetch: \(prefetch) }
             \(extra)
             convert:
               model: bookmark
@@ -25,11 +25,13 @@ struct RateLimitRunTests {
         return file.path
     }
 
-    @Test("requests: 20 per 1s: the sandbox observes 20 requests per second within 10%, and every row once")
+    // 10 per second with 8 pages in flight: a request may take 800 ms before the client
+    // falls behind its budget, so a machine busy with other tests still keeps the pace.
+    @Test("requests: 10 per 1s: the sandbox observes 10 requests per second within 10%, and every row once")
     func measuredRate() async throws {
         let reference = try await ReferenceOutputs.shared.lines(for: "pipelines/bookmarks.yaml")
         try await withConfiguredSandbox({ $0.rateLimit = SandboxRateLimit(requestsPerSecond: 100, burst: 100) }) { harness in
-            let file = try pipeline(pageSize: 2, extra: "  rate-limit: { requests: 20, per: 1s, burst: 1 }")
+            let file = try pipeline(pageSize: 2, prefetch: 8, extra: "  rate-limit: { requests: 10, per: 1s, burst: 1 }")
             let result = try await harness.run(file)
             #expect(result.status == 0, "stderr: \(result.stderr)")
             #expect(result.stdoutLines == reference)
@@ -40,7 +42,7 @@ struct RateLimitRunTests {
             let rate = Double(times.count - 1) / seconds
             // The sandbox's own budget is far above the pipeline's: the pace measured is the client's.
             #expect(harness.server.rateLimitedRequests == 0)
-            #expect(abs(rate - 20) <= 2, "observed \(rate) requests per second")
+            #expect(abs(rate - 10) <= 1, "observed \(rate) requests per second")
         }
     }
 
