@@ -57,7 +57,7 @@ struct Router: Sendable {
             return oauth2.respond(to: request)
         }
         if let oauth2, Self.isDataEndpoint(request.path) {
-            switch oauth2.check(authorization: request.headers["authorization"]) {
+            switch oauth2.check(authorization: request.headers["authorization"], at: request.receivedAt) {
             case .unknown: break
             case .valid(let email):
                 authentication = portal.data.accounts.users.first { $0.emailAddress == email }.map(Authentication.user) ?? .invalid

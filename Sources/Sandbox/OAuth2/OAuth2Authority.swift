@@ -45,11 +45,11 @@ final class OAuth2Authority: Sendable {
         case expired
     }
 
-    /// Checks (and counts a use of) the bearer token in `authorization`.
-    func check(authorization: String?) -> Verdict {
+    /// Checks (and counts a use of) the bearer token in `authorization`, as of `now` (when
+    /// the request arrived).
+    func check(authorization: String?, at now: ContinuousClock.Instant) -> Verdict {
         guard let authorization, authorization.lowercased().hasPrefix("bearer ") else { return .unknown }
         let token = authorization.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
-        let now = ContinuousClock.now
         return ledger.withLock { ledger in
             guard var issued = ledger.accessTokens[token] else { return .unknown }
             issued.uses += 1
