@@ -24,6 +24,20 @@ public final class SandboxServer: Sendable {
     /// HTTP requests received so far, on any path, including those answered with an injected fault.
     public var requestCount: Int { state.requestCount }
 
+    /// OAuth 2 access tokens issued so far by `/o/oauth2/token`.
+    public var oauth2TokensIssued: Int { state.router.oauth2?.tokensIssued ?? 0 }
+
+    /// Every OAuth 2 access and refresh token the provider issued or holds, so a test can
+    /// search a run's outputs for them.
+    public var oauth2IssuedTokens: [String] { state.router.oauth2?.knownTokens ?? [] }
+
+    /// When each data request admitted by the rate limit arrived, from the server's start
+    /// (empty without a rate limit).
+    public var admittedRequestTimes: [Duration] { state.router.rateLimit?.admittedTimes ?? [] }
+
+    /// Data requests answered 429 by the rate limit.
+    public var rateLimitedRequests: Int { state.router.rateLimit?.refusedCount ?? 0 }
+
     private init(channel: any Channel, state: ServerState, configuration: SandboxConfiguration, port: Int) {
         self.channel = channel
         self.state = state
@@ -42,7 +56,9 @@ public final class SandboxServer: Sendable {
             hideEvery: configuration.hideEvery, entries: BookmarkEntries(data.bookmarks))
         let state = ServerState(
             router: Router(
-                portal: portal, loginRedirect: configuration.loginRedirect, version: configuration.liferayVersion),
+                portal: portal, loginRedirect: configuration.loginRedirect, version: configuration.liferayVersion,
+                oauth2: configuration.oauth2.map(OAuth2Authority.init(plan:)),
+                rateLimit: configuration.rateLimit.map(RateLimitGate.init(limit:))),
             faults: FaultInjector(plan: configuration.faults, seed: configuration.seed))
         let down = configuration.faults.down
 

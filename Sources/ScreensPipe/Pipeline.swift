@@ -341,6 +341,11 @@ public final class Pipeline: Sendable {
             pipeline: pipeline, page: page.request.index, startRow: page.request.startRow,
             endRow: page.request.endRow, rowCount: page.rowCount, rows: page.rows.count, origin: page.origin)
         if page.origin != .file { response.fetchedAt = page.fetchedAt }
+        if let mark = page.responseAction {
+            response.action = mark.action.rawValue
+            response.actionReason = mark.reason
+        }
+        response.paginator = page.paginator
         response.parent = lineage?.json
         return response
     }

@@ -36,6 +36,12 @@ public struct RunPlan: Sendable {
                 if let body = planned.body { lines.append("  \(body)") }
             }
         }
+        if let rest = spec.source.type.settings as? RESTSourceSpec, rest.paginate == .auto {
+            lines.append(
+                "... the paginator is decided at run time from the first page (a Link header, a next link or cursor in the body, page numbers, or a total with offset/limit), then each next page as it says, one at a time, at most \(pagination.maxPages) pages")
+            text = lines.joined(separator: "\n") + "\n"
+            return
+        }
         switch source.chaining {
         case .indexed:
             lines.append(

@@ -22,6 +22,10 @@ public struct SandboxConfiguration: Sendable {
     /// The portal version to stand in for: its JSON-WS signatures decide which commands are
     /// answered, and headless delivery exists from 7.2 on.
     public var liferayVersion: LiferayVersion
+    /// The OAuth 2 provider at `/o/oauth2/token` and its clients; nil serves none.
+    public var oauth2: OAuth2Plan? = .standard
+    /// A request budget on the data endpoints (429 beyond it); nil admits everything.
+    public var rateLimit: SandboxRateLimit?
 
     /// Creates a configuration; every default is a well-behaved portal on an ephemeral loopback port.
     public init(

@@ -7,11 +7,20 @@ struct Router: Sendable {
     let loginRedirect: Bool
     let version: LiferayVersion
     let jsonwsMatcher: JSONWSActionMatcher
+    /// The OAuth 2 provider; nil serves no token endpoint.
+    let oauth2: OAuth2Authority?
+    /// The data endpoints' request budget; nil admits everything.
+    let rateLimit: RateLimitGate?
 
-    init(portal: Portal, loginRedirect: Bool, version: LiferayVersion) {
+    init(
+        portal: Portal, loginRedirect: Bool, version: LiferayVersion, oauth2: OAuth2Authority? = nil,
+        rateLimit: RateLimitGate? = nil
+    ) {
         changes = SandboxChanges(portal: portal)
         self.loginRedirect = loginRedirect
         self.version = version
+        self.oauth2 = oauth2
+        self.rateLimit = rateLimit
         jsonwsMatcher = JSONWSActionMatcher(version: version)
     }
 
@@ -25,23 +34,44 @@ struct Router: Sendable {
     }
 
     func respond(to request: SandboxRequest) -> SandboxResponse {
+        guard let rateLimit, Self.isDataEndpoint(request.path) else { return route(request) }
+        return rateLimit.admit { route(request) }
+    }
+
+    private func route(_ request: SandboxRequest) -> SandboxResponse {
         if let name = request.headers[PagingMisbehaviour.headerName], !name.isEmpty {
             guard let misbehaviour = PagingMisbehaviour(rawValue: name) else {
                 return .text(400, "Unknown \(PagingMisbehaviour.headerName): \(name)\n")
             }
             var honest = request
             honest.headers[PagingMisbehaviour.headerName] = nil
-            return misbehaviour.respond(to: honest) { respond(to: $0) }
+            return misbehaviour.respond(to: honest) { route($0) }
         }
         if let template = request.headers[LinkTemplate.headerName], !template.isEmpty {
             var honest = request
             honest.headers[LinkTemplate.headerName] = nil
-            return LinkTemplate.respond(to: honest, template: template, honest: respond(to: honest))
+            return LinkTemplate.respond(to: honest, template: template, honest: route(honest))
         }
         if request.path == SandboxChanges.path { return changes.respond(to: request) }
         let portal = changes.portal
         let baseURL = request.baseURL
-        let authentication = portal.data.accounts.authenticate(authorization: request.headers["authorization"])
+        var authentication = portal.data.accounts.authenticate(authorization: request.headers["authorization"])
+        if let oauth2, request.path == OAuth2Authority.tokenPath {
+            return oauth2.respond(to: request)
+        }
+        if let oauth2, Self.isDataEndpoint(request.path) {
+            switch oauth2.check(authorization: request.headers["authorization"], at: request.receivedAt) {
+            case .unknown: break
+            case .valid(let email):
+                authentication = portal.data.accounts.users.first { $0.emailAddress == email }.map(Authentication.user) ?? .invalid
+            case .expired:
+                let headless = request.path.hasPrefix(StructuredContents.pathPrefix) || request.path == MyUserAccountSites.path
+                return OAuth2Authority.expiredTokenResponse(
+                    body: headless
+                        ? ["status": "UNAUTHORIZED", "title": "Authenticated access required"]
+                        : PortalError.authenticationRequired.jsonwsBody)
+            }
+        }
         switch request.path {
         case Self.invokePath:
             guard request.method == "POST" else { return methodNotAllowed("POST") }
@@ -63,6 +93,12 @@ struct Router: Sendable {
             return headless(request, authentication, baseURL: baseURL) { account in
                 .json(200, try MyUserAccountSites(portal: portal).page(query: request.query, account: account))
             }
+
+        case _ where request.path.hasPrefix(SearchEndpoint.pathPrefix):
+            if case .invalid = authentication {
+                return unauthenticated(request, baseURL: baseURL, body: ["error": "Authenticated access required"])
+            }
+            return SearchEndpoint(portal: portal).respond(to: request)
 
         case _ where request.path.hasPrefix(RESTEndpoints.pathPrefix):
             guard request.method == "GET" else { return methodNotAllowed("GET") }

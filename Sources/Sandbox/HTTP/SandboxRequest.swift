@@ -11,6 +11,8 @@ struct SandboxRequest: Sendable {
     var body: [UInt8]
     /// `http://` plus the Host the client used (else the server's own address), for absolute links.
     var baseURL: String
+    /// When the request arrived, before any injected latency: a token is checked as of then.
+    var receivedAt = ContinuousClock.now
 
     init(method: String, uri: String, headers: [(String, String)], body: [UInt8], localAddress: String) {
         self.method = method

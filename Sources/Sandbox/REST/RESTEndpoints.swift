@@ -41,7 +41,7 @@ struct RESTEndpoints: Sendable {
         }
     }
 
-    private func dataset(_ name: Substring) -> RowList? {
+    func dataset(_ name: Substring) -> RowList? {
         switch name {
         case "bookmarks": return .stored(portal.entries.rows(groupId: 20143, folderId: 0))
         case "generated": return portal.generated.map(RowList.generated)

@@ -22,6 +22,9 @@ extension PipelineEvent {
             object["rows"] = .int(Int64(event.rows))
             object["origin"] = .string(event.origin.rawValue)
             if let fetchedAt = event.fetchedAt { object["fetchedAt"] = .string(EventTime.text(fetchedAt)) }
+            if let action = event.action { object["action"] = .string(action) }
+            if let reason = event.actionReason { object["actionReason"] = .string(reason) }
+            if let paginator = event.paginator { object["paginator"] = .string(paginator) }
             if let parent = event.parent { object["parent"] = parent }
         case .error(let event):
             object["event"] = "error"

@@ -81,6 +81,13 @@ public struct ListResponse: Sendable, Hashable {
     /// When the rows were fetched from the server (long ago, for a page from the cache);
     /// nil for rows that never came from a server (a file).
     public var fetchedAt: Date?
+    /// `skip-page` or `end-list` when an `on-response:` rule answered for the page (it then
+    /// holds no rows); nil for a page read as usual.
+    public var action: String?
+    /// Which rule matched and why, with ``action``.
+    public var actionReason: String?
+    /// The paginator `paginate: auto` chose from the first page, as a `paginate:` value.
+    public var paginator: String?
     /// For a child list of a `for-each` source: the parent rows it was made from,
     /// `{"site": {"row": 1, "id": 20144}}` (each parent's row index and the fields its
     /// placeholders read; `tree` holds the keys above a list of a tree); nil otherwise.

@@ -30,4 +30,7 @@ public enum ListEnd: String, Sendable, Hashable, CaseIterable {
     /// page whose rows are all older than the stored cursor: every row after it is older
     /// still, so the run ended there on purpose. Not a truncation.
     case cursor
+    /// An `on-response:` rule with `action: end-list` matched; `endWarning` names the page
+    /// and the rule.
+    case responseAction = "response-action"
 }

@@ -163,6 +163,9 @@ package struct CachedPageFetcher: PageFetcher {
     private func fetchAndStore(_ request: PageRequest) async throws(ScreensPipeError) -> FetchedPage {
         let page = try await base.fetch(request)
         noteServed(fromCache: false)
+        // A page an on-response rule skipped or ended is no page of the list: a later run
+        // must meet the rule again, not an empty page from the cache.
+        guard page.responseAction == nil else { return page }
         do throws(ScreensPipeError) {
             try await store.write(key: key.text, pipeline: pipeline, page: page, snapshot: snapshot)
         } catch {

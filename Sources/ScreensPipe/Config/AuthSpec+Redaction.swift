@@ -7,6 +7,8 @@ extension AuthSpec: CustomStringConvertible, CustomDebugStringConvertible, Custo
         switch self {
         case .basic(let username, _): "basic(username: \(username), password: \(redactedPlaceholder))"
         case .bearer: "bearer(token: \(redactedPlaceholder))"
+        case .oauth2(let spec):
+            "oauth2(token-url: \(redactedURL(spec.tokenURL)), grant: \(spec.grantName), client-id: \(spec.clientID), client-secret: \(redactedPlaceholder))"
         }
     }
 
@@ -20,6 +22,11 @@ extension AuthSpec: CustomStringConvertible, CustomDebugStringConvertible, Custo
             Mirror(self, children: ["username": username, "password": redactedPlaceholder], displayStyle: .enum)
         case .bearer:
             Mirror(self, children: ["token": redactedPlaceholder], displayStyle: .enum)
+        case .oauth2(let spec):
+            Mirror(
+                self,
+                children: ["token-url": redactedURL(spec.tokenURL), "grant": spec.grantName, "client-id": spec.clientID, "client-secret": redactedPlaceholder],
+                displayStyle: .enum)
         }
     }
 }

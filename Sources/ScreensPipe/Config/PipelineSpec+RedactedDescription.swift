@@ -43,6 +43,8 @@ extension SourceSpec {
             members.append(("auth", .mapping([("basic", .mapping(basic))])))
         case .bearer?:
             members.append(("auth", .mapping([("bearer", .raw(redactedPlaceholder))])))
+        case .oauth2(let spec)?:
+            members.append(("auth", .mapping([("oauth2", .mapping(spec.redactedMembers))])))
         case nil: break
         }
         members += type.settings.redactedMembers
@@ -72,6 +74,14 @@ extension SourceSpec {
         if !headers.isEmpty {
             // Any header may carry a credential, so none of their values are shown.
             members.append(("headers", .mapping(headers.map { ($0.name, .raw(redactedPlaceholder)) })))
+        }
+        if let rateLimit {
+            members.append((
+                "rate-limit",
+                .mapping([
+                    ("requests", .raw("\(rateLimit.requests)")), ("per", .raw(ConfigUnitText.duration(rateLimit.per))),
+                    ("burst", .raw("\(rateLimit.burst)")), ("max-wait", .raw(ConfigUnitText.duration(rateLimit.maxWait))),
+                ])))
         }
         return members
     }

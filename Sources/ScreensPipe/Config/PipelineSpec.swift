@@ -90,6 +90,12 @@ public struct SourceSpec: Sendable, Hashable {
     /// Extra request headers; secret-named ones (`Cookie`, `X-Api-Key`...) and those
     /// written `{ secret: value }` hold a ``SensitiveText/secret(_:)``.
     public var headers: [HeaderSpec]
+    /// `rate-limit:`: the request budget for the server's origin, shared by the process;
+    /// nil leaves only the server's own signals (429, `RateLimit-*` headers).
+    public var rateLimit: RateLimitSpec? = nil
+    /// `on-response:`: rules that skip a page, end the list, retry or fail on a status or
+    /// body match, tried in order before a response is read as a page.
+    public var onResponse: [ResponseRule] = []
     /// `for-each:`: run this source once per row of another list (see ``FanOutSpec``).
     public var forEach: FanOutSpec?
     /// `include:`: parent fields copied into every output row under `_parent`.
@@ -175,6 +181,9 @@ public enum AuthSpec: Sendable, Hashable {
     case basic(username: String, password: Secret)
     /// `Authorization: Bearer <token>`.
     case bearer(token: Secret)
+    /// `Authorization: Bearer <token>` with a token obtained (and renewed) from an OAuth 2
+    /// token endpoint.
+    case oauth2(OAuth2Spec)
 }
 
 /// Fluent pagination (docs/architecture.md, "Pagination").

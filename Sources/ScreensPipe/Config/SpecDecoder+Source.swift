@@ -77,6 +77,8 @@ extension SpecDecoder {
         spec.caFile = section.nonEmptyString("ca-file")
         if let value = section.bool("insecure-skip-tls-verify") { spec.insecureSkipTLSVerify = value }
         if let headers = section.section("headers") { spec.headers = decodeHeaders(headers) }
+        spec.rateLimit = section.section("rate-limit").flatMap(decodeRateLimit)
+        if let node = section["on-response"] { spec.onResponse = decodeResponseRules(node) }
     }
 
     /// `server: { url: URL, company-id: N, group-id: N }`: the server and its context, as
@@ -117,25 +119,29 @@ extension SpecDecoder {
 
     private func decodeAuth(_ section: Section) -> AuthSpec? {
         section.checkKeys(SpecKeys.auth)
-        let hasBasic = section.mapping["basic"] != nil
-        let hasBearer = section.mapping["bearer"] != nil
-        switch (hasBasic, hasBearer) {
-        case (true, true):
-            context.fail("auth takes one of 'basic' or 'bearer', not both", at: section.location)
+        let kinds = SpecKeys.auth.filter { section.mapping[$0] != nil }
+        guard kinds.count == 1, let kind = kinds.first else {
+            context.fail(
+                kinds.isEmpty
+                    ? "auth needs 'basic' (username, password), 'bearer' (a token) or 'oauth2' (a token endpoint and a client)"
+                    : "auth takes one of 'basic', 'bearer' or 'oauth2', not \(kinds.map { "'\($0)'" }.joined(separator: " and "))",
+                at: section.location)
             return nil
-        case (false, false):
-            context.fail("auth needs 'basic' (username, password) or 'bearer' (a token)", at: section.location)
-            return nil
-        case (true, false):
+        }
+        switch kind {
+        case "basic":
             guard let basic = Section(section.mapping["basic"]!, name: "\(section.name).basic", context: context) else { return nil }
             basic.checkKeys(SpecKeys.basicAuth)
             let username = basic.required("username").flatMap { context.nonEmptyString($0, key: "username") }
             let password = basic.required("password").flatMap { context.string($0, key: "password") }
             guard let username, let password else { return nil }
             return .basic(username: username, password: Secret(password))
-        case (false, true):
+        case "bearer":
             let token = section.required("bearer").flatMap { context.nonEmptyString($0, key: "bearer") }
             return token.map { .bearer(token: Secret($0)) }
+        default:
+            guard let oauth2 = Section(section.mapping["oauth2"]!, name: "\(section.name).oauth2", context: context) else { return nil }
+            return decodeOAuth2(oauth2).map(AuthSpec.oauth2)
         }
     }
 

@@ -11,7 +11,8 @@ enum SpecKeys {
     static let filter = ["where", "limit"]
     static let sink = ["type", "path", "format", "fields"]
     static let pagination = ["first-page-size", "page-size", "prefetch", "max-pages"]
-    static let auth = ["basic", "bearer"]
+    static let auth = ["basic", "bearer", "oauth2"]
+    static let oauth2Auth = ["token-url", "grant", "client-id", "client-secret", "refresh-token", "scope", "client-auth", "allow-other-token-origin"]
     static let basicAuth = ["username", "password"]
     static let retry = ["attempts", "backoff", "max-backoff"]
     /// Every key of `source`, of any type, in the order the types list them.

@@ -54,13 +54,17 @@ public enum PipelineSchema {
         paginateObject["allOf"] = .array(styles.map { variant(key: "style", value: $0.rawValue, keys: ["style"] + $0.keys, required: []) })
 
         var auth = object("auth", SpecKeys.auth).objectValue ?? [:]
-        auth["oneOf"] = [["required": ["basic"]], ["required": ["bearer"]]]
+        auth["oneOf"] = [["required": ["basic"]], ["required": ["bearer"]], ["required": ["oauth2"]]]
 
         let definitions: JSONObject = [
             "source": .object(source),
             "pagination": object("pagination", SpecKeys.pagination),
             "auth": .object(auth),
             "basic": object("basic", SpecKeys.basicAuth, required: ["username", "password"]),
+            "oauth2": object("oauth2", SpecKeys.oauth2Auth, required: ["client-id"]),
+            "rateLimit": object("rateLimit", SpecDecoder.rateLimitKeys, required: ["requests"]),
+            "responseRule": object("responseRule", SpecDecoder.responseRuleKeys, required: ["action"]),
+            "responseRuleJSON": object("responseRuleJSON", SpecDecoder.responseRuleJSONKeys, required: ["path", "equals"]),
             "retry": object("retry", SpecKeys.retry),
             "serviceCall": object("serviceCall", SpecKeys.serviceCall, required: ["service"]),
             "paginate": [
@@ -214,6 +218,9 @@ public enum PipelineSchema {
         "source.records": string("The path to the array of rows in the body (REST) or file."),
         "source.total": string("REST: the path to the total row count in the body."),
         "source.paginate": reference("paginate"),
+        "source.method": enumeration(["GET", "POST"], "REST: GET (default, the page in the query) or POST (the page in 'body')."),
+        "source.body": ["type": "object", "description": "REST with method POST: the JSON body; the strings \"{offset}\", \"{limit}\", \"{pageSize}\", \"{page}\" and \"{cursor}\" become the page's values."],
+        "source.idempotent": boolean("REST with method POST: retry the POST like a read (default true: a search changes nothing)."),
         "source.for-each": [
             "type": "object", "additionalProperties": false, "required": ["as", "list"],
             "properties": [
@@ -247,6 +254,31 @@ public enum PipelineSchema {
 
         "auth.basic": reference("basic"),
         "auth.bearer": ["anyOf": [["type": "string", "minLength": 1], reference("secret")], "description": "A bearer token."],
+        "auth.oauth2": reference("oauth2"),
+        "source.rate-limit": reference("rateLimit"),
+        "source.on-response": [
+            "type": "array", "maxItems": .int(Int64(SpecDecoder.maximumResponseRules)), "items": reference("responseRule"),
+            "description": "Rules tried in order on every response: skip-page, end-list, retry or fail on a status or body match.",
+        ],
+        "responseRule.status": ["anyOf": [["type": "integer", "minimum": 100, "maximum": 599], ["type": "array", "items": ["type": "integer", "minimum": 100, "maximum": 599], "minItems": 1]], "description": "The status, or a list of statuses, the rule matches."],
+        "responseRule.body-contains": ["type": "string", "minLength": 1, "maxLength": .int(Int64(ResponseRule.maximumNeedleLength)), "description": "Text the body must contain (its first MiB is searched)."],
+        "responseRule.json": reference("responseRuleJSON"),
+        "responseRuleJSON.path": string("The field path in the JSON body, such as error.code."),
+        "responseRuleJSON.equals": ["type": ["string", "number", "boolean", "null"], "description": "The value at 'path' that matches."],
+        "responseRule.action": enumeration(ResponseAction.allCases.map(\.rawValue), "What a match does."),
+        "responseRule.message": string("Said in the error of 'fail', and with a skipped page or ended list."),
+        "rateLimit.requests": integer(1, 1_000_000, "Requests allowed per 'per' to the server's origin, shared by every pipeline of the process."),
+        "rateLimit.per": duration("The period of 'requests' (default 1s)"),
+        "rateLimit.burst": integer(1, 10_000, "Requests that may go at once after a quiet spell (default 1: evenly spaced)."),
+        "rateLimit.max-wait": duration("The longest pause a server's 429 Retry-After or RateLimit-Reset may impose (default 60s)"),
+        "oauth2.token-url": string("The token endpoint: a path on the server or an absolute URL (default /o/oauth2/token)."),
+        "oauth2.grant": enumeration(["client-credentials", "refresh-token"], "How the token is obtained (default client-credentials)."),
+        "oauth2.client-id": string("The OAuth 2 application's client id."),
+        "oauth2.client-secret": ["type": "string", "minLength": 1, "description": "The client secret; never shown."],
+        "oauth2.refresh-token": ["type": "string", "minLength": 1, "description": "The refresh token of grant refresh-token; never shown."],
+        "oauth2.scope": string("Space-separated scopes to ask for; the client's default scopes when absent."),
+        "oauth2.client-auth": enumeration(OAuth2Spec.ClientAuthentication.allCases.map(\.rawValue), "form parameters (default) or HTTP basic."),
+        "oauth2.allow-other-token-origin": boolean("Allow a token endpoint on another origin than the source's."),
         "basic.username": string("The user's login (an email address for Liferay)."),
         "basic.password": ["anyOf": [["type": ["string", "number"]], reference("secret")], "description": "The password; never shown."],
 

@@ -62,6 +62,20 @@ struct ChainedLoadState {
 
     /// Applies the ending rule of a chained list to the page that answered ``nextRequest()``.
     mutating func receive(_ fetched: FetchedPage) -> Verdict {
+        switch fetched.responseAction?.action {
+        case .endList?:
+            index += 1
+            return .deliver(fetched, after: .end(.responseAction, warning: "the list ended on page \(fetched.request.index): \(fetched.responseAction!.reason)"))
+        case .skipPage?:
+            // A skipped page names no next page, so a chained list cannot go on past it.
+            return .reject(
+                ScreensPipeError(
+                    .pagination,
+                    "\(fetched.responseAction!.reason), but skip-page cannot go on in a cursor, next-link or Link-header list: the skipped page names no next page; use end-list or fail",
+                    page: fetched.request.index))
+        default:
+            break
+        }
         if let broken = checks.check(fetched) { return .reject(broken) }
         let pageIndex = fetched.request.index
         let asked = fetched.request.endRow - fetched.request.startRow

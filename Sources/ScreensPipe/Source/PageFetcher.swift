@@ -55,6 +55,12 @@ public struct FetchedPage: Sendable, Hashable {
     /// The number of pages the server says the list has (headless `lastPage`), for lists
     /// without a row count; nil when it said nothing.
     public var pageCount: Int?
+    /// The `on-response:` rule that skipped this page or ended the list at it; nil for a
+    /// page read as usual.
+    public var responseAction: PageResponseAction?
+    /// The paginator `paginate: auto` chose from page 0, as a `paginate:` value; nil when
+    /// the pipeline names its paginator.
+    public var paginator: String?
 
     /// Creates a page; `fetchedAt` defaults to now, and `rowCount` and `continuation` to nil
     /// (no count, no next page).

@@ -171,6 +171,13 @@ package struct PageLoader: Sendable {
         }
     }
 
+    /// Says which pages `on-response:` rules skipped: their rows are not in the output.
+    static func skippedPagesWarning(_ pages: [FetchedPage]) -> String? {
+        guard let first = pages.first, let action = first.responseAction else { return nil }
+        let names = pages.prefix(20).map { String($0.request.index) }.joined(separator: ", ") + (pages.count > 20 ? ", ..." : "")
+        return "\(pages.count) page\(pages.count == 1 ? " was" : "s were") skipped (page\(pages.count == 1 ? "" : "s") \(names)), their rows are not in the output: \(action.reason)"
+    }
+
     static func tooManyPages(_ maxPages: Int, page: Int) -> ScreensPipeError {
         ScreensPipeError(
             .pagination,
@@ -220,6 +227,10 @@ struct IndexedLoadState {
     private var endingShortPage: FetchedPage?
     /// Whether page 0's page count (headless `lastPage`) set the end, for lack of a row count.
     private var endedByPageCount = false
+    /// The page whose `on-response:` rule ended the list.
+    private var endingActionPage: FetchedPage?
+    /// Pages an `on-response:` rule skipped, for the `finished` event.
+    private var skippedPages: [FetchedPage] = []
 
     init(pagination: PaginationSpec, requestsPageSize: Bool = true) {
         self.pagination = pagination
@@ -228,10 +239,16 @@ struct IndexedLoadState {
 
     /// How the list ended, once ``nextStep()`` said `.finished`.
     var outcome: PageLoader.Outcome {
-        if let endingShortPage, rowCount == nil {
-            return .ended(.shortPage, warning: PageLoader.shortPageWarning(page: endingShortPage, marker: nil))
+        let skipped = PageLoader.skippedPagesWarning(skippedPages)
+        if let endingActionPage, let action = endingActionPage.responseAction {
+            let text = "the list ended on page \(endingActionPage.request.index): \(action.reason)"
+            return .ended(.responseAction, warning: [text, skipped].compactMap { $0 }.joined(separator: "; "))
         }
-        return .ended(endedByPageCount ? .lastPage : .rowCount, warning: nil)
+        if let endingShortPage, rowCount == nil {
+            let text = PageLoader.shortPageWarning(page: endingShortPage, marker: nil)
+            return .ended(.shortPage, warning: [text, skipped].compactMap { $0 }.joined(separator: "; "))
+        }
+        return .ended(endedByPageCount ? .lastPage : .rowCount, warning: skipped)
     }
 
     /// Pages to request now: keep `prefetch` in flight, never past the known end or max-pages.
@@ -280,6 +297,21 @@ struct IndexedLoadState {
         switch result {
         case .failure(let error): return .fail(error)
         case .success(let fetched): page = fetched
+        }
+        switch page.responseAction?.action {
+        case .endList?:
+            endIndex = index + 1
+            endingActionPage = page
+            nextToDeliver += 1
+            completed = completed.filter { $0.key < index + 1 }
+            return .deliver(page)
+        case .skipPage?:
+            // The page's rows are missing, said in `finished`; the list goes on.
+            skippedPages.append(page)
+            nextToDeliver += 1
+            return .deliver(page)
+        default:
+            break
         }
         if index == 0, let count = page.rowCount {
             guard count >= 0 else { return .fail(PageLoader.impossibleRowCount(count, page: index)) }

@@ -31,6 +31,6 @@ enum SourceRegistry {
     /// The keys of every networked type (see ``SourceTypeSettings/isNetworked``).
     static let networkKeys = [
         "server", "auth", "timeout", "connect-timeout", "retry", "max-response-size", "allow-insecure-auth",
-        "follow-other-origins", "ca-file", "insecure-skip-tls-verify", "headers",
+        "follow-other-origins", "ca-file", "insecure-skip-tls-verify", "headers", "rate-limit", "on-response",
     ]
 }

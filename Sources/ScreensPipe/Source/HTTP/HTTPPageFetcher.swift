@@ -10,12 +10,24 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
     let settings: HTTPSourceSettings
     let client: HTTPClient
     private let sender: RetryingSender
+    /// The OAuth 2 access token's keeper, when `auth: { oauth2: ... }`.
+    let tokenProvider: OAuth2TokenProvider?
+    /// Sends token requests: retried as `source.retry` says, outside the rate limit of the
+    /// source's origin (the token endpoint may be elsewhere).
+    private let tokenSender: RetryingSender
 
     init(wire: Format, settings: HTTPSourceSettings, client: HTTPClient = HTTPClient()) {
         self.wire = wire
         self.settings = settings
         self.client = client
-        sender = RetryingSender(client: client, policy: settings.retry)
+        let limiter = RateLimiterRegistry.shared.limiter(origin: URLParts(settings.configuredURL).origin, spec: settings.source.rateLimit)
+        sender = RetryingSender(client: client, policy: settings.retry, limiter: limiter)
+        tokenSender = RetryingSender(client: client, policy: settings.retry)
+        if case .oauth2(let spec) = settings.source.auth, let tokenURL = settings.oauth2TokenURL {
+            tokenProvider = OAuth2TokenProviders.shared.provider(spec: spec, tokenURL: tokenURL, source: settings.source, logger: settings.logger)
+        } else {
+            tokenProvider = nil
+        }
     }
 
     var chaining: PageChaining { wire.chaining }
@@ -28,7 +40,43 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
     var summary: String { wire.summary }
 
     func fetch(_ page: PageRequest, provisional: @Sendable (FetchedPage) async -> Void) async throws(ScreensPipeError) -> FetchedPage {
-        let request = try prepared(page)
+        let (prepared, decision) = try wire.preparedRequestAndDecision(for: page, settings: settings)
+        guard decision == .sendWithCredentials, case .oauth2(let spec) = settings.source.auth else {
+            return try await send(prepared, page: page)
+        }
+        guard let tokenProvider else {
+            // The origin rule refused the token endpoint: say why rather than send no token.
+            _ = try spec.resolvedTokenURL(against: settings.configuredURL, source: settings.source)
+            throw ScreensPipeError(.configuration, "auth.oauth2.token-url cannot be used", page: page.index)
+        }
+        var refreshedAfterRefusal = false
+        while true {
+            var request = prepared
+            let token: Secret
+            do throws(ScreensPipeError) {
+                token = try await tokenProvider.token(sender: tokenSender)
+            } catch {
+                var located = error
+                located.page = page.index
+                throw located
+            }
+            // The transport is where the token is unwrapped; every shown form redacts it.
+            request.headers.replaceOrAdd(name: "Authorization", value: "Bearer \(token.revealed)")
+            request.secretValues.append(token.revealed)
+            do throws(ScreensPipeError) {
+                return try await send(request, page: page)
+            } catch where error.status == 401 && !refreshedAfterRefusal {
+                // A token can expire or be revoked before its announced lifetime: one new
+                // token, one more try; a second 401 is the server's final word.
+                settings.logger.info("page \(page.index): the server refused the OAuth2 token (HTTP 401); obtaining a new one")
+                await tokenProvider.invalidate(token)
+                refreshedAfterRefusal = true
+            }
+        }
+    }
+
+    /// Sends one prepared request with retries and turns the answer into the page.
+    private func send(_ request: HTTPRequest, page: PageRequest) async throws(ScreensPipeError) -> FetchedPage {
         let description = request.requestDescription
         let onRetry = settings.onRetry
         let logger = settings.logger
@@ -64,6 +112,8 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
             origin: .remote)
         fetched.missingContinuation = decoded.missingContinuation
         fetched.pageCount = decoded.pageCount
+        fetched.responseAction = decoded.action
+        fetched.paginator = decoded.paginator
         return fetched
     }
 
@@ -82,6 +132,7 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
     func interpret(
         _ response: HTTPResponse, page: PageRequest, request: String
     ) -> RetryingSender.Verdict<Result<DecodedPage, ScreensPipeError>> {
+        if let verdict = ruleVerdict(response, page: page, request: request) { return verdict }
         if (300..<400).contains(response.status) {
             return .final(.failure(redirectError(response, page: page, request: request)))
         }
@@ -138,11 +189,6 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
             .http, "HTTP \(response.status) redirect to \(sanitizedServerText(redactedURL(location))) (redirects are not followed)",
             page: page.index, request: request, status: response.status)
     }
-
-    /// The wire format's request with the pipeline's credentials, headers and limits.
-    private func prepared(_ page: PageRequest) throws(ScreensPipeError) -> HTTPRequest {
-        try wire.preparedRequest(for: page, settings: settings)
-    }
 }
 
 /// The settings every HTTP wire format shares, taken from `source:`.
@@ -155,10 +201,16 @@ struct HTTPSourceSettings: Sendable {
     var onResponseBody: (@Sendable (Int) -> Void)?
     /// The URL the pipeline names; its origin is the only one that receives credentials.
     var configuredURL: String
+    /// The OAuth 2 token endpoint as an absolute URL, when `auth: { oauth2: ... }` and the
+    /// origin rule allows it (``OAuth2Spec/resolvedTokenURL(against:source:)``).
+    var oauth2TokenURL: String?
 
     init(source: SourceSpec, configuredURL: String, onRetry: (@Sendable (RetryNotice) -> Void)?, logger: Logger) {
         self.source = source
         self.configuredURL = configuredURL
+        if case .oauth2(let spec) = source.auth {
+            oauth2TokenURL = try? spec.resolvedTokenURL(against: configuredURL, source: source)
+        }
         retry = RetryPolicy(source.retry)
         self.onRetry = onRetry
         self.logger = logger
@@ -188,7 +240,8 @@ struct HTTPSourceSettings: Sendable {
             request.headers.replaceOrAdd(name: "Authorization", value: "Basic \(token)")
         case .bearer(let token):
             request.headers.replaceOrAdd(name: "Authorization", value: "Bearer \(token.revealed)")
-        case nil:
+        case .oauth2, nil:
+            // An OAuth 2 token is obtained at send time (HTTPPageFetcher.fetch).
             break
         }
     }

@@ -34,6 +34,10 @@ struct DecodedPage: Sendable {
     var missingContinuation: String?
     /// The number of pages the server says the list has (``FetchedPage/pageCount``).
     var pageCount: Int?
+    /// Set when an `on-response:` rule skipped the page or ended the list.
+    var action: PageResponseAction?
+    /// The paginator `paginate: auto` chose, as a `paginate:` value.
+    var paginator: String?
 }
 
 extension WireFormat {

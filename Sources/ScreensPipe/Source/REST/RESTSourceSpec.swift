@@ -12,6 +12,9 @@ public struct RESTSourceSpec: Sendable, Hashable {
     public var paginate: RESTPaginationStyle
     /// Extra query parameters sent with every page, before the paging ones.
     public var query: [QueryParameter]
+    /// `method: POST` with a `body:` template that carries the page; nil sends GETs with the
+    /// page in the query.
+    public var requestBody: RESTRequestBody? = nil
 
     /// Creates a REST source; by default the body is the array of rows and the API reports no total.
     public init(url: String, records: String? = nil, total: String? = nil, paginate: RESTPaginationStyle, query: [QueryParameter] = []) {
@@ -35,6 +38,8 @@ public enum RESTPaginationStyle: Sendable, Hashable {
     case nextLink(nextPath: String = "next")
     /// The `Link: <...>; rel="next"` response header.
     case linkHeader
+    /// Decided at run time from the first page (``RESTAutoPagination``).
+    case auto
 
     /// The query parameters the paginator sets on every page.
     var pagingParameters: [String] {
@@ -42,7 +47,7 @@ public enum RESTPaginationStyle: Sendable, Hashable {
         case .offset(let offsetParam, let limitParam): [offsetParam, limitParam]
         case .page(let pageParam, let sizeParam, _): [pageParam, sizeParam]
         case .cursor(let cursorParam, _, let sizeParam): [cursorParam] + (sizeParam.map { [$0] } ?? [])
-        case .nextLink, .linkHeader: []
+        case .nextLink, .linkHeader, .auto: []
         }
     }
 }
@@ -50,7 +55,7 @@ public enum RESTPaginationStyle: Sendable, Hashable {
 extension RESTSourceSpec: SourceTypeSettings, QueryParameterized {
     static var typeName: String { "rest" }
 
-    static var ownKeys: [String] { ["url", "records", "total", "query", "paginate"] }
+    static var ownKeys: [String] { ["url", "records", "total", "query", "paginate"] + SpecDecoder.restBodyKeys }
 
     static var requiredKeys: [String] { ["url", "paginate"] }
 
@@ -64,15 +69,24 @@ extension RESTSourceSpec: SourceTypeSettings, QueryParameterized {
         if let total { members.append(("total", .string(total))) }
         if !query.isEmpty { members.append(("query", query.redactedValue)) }
         members.append(("paginate", .mapping(paginate.describedMembers)))
+        if let requestBody {
+            members.append(("method", .raw("POST")))
+            members.append(("body", .string(redactedBody(Array(requestBody.template.jsonString.utf8)))))
+            members.append(("idempotent", .raw("\(requestBody.idempotent)")))
+        }
         return members
     }
 
     var cacheIdentity: JSONValue {
-        [
+        var identity: JSONObject = [
             "type": .string(Self.typeName), "url": .string(CacheKey.hashingSecrets(inURL: url)), "query": query.cacheIdentity,
             "records": records.map(JSONValue.string) ?? .null, "total": total.map(JSONValue.string) ?? .null,
             "paginate": .string(paginate.cacheIdentity),
         ]
+        // The body selects the rows as a query does; a digest keeps any value in it out.
+        // Only POST sources have the member, so the keys of GET sources keep their bytes.
+        if let requestBody { identity["body"] = .string(CacheKey.digest(requestBody.template.jsonString)) }
+        return .object(identity)
     }
 
     /// A page-numbered API takes one page size for every page, so the first page has it too.
@@ -84,7 +98,11 @@ extension RESTSourceSpec: SourceTypeSettings, QueryParameterized {
 
     func blueprint(_ build: SourceBuild) throws(ScreensPipeError) -> SourceBlueprint {
         let wire = try RESTWireFormat(spec: self, baseURL: build.baseURL)
-        return try build.http(wire, url: wire.firstURL)
+        let blueprint = try build.http(wire, url: wire.firstURL)
+        // A POST that is not declared safe to repeat is sent once: a retry could act twice.
+        guard requestBody?.idempotent == false, case .http(let wire, var settings) = blueprint else { return blueprint }
+        settings.retry.attempts = 1
+        return .http(wire, settings)
     }
 }
 
@@ -101,6 +119,7 @@ extension RESTPaginationStyle {
         case .cursor(let param, let path, let size): "cursor \(param) \(path) \(size ?? "")"
         case .nextLink(let path): "next-link \(path)"
         case .linkHeader: "link-header"
+        case .auto: "auto"
         }
     }
 
@@ -122,6 +141,8 @@ extension RESTPaginationStyle {
             [("style", .raw("next-link")), ("next-path", .string(nextPath))]
         case .linkHeader:
             [("style", .raw("link-header"))]
+        case .auto:
+            [("style", .raw("auto"))]
         }
     }
 }
@@ -139,10 +160,13 @@ extension SpecDecoder {
         if let paginate, let querySection {
             refusePagingParameters(paginate.pagingParameters, in: querySection, owner: "paginate style")
         }
+        let requestBody = decodeRESTRequestBody(section, paginate: paginate)
         guard let url, let paginate else { return nil }
-        return RESTSourceSpec(
+        var spec = RESTSourceSpec(
             url: url, records: section.nonEmptyString("records"), total: section.nonEmptyString("total"),
             paginate: paginate, query: query)
+        spec.requestBody = requestBody
+        return spec
     }
 
     /// The `paginate` styles and their own keys (also listed by the pipeline JSON Schema).
@@ -150,6 +174,7 @@ extension SpecDecoder {
         case offset, page, cursor
         case nextLink = "next-link"
         case linkHeader = "link-header"
+        case auto
 
         var keys: [String] {
             switch self {
@@ -157,7 +182,7 @@ extension SpecDecoder {
             case .page: ["page-param", "size-param", "first-page"]
             case .cursor: ["cursor-param", "cursor-path", "size-param"]
             case .nextLink: ["next-path"]
-            case .linkHeader: []
+            case .linkHeader, .auto: []
             }
         }
     }
@@ -194,6 +219,8 @@ extension SpecDecoder {
             return .nextLink(nextPath: param("next-path", "next"))
         case .linkHeader:
             return .linkHeader
+        case .auto:
+            return .auto
         }
     }
 
@@ -213,6 +240,7 @@ extension SpecDecoder {
         case .cursor: .cursor()
         case .nextLink: .nextLink()
         case .linkHeader: .linkHeader
+        case .auto: .auto
         }
     }
 }

@@ -25,7 +25,7 @@ struct RESTWireFormat: WireFormat {
         switch spec.paginate {
         case .cursor(_, let cursorPath, _): continuation = try Self.path(cursorPath)
         case .nextLink(let nextPath): continuation = try Self.path(nextPath)
-        case .offset, .page, .linkHeader: continuation = nil
+        case .offset, .page, .linkHeader, .auto: continuation = nil
         }
     }
 
@@ -36,21 +36,25 @@ struct RESTWireFormat: WireFormat {
     var chaining: PageChaining {
         switch spec.paginate {
         case .offset, .page: .indexed
-        case .cursor, .nextLink, .linkHeader: .chained
+        case .cursor, .nextLink, .linkHeader, .auto: .chained
         }
     }
 
     var requestsPageSize: Bool {
         switch spec.paginate {
         case .offset, .page: true
-        case .cursor(_, _, let sizeParam): sizeParam != nil
-        case .nextLink, .linkHeader: false
+        case .cursor(_, _, let sizeParam): spec.requestBody.map(\.carriesPageSize) ?? (sizeParam != nil)
+        case .nextLink, .linkHeader, .auto: spec.requestBody?.carriesPageSize ?? false
         }
     }
 
-    var summary: String { "rest \(redactedURL(firstURL))" }
+    var summary: String {
+        if case .auto = spec.paginate { return "rest \(redactedURL(firstURL)) (paginate: auto, decided at run time from the first page)" }
+        return "rest \(redactedURL(firstURL))"
+    }
 
     func request(for page: PageRequest) throws(ScreensPipeError) -> HTTPRequest {
+        if let body = spec.requestBody { return postRequest(for: page, body: body) }
         let size = page.endRow - page.startRow
         var query = spec.query
         switch spec.paginate {
@@ -67,13 +71,40 @@ struct RESTWireFormat: WireFormat {
         case .nextLink, .linkHeader:
             // The next page's URL is complete as the server gave it.
             if let next = page.continuation { return HTTPRequest(url: URLText.resolve(next, against: firstURL)) }
+        case .auto:
+            // Page 0 as written (the server's first page); later pages as page 0 decided.
+            if let next = page.continuation {
+                var request = try RESTAutoPagination.request(continuation: next, firstURL: firstURL, query: spec.query)
+                request.secretValues = spec.query.filter(\.text.isSecret).map(\.value)
+                return request
+            }
         }
         var request = HTTPRequest(url: URLText.appending(query: query, to: firstURL))
         request.secretValues = spec.query.filter(\.text.isSecret).map(\.value)
         return request
     }
 
+    /// A search-style POST: the page is in the body, the query carries only `query:`, and a
+    /// next link (next-link and link-header styles) is posted to with the same body.
+    private func postRequest(for page: PageRequest, body: RESTRequestBody) -> HTTPRequest {
+        let size = page.endRow - page.startRow
+        var pageNumber = size > 0 ? page.startRow / size : 0
+        if case .page(_, _, let firstPage) = spec.paginate { pageNumber += firstPage }
+        var url = URLText.appending(query: spec.query, to: firstURL)
+        var cursor: String?
+        switch spec.paginate {
+        case .cursor: cursor = page.continuation
+        case .nextLink, .linkHeader: if let next = page.continuation { url = URLText.resolve(next, against: firstURL) }
+        case .offset, .page, .auto: break
+        }
+        let json = body.body(offset: page.startRow, size: size, page: pageNumber, cursor: cursor)
+        var request = HTTPRequest(method: "POST", url: url, headers: ["Content-Type": "application/json"], body: json.jsonBytes)
+        request.secretValues = spec.query.filter(\.text.isSecret).map(\.value)
+        return request
+    }
+
     func decode(_ body: JSONValue, response: HTTPResponse, page: PageRequest) throws(ScreensPipeError) -> DecodedPage {
+        if case .auto = spec.paginate { return try RESTAutoPagination.decode(body, response: response, page: page, records: records) }
         let target = records.map { $0.resolve(in: body) } ?? body
         guard case .array(let rows)? = target else {
             throw ScreensPipeError(
@@ -84,7 +115,7 @@ struct RESTWireFormat: WireFormat {
         var next: String?
         var missing: String?
         switch spec.paginate {
-        case .offset, .page:
+        case .offset, .page, .auto:
             break
         case .cursor(_, let cursorPath, _):
             let marker = continuation?.resolve(in: body)

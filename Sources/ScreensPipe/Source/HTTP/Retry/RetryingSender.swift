@@ -33,6 +33,9 @@ package struct RetryAttempt: Sendable {
 package struct RetryingSender: Sendable {
     package let client: HTTPClient
     package let policy: RetryPolicy
+    /// The origin's shared budget: every attempt waits for its slot and reports the
+    /// server's rate-limit signals; nil sends at once.
+    package let limiter: RateLimiter?
     private let random: LockedRandom
     private let now: @Sendable () -> Date
 
@@ -40,10 +43,12 @@ package struct RetryingSender: Sendable {
     ///   - seed: fixes the jitter sequence (tests); nil seeds from the system.
     ///   - now: the clock `Retry-After` dates are measured against.
     package init(
-        client: HTTPClient, policy: RetryPolicy, seed: UInt64? = nil, now: @escaping @Sendable () -> Date = { Date() }
+        client: HTTPClient, policy: RetryPolicy, limiter: RateLimiter? = nil, seed: UInt64? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.client = client
         self.policy = policy
+        self.limiter = limiter
         random = LockedRandom(seed.map(SplitMix64.init(seed:)) ?? SplitMix64())
         self.now = now
     }
@@ -79,8 +84,16 @@ package struct RetryingSender: Sendable {
         while true {
             let reason: RetryAttempt.Reason
             var retryAfter: Duration?
-            do {
+            do throws(HTTPError) {
+                if let limiter {
+                    do {
+                        try await limiter.acquire()
+                    } catch {
+                        throw HTTPError(.cancelled, "cancelled while waiting for the rate limit", request: request.requestDescription)
+                    }
+                }
                 let response = try await client.send(request)
+                limiter?.observe(status: response.status, headers: response.headers, now: now())
                 switch interpret(response) {
                 case .final(let value):
                     return value

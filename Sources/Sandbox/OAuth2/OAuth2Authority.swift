@@ -1,0 +1,139 @@
+// A plain import: SwiftPM's generated resource accessor imports Foundation publicly.
+import Foundation
+import ScreensBus
+import Synchronization
+
+/// The token endpoint and the check of the tokens it issued, shared by every connection.
+final class OAuth2Authority: Sendable {
+    static let tokenPath = "/o/oauth2/token"
+
+    /// One issued access token.
+    private struct Issued {
+        var userEmail: String
+        var expires: ContinuousClock.Instant
+        var uses: Int
+    }
+
+    private struct Ledger {
+        var accessTokens: [String: Issued] = [:]
+        /// Refresh token -> client id.
+        var refreshTokens: [String: String] = [:]
+        var tokensIssued = 0
+    }
+
+    let plan: OAuth2Plan
+    private let ledger: Mutex<Ledger>
+
+    init(plan: OAuth2Plan) {
+        self.plan = plan
+        var ledger = Ledger()
+        for client in plan.clients { if let refresh = client.refreshToken { ledger.refreshTokens[refresh] = client.id } }
+        self.ledger = Mutex(ledger)
+    }
+
+    /// Access tokens issued so far.
+    var tokensIssued: Int { ledger.withLock { $0.tokensIssued } }
+
+    /// Every access and refresh token issued or registered, for tests that prove none leaks.
+    var knownTokens: [String] { ledger.withLock { Array($0.accessTokens.keys) + Array($0.refreshTokens.keys) } }
+
+    /// What a bearer token is to this provider.
+    enum Verdict {
+        /// Not one of ours: the portal's own token check decides.
+        case unknown
+        case valid(userEmail: String)
+        case expired
+    }
+
+    /// Checks (and counts a use of) the bearer token in `authorization`, as of `now` (when
+    /// the request arrived).
+    func check(authorization: String?, at now: ContinuousClock.Instant) -> Verdict {
+        guard let authorization, authorization.lowercased().hasPrefix("bearer ") else { return .unknown }
+        let token = authorization.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
+        return ledger.withLock { ledger in
+            guard var issued = ledger.accessTokens[token] else { return .unknown }
+            issued.uses += 1
+            ledger.accessTokens[token] = issued
+            if now >= issued.expires { return .expired }
+            if let limit = plan.tokenUses, issued.uses > limit { return .expired }
+            return .valid(userEmail: issued.userEmail)
+        }
+    }
+
+    /// Liferay's answer to an expired or revoked token on a data endpoint.
+    static func expiredTokenResponse(body: JSONValue) -> SandboxResponse {
+        .json(
+            401, body,
+            headers: [("WWW-Authenticate", "Bearer realm=\"PortalRealm\", error=\"invalid_token\", error_description=\"The access token expired\"")])
+    }
+
+    /// `POST /o/oauth2/token`: RFC 6749 §4.4 and §6, form-encoded, client authentication by
+    /// form parameters or HTTP basic; errors as §5.2 bodies.
+    func respond(to request: SandboxRequest) -> SandboxResponse {
+        guard request.method == "POST" else {
+            var response = SandboxResponse.text(405, "Method Not Allowed\n")
+            response.headers.append(("Allow", "POST"))
+            return response
+        }
+        guard request.headers["content-type"]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else {
+            return Self.error(400, "invalid_request", "The token request must be application/x-www-form-urlencoded")
+        }
+        let form = QueryString(String(decoding: request.body, as: UTF8.self))
+        var clientID = form["client_id"]
+        var clientSecret = form["client_secret"]
+        if let (id, secret) = Self.basicCredentials(request.headers["authorization"]) {
+            clientID = id
+            clientSecret = secret
+        }
+        guard let clientID, let client = plan.clients.first(where: { $0.id == clientID }), client.secret == clientSecret else {
+            return Self.error(401, "invalid_client", "Client authentication failed")
+        }
+        switch form["grant_type"] {
+        case "client_credentials":
+            return issue(to: client, refreshToken: nil)
+        case "refresh_token":
+            guard let refresh = form["refresh_token"], ledger.withLock({ $0.refreshTokens[refresh] }) == client.id else {
+                return Self.error(400, "invalid_grant", "The refresh token is invalid")
+            }
+            return issue(to: client, refreshToken: Self.randomToken())
+        case nil:
+            return Self.error(400, "invalid_request", "Missing grant_type")
+        default:
+            return Self.error(400, "unsupported_grant_type", "Unsupported grant type")
+        }
+    }
+
+    private func issue(to client: OAuth2Plan.Client, refreshToken: String?) -> SandboxResponse {
+        let token = Self.randomToken()
+        let seconds = max(1, plan.tokenLifetime.components.seconds)
+        ledger.withLock { ledger in
+            ledger.accessTokens[token] = Issued(userEmail: client.userEmail, expires: .now + .seconds(seconds), uses: 0)
+            if let refreshToken { ledger.refreshTokens[refreshToken] = client.id }
+            ledger.tokensIssued += 1
+        }
+        var body: JSONObject = [
+            "access_token": .string(token), "token_type": "Bearer", "expires_in": .int(seconds),
+            "scope": "Liferay.Headless.Delivery.everything.read",
+        ]
+        if let refreshToken { body["refresh_token"] = .string(refreshToken) }
+        return .json(200, .object(body), headers: [("Cache-Control", "no-store"), ("Pragma", "no-cache")])
+    }
+
+    private static func basicCredentials(_ header: String?) -> (String, String)? {
+        guard let header, header.lowercased().hasPrefix("basic "),
+            let decoded = Data(base64Encoded: String(header.dropFirst("basic ".count)).trimmingCharacters(in: .whitespaces)),
+            let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":")
+        else { return nil }
+        let decode = { (part: Substring) in String(part).removingPercentEncoding ?? String(part) }
+        return (decode(text[..<colon]), decode(text[text.index(after: colon)...]))
+    }
+
+    private static func error(_ status: Int, _ code: String, _ description: String) -> SandboxResponse {
+        .json(status, ["error": .string(code), "error_description": .string(description)], headers: [("Cache-Control", "no-store")])
+    }
+
+    private static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<4).map { _ in String(generator.next() as UInt64, radix: 16) }.joined()
+    }
+}

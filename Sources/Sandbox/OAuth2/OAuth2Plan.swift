@@ -1,0 +1,44 @@
+/// The sandbox's OAuth 2 provider, as Liferay's `/o/oauth2/token` (7.2+): registered
+/// clients, the lifetime of the tokens it issues, and an optional early expiry for tests.
+public struct OAuth2Plan: Sendable {
+    /// One registered OAuth 2 application.
+    public struct Client: Sendable {
+        public var id: String
+        public var secret: String
+        /// The portal user the client's tokens act as (its email address in users.json).
+        public var userEmail: String
+        /// A refresh token the client holds from the start, for the refresh-token grant.
+        public var refreshToken: String?
+
+        /// Creates a client acting as `userEmail`.
+        public init(id: String, secret: String, userEmail: String, refreshToken: String? = nil) {
+            self.id = id
+            self.secret = secret
+            self.userEmail = userEmail
+            self.refreshToken = refreshToken
+        }
+    }
+
+    public var clients: [Client]
+    /// `expires_in` of issued tokens, in whole seconds (at least 1); a token is refused once
+    /// it has lived that long.
+    public var tokenLifetime: Duration
+    /// Refuse a token (401, as an expired one) after this many data requests carried it,
+    /// whatever its lifetime: "the token expires after page 2" without waiting for a clock.
+    public var tokenUses: Int?
+
+    /// Creates a provider plan.
+    public init(clients: [Client] = [Self.sandboxClient], tokenLifetime: Duration = .seconds(600), tokenUses: Int? = nil) {
+        self.clients = clients
+        self.tokenLifetime = tokenLifetime
+        self.tokenUses = tokenUses
+    }
+
+    /// `sandbox-client` / `sandbox-secret`, acting as test@liferay.com, with refresh token
+    /// `sandbox-refresh-token`: the client the sample pipelines use.
+    public static let sandboxClient = Client(
+        id: "sandbox-client", secret: "sandbox-secret", userEmail: "test@liferay.com", refreshToken: "sandbox-refresh-token")
+
+    /// The bundled provider: the sandbox client, ten-minute tokens.
+    public static let standard = OAuth2Plan()
+}

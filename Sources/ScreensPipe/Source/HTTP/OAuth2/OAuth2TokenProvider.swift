@@ -1,0 +1,158 @@
+internal import Foundation
+internal import Logging
+import Synchronization
+
+/// Obtains and renews the OAuth 2 access token of one set of credentials, in memory only.
+///
+/// Concurrent pages share one token and one request to the token endpoint: while a token
+/// is being obtained, every caller waits for that same request. A token is renewed before
+/// it expires (a tenth of its lifetime, at most a minute, early), and once more when the
+/// server answers 401 to it (``invalidate(_:)``). Every list of the process with the same
+/// credentials (the child lists of a fan-out, a service's repeated runs) uses one provider
+/// (``OAuth2TokenProviders``), so they share the token instead of asking for one each.
+actor OAuth2TokenProvider {
+    /// The token in hand and when it should be replaced.
+    private struct Current {
+        var token: Secret
+        var renewAt: ContinuousClock.Instant
+    }
+
+    /// What the provider holds: nothing, a request under way, or a token. The request's
+    /// result is shared by everyone who asked while it ran.
+    private enum State {
+        case empty
+        case obtaining(Task<Result<Current, ScreensPipeError>, Never>)
+        case holding(Current)
+    }
+
+    private let spec: OAuth2Spec
+    private let tokenURL: String
+    private let source: SourceSpec
+    private let logger: Logger
+    private var state: State = .empty
+    /// The refresh token for the next refresh: the configured one, then any rotated one.
+    private var refreshToken: Secret?
+
+    /// - Parameters:
+    ///   - tokenURL: the absolute token endpoint URL, already checked against the origin rule.
+    init(spec: OAuth2Spec, tokenURL: String, source: SourceSpec, logger: Logger) {
+        self.spec = spec
+        self.tokenURL = tokenURL
+        self.source = source
+        self.logger = logger
+        if case .refreshToken(let token) = spec.grant { refreshToken = token }
+    }
+
+    /// A valid access token: the one in hand, or a new one from the token endpoint, asked
+    /// through `sender` (the caller's client: the provider outlives any one run's client).
+    func token(sender: RetryingSender) async throws(ScreensPipeError) -> Secret {
+        switch state {
+        case .holding(let current) where ContinuousClock.now < current.renewAt:
+            return current.token
+        case .obtaining(let task):
+            return try await task.value.get().token
+        case .holding, .empty:
+            let task = Task { await self.requestToken(sender: sender) }
+            state = .obtaining(task)
+            let result = await task.value
+            switch result {
+            case .success(let current): state = .holding(current)
+            case .failure: state = .empty
+            }
+            return try result.get().token
+        }
+    }
+
+    /// The server refused `token` (a 401): forget it, unless a newer one has replaced it
+    /// already (another page saw the same 401 first).
+    func invalidate(_ token: Secret) {
+        if case .holding(let current) = state, current.token == token { state = .empty }
+    }
+
+    private func requestToken(sender: RetryingSender) async -> Result<Current, ScreensPipeError> {
+        let request = tokenRequest()
+        let response: HTTPResponse
+        do throws(HTTPError) {
+            response = try await sender.send(request)
+        } catch {
+            let code: ScreensPipeError.Code = error.kind == .cancelled ? .cancelled : (error.isConnectivity ? .connectivity : .http)
+            return .failure(ScreensPipeError(code, "obtaining an OAuth2 token: \(error.message)", request: request.requestDescription))
+        }
+        guard response.status == 200 else {
+            let message = OAuth2TokenResponse.refusal(status: response.status, body: response.body, secrets: request.secretValues)
+            return .failure(.authentication("obtaining an OAuth2 token: \(message)", request: request.requestDescription, status: response.status))
+        }
+        do throws(ScreensPipeError) {
+            let answer = try OAuth2TokenResponse.parse(response.body)
+            if let rotated = answer.refreshToken { refreshToken = rotated }
+            let early = min(Duration.seconds(60), answer.lifetime / 10)
+            logger.debug("obtained an OAuth2 token from \(request.requestDescription), valid for \(answer.lifetime)")
+            return .success(Current(token: answer.accessToken, renewAt: ContinuousClock.now + answer.lifetime - early))
+        } catch {
+            var located = error
+            located.message = "obtaining an OAuth2 token: \(error.message)"
+            located.request = request.requestDescription
+            return .failure(located)
+        }
+    }
+
+    /// The form-encoded POST of RFC 6749 §4.4.2 or §6, with the client's credentials in the
+    /// form or in a basic `Authorization` header.
+    private func tokenRequest() -> HTTPRequest {
+        var form: [QueryParameter] = []
+        var secrets: [String] = []
+        switch spec.grant {
+        case .clientCredentials:
+            form.append(QueryParameter(name: "grant_type", value: "client_credentials"))
+        case .refreshToken:
+            form.append(QueryParameter(name: "grant_type", value: "refresh_token"))
+            if let refreshToken {
+                form.append(QueryParameter(name: "refresh_token", value: refreshToken.revealed))
+                secrets.append(refreshToken.revealed)
+            }
+        }
+        if let scope = spec.scope { form.append(QueryParameter(name: "scope", value: scope)) }
+        var request = HTTPRequest(method: "POST", url: tokenURL)
+        request.applyTransportSettings(of: source)
+        request.maxResponseSize = OAuth2TokenResponse.maximumBodySize
+        request.headers.add(name: "Accept", value: "application/json")
+        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        switch spec.clientAuthentication {
+        case .form:
+            form.append(QueryParameter(name: "client_id", value: spec.clientID))
+            if let secret = spec.clientSecret {
+                form.append(QueryParameter(name: "client_secret", value: secret.revealed))
+            }
+        case .basic:
+            // RFC 6749 §2.3.1: both parts form-encoded before the base64.
+            let pair = "\(URLText.encode(spec.clientID)):\(URLText.encode(spec.clientSecret?.revealed ?? ""))"
+            request.headers.add(name: "Authorization", value: "Basic \(Data(pair.utf8).base64EncodedString())")
+        }
+        if let secret = spec.clientSecret { secrets.append(secret.revealed) }
+        request.secretValues = secrets
+        request.body = Array(form.map { "\(URLText.encode($0.name))=\(URLText.encode($0.value))" }.joined(separator: "&").utf8)
+        return request
+    }
+}
+
+/// The process's token providers, one per set of OAuth 2 credentials (token endpoint,
+/// grant, client, secret, refresh token, scope), named by a digest so no secret is a key
+/// in the clear. The number of entries is the number of credential sets the process uses.
+final class OAuth2TokenProviders: Sendable {
+    static let shared = OAuth2TokenProviders()
+
+    private let providers = Mutex<[String: OAuth2TokenProvider]>([:])
+
+    func provider(spec: OAuth2Spec, tokenURL: String, source: SourceSpec, logger: Logger) -> OAuth2TokenProvider {
+        var refresh = ""
+        if case .refreshToken(let token) = spec.grant { refresh = token.revealed }
+        let identity = [tokenURL, spec.grantName, spec.clientID, spec.clientSecret?.revealed ?? "", refresh, spec.scope ?? "", spec.clientAuthentication.rawValue]
+        let key = CacheKey.digest(identity.joined(separator: "\n"))
+        return providers.withLock { providers in
+            if let existing = providers[key] { return existing }
+            let made = OAuth2TokenProvider(spec: spec, tokenURL: tokenURL, source: source, logger: logger)
+            providers[key] = made
+            return made
+        }
+    }
+}
