@@ -190,7 +190,7 @@ public final class Pipeline: Sendable {
         // Last, so that no earlier failure leaves a temporary output file behind.
         let sink: any EventSink
         do throws(ScreensPipeError) {
-            sink = makesSink ? try makeSink() : DiscardSink()
+            sink = makesSink ? try await makeSink() : DiscardSink()
         } catch {
             await fetcher.shutdown()
             await server?.stop()
@@ -215,10 +215,11 @@ public final class Pipeline: Sendable {
         return instrumented
     }
 
-    private func makeSink() throws(ScreensPipeError) -> any EventSink {
+    private func makeSink() async throws(ScreensPipeError) -> any EventSink {
         let output: OutputFile
         switch spec.sink.destination {
         case .discard: return DiscardSink()
+        case .postgres(let sink): return try await PostgresSink.open(sink, environment: environment.variables)
         case .stdout: output = OutputFile.standardOutput()
         case .file(let path): output = try OutputFile.file(at: path)
         }

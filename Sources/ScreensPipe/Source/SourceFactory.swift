@@ -3,8 +3,8 @@ enum SourceFactory {
     static func makeFetcher(
         spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment
     ) async throws(ScreensPipeError) -> any PageFetcher {
-        let store: CacheStore? =
-            if let cache = spec.cache { try await CacheStore.open(spec: cache, environment: environment.variables) } else { nil }
+        let store: (any CacheBackend)? =
+            if let cache = spec.cache { try await CacheBackends.open(spec: cache, environment: environment.variables) } else { nil }
         let spec = try await AssetClassResolver.resolve(spec, baseURL: baseURL, store: store, environment: environment)
         let source = try makeSource(spec: spec, baseURL: baseURL, environment: environment)
         guard let store else { return source }
