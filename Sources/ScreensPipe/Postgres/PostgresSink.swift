@@ -56,8 +56,10 @@ struct PostgresSink: EventSink {
 
     func close(succeeded: Bool) throws(OutputFile.WriteFailure) -> String? {
         // Every batch is committed already; closing only ends the session.
+        // Held until the session has ended: a connection freed while still open is a bug to postgres-nio.
+        let connection = connection
         let closing: EventLoopFuture<Void> = connection.close()
-        closing.whenComplete { _ in }
+        closing.whenComplete { _ in withExtendedLifetime(connection) {} }
         return nil
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 import ScreensBus
 import ScreensPipe
 import Testing
@@ -61,15 +62,36 @@ struct PostgresCacheFleetTests {
         // Nothing is published yet: the others wait for the lock instead of fetching too.
         let waiter = Task { try await second.beginRefresh(key: "k", mayServeCache: true) }
         let mustFetch = Task { try await third.beginRefresh(key: "k", mayServeCache: false) }
+        // Both are waiting for the lock (the server says so) before the refresher completes.
+        try await waitForLockWaiters(2, in: first.target)
         for page in pages(tag: "fresh") { try await refresh.write(pipeline: "p", page: page, snapshot: "fresh", endsChain: false) }
-        #expect(isServing(try await waiter.value))
-        #expect(try await second.read(key: "k", page: 0)?.snapshot == "fresh")
-        // A run that must fetch (remote-only, --refresh) gets its own turn after the wait.
+        // A run that must fetch (remote-only, --refresh) gets its own turn after the wait; the
+        // waiter is served what was published, whichever of the two the server lets in first.
         let own = try lease(try await mustFetch.value)
         await own.release()
+        #expect(isServing(try await waiter.value))
+        #expect(try await second.read(key: "k", page: 0)?.snapshot == "fresh")
         await first.close()
         await second.close()
         await third.close()
+    }
+
+    /// Polls the server until `count` sessions of `target`'s database wait for a lock.
+    private func waitForLockWaiters(_ count: Int, in target: PostgresTarget) async throws {
+        for _ in 0..<3_000 {
+            let waiting = try await PostgresTesting.withConnection(target) { connection in
+                var waiting = 0
+                for try await number in try await connection.query(
+                    "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+                    logger: PostgresTesting.logger
+                ).decode(Int.self) { waiting = number }
+                return waiting
+            }
+            if waiting >= count { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("\(count) sessions never waited for the lock")
+        throw CancellationError()
     }
 
     @Test func aListIsPublishedOnlyWhenItsLastPageIsStaged() async throws {

@@ -89,7 +89,9 @@ struct PostgresSinkTests {
         let stored = try await tableRows(target, "\"my schema-less\"", order: "site")
         #expect(stored.count == 2)
         // The same key twice in one batch: the later row wins, as a later batch would.
-        #expect(stored[0]["row"] == #"{"site":"a","id":1,"payload":"last wins"}"#)
+        // jsonb keeps members by key (its own order), values exactly.
+        #expect(try JSONValue(parsing: try #require(stored[0]["row"] ?? nil))["payload"] == "last wins")
+        #expect(try JSONValue(parsing: try #require(stored[0]["row"] ?? nil))["id"] == 1)
         #expect(Set(stored[0].keys) == ["site", "id", "row"])
     }
 

@@ -102,6 +102,8 @@ struct PostgresConnectionFailureTests {
         let role = "r_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)
         try await PostgresTesting.withConnection(database) { connection in
             try await connection.query(.init(unsafeSQL: "CREATE ROLE \(role) LOGIN PASSWORD 'the-right-one'"), logger: PostgresTesting.logger)
+            // PostgreSQL 15 lets only the owner create in schema public.
+            try await connection.query(.init(unsafeSQL: "GRANT ALL ON SCHEMA public TO \(role)"), logger: PostgresTesting.logger)
         }
         var wrong = database
         wrong.user = String(role)
