@@ -20,31 +20,23 @@ public final class PostgresCacheStore: CacheBackend {
     public let target: PostgresTarget
     /// The database URL without its password.
     public var location: String { target.description }
-    let client: PostgresClient
-    private let runner: Task<Void, Never>
+    private let connections: RunningPostgresClient
+    var client: PostgresClient { connections.client }
     static let quietLogger = Logger(label: "screens-pipe.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    private init(target: PostgresTarget, configuration: PostgresClient.Configuration) {
+    private init(target: PostgresTarget, connections: RunningPostgresClient) {
         self.target = target
-        let client = PostgresClient(configuration: configuration, backgroundLogger: Self.quietLogger)
-        self.client = client
-        runner = Task { await client.run() }
+        self.connections = connections
     }
 
     /// Connects to `target` and creates the tables that are missing. A refused connection, a
     /// wrong password or a bad TLS setting fails here, naming the server (never the password).
     public static func open(_ target: PostgresTarget) async throws(ScreensPipeError) -> PostgresCacheStore {
-        try await PostgresSchema.prepare(target, purpose: "open the cache")
-        return PostgresCacheStore(target: target, configuration: try PostgresConnector.clientConfiguration(target))
+        PostgresCacheStore(target: target, connections: try await RunningPostgresClient.open(target, purpose: "open the cache"))
     }
 
     /// Closes the connections.
-    public func close() async {
-        runner.cancel()
-        await runner.value
-    }
-
-    deinit { runner.cancel() }
+    public func close() async { await connections.close() }
 
     // MARK: - Pages
 

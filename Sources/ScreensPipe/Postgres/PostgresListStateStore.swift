@@ -9,30 +9,23 @@ internal import Foundation
 public final class PostgresListStateStore: ListStateStore {
     /// The database, without its password.
     public let target: PostgresTarget
-    private let client: PostgresClient
-    private let runner: Task<Void, Never>
+    private let connections: RunningPostgresClient
+    private var client: PostgresClient { connections.client }
 
-    private init(target: PostgresTarget, configuration: PostgresClient.Configuration) {
+    private init(target: PostgresTarget, connections: RunningPostgresClient) {
         self.target = target
-        let client = PostgresClient(configuration: configuration, backgroundLogger: PostgresCacheStore.quietLogger)
-        self.client = client
-        runner = Task { await client.run() }
+        self.connections = connections
     }
 
     /// Connects to `target` and creates the tables that are missing; a refused connection or
     /// a wrong password fails here, naming the server (never the password).
     public static func open(_ target: PostgresTarget) async throws(ScreensPipeError) -> PostgresListStateStore {
-        try await PostgresSchema.prepare(target, purpose: "open the list state store")
-        return PostgresListStateStore(target: target, configuration: try PostgresConnector.clientConfiguration(target))
+        PostgresListStateStore(
+            target: target, connections: try await RunningPostgresClient.open(target, purpose: "open the list state store"))
     }
 
     /// Closes the connections.
-    public func close() async {
-        runner.cancel()
-        await runner.value
-    }
-
-    deinit { runner.cancel() }
+    public func close() async { await connections.close() }
 
     public func record(for key: StateKey) async throws(ScreensPipeError) -> ListStateRecord? {
         try await perform("read the state of \(key)") { [client] in
