@@ -40,7 +40,7 @@ test: setup
 	  "$(BIN_DIR)/embed-sample" pipelines/bookmarks.yaml | head -3; \
 	  { SCREENS_PIPE_BIN="$(BIN_DIR)/screens-pipe" SCREENS_PIPE_EMBED_BIN="$(BIN_DIR)/embed-sample" \
 	    $(SWIFT) test --skip-build --disable-xctest && echo 0 > "$$cache/status" || echo $$? > "$$cache/status"; } 2>&1 | tee "$$cache/test.log"; \
-	  status=$$(cat "$$cache/status"); skipped=$$(grep -c 'skipped: .*needs PostgreSQL' "$$cache/test.log" || true); \
+	  status=$$(cat "$$cache/status"); skipped=$$(grep -ac 'Test .* skipped: .*needs PostgreSQL' "$$cache/test.log" || true); \
 	  if [ -z "$${SCREENS_PIPE_TEST_POSTGRES_URL:-}" ]; then \
 	    echo "WARNING: no PostgreSQL server: $$skipped PostgreSQL tests were SKIPPED (see 'needs PostgreSQL' above)" >&2; fi; \
 	  exit $$status
