@@ -79,6 +79,20 @@ import Testing
         #expect(bad.contains { $0.contains("port") })
         #expect(!bad.joined().contains("topsecret"))
     }
+
+    @Test func sinkKeysAreCheckedWhenThePipelineLoads() {
+        let errors = configErrors(
+            """
+            source: { type: file, path: rows.json }
+            sink: { type: postgres, url: "postgres://app:pw-never-shown@db/x", key: [a, a], path: out.json, table: "bad\\u0001name" }
+            """)
+        #expect(errors.contains { $0.contains("'key' names a field twice") })
+        #expect(errors.contains { $0.contains("key 'path' does not apply to sink type 'postgres'") })
+        #expect(errors.contains { $0.contains("'table' must be a table name") })
+        #expect(!errors.joined().contains("pw-never-shown"))
+        let misplaced = configErrors("source: { type: file, path: rows.json }\nsink: { type: stdout, table: x }")
+        #expect(misplaced.contains { $0.contains("key 'table' applies only to sink type 'postgres'") })
+    }
 }
 
 /// Connecting goes wrong in bounded time, with the reason and never the password.
