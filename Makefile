@@ -2,11 +2,11 @@
 # or with sudo): they install the missing system libraries first.
 
 SWIFT        ?= swift
-DEB_PACKAGES := libcurl4-openssl-dev libyaml-dev libsqlite3-dev jq curl python3 python3-jsonschema python3-yaml
+DEB_PACKAGES := libcurl4-openssl-dev libyaml-dev libsqlite3-dev jq curl python3 python3-jsonschema python3-yaml postgresql
 BIN_DIR       = $(shell $(SWIFT) build --show-bin-path)
 RELEASE_DIR   = $(shell $(SWIFT) build -c release --show-bin-path)
 
-.PHONY: setup build release test demo docs bench fuzz soak clean install
+.PHONY: setup build release test demo docs bench bench-postgres fuzz soak clean install
 
 setup:
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -30,13 +30,20 @@ release: setup
 # empty XCTest run and its "Executed 0 tests" lines.
 # Every run of the tests caches in a directory of its own, removed afterwards: nothing a test
 # starts (the embed sample, the binary, the library in process) may touch the user's cache.
+# The PostgreSQL tests use a throwaway cluster (scripts/pg-test-cluster.sh), always removed;
+# where none can start they are skipped, and the last line says how many.
 test: setup
 	$(SWIFT) build --build-tests
-	@cache=$$(mktemp -d); trap 'rm -rf "$$cache"' EXIT; set -e; \
+	@cache=$$(mktemp -d); eval "$$(scripts/pg-test-cluster.sh start)"; \
+	  trap 'rm -rf "$$cache"; scripts/pg-test-cluster.sh stop "$${SCREENS_PIPE_TEST_POSTGRES_DIR:-}"' EXIT; set -e; \
 	  export SCREENS_PIPE_CACHE_DIR="$$cache/default" SCREENS_PIPE_TEST_CACHE_DIR="$$cache/tests"; \
 	  "$(BIN_DIR)/embed-sample" pipelines/bookmarks.yaml | head -3; \
-	  SCREENS_PIPE_BIN="$(BIN_DIR)/screens-pipe" SCREENS_PIPE_EMBED_BIN="$(BIN_DIR)/embed-sample" \
-	    $(SWIFT) test --skip-build --disable-xctest
+	  { SCREENS_PIPE_BIN="$(BIN_DIR)/screens-pipe" SCREENS_PIPE_EMBED_BIN="$(BIN_DIR)/embed-sample" \
+	    $(SWIFT) test --skip-build --disable-xctest && echo 0 > "$$cache/status" || echo $$? > "$$cache/status"; } 2>&1 | tee "$$cache/test.log"; \
+	  status=$$(cat "$$cache/status"); skipped=$$(grep -ac 'Test .* skipped: .*needs PostgreSQL' "$$cache/test.log" || true); \
+	  if [ -z "$${SCREENS_PIPE_TEST_POSTGRES_URL:-}" ]; then \
+	    echo "WARNING: no PostgreSQL server: $$skipped PostgreSQL tests were SKIPPED (see 'needs PostgreSQL' above)" >&2; fi; \
+	  exit $$status
 
 # Any sample runs the same way: make demo DEMO=pipelines/bookmark-folder-tree.yaml
 DEMO ?= pipelines/bookmarks.yaml
@@ -58,6 +65,11 @@ docs: setup
 bench: setup
 	$(SWIFT) build -c release
 	python3 scripts/bench.py --bin "$(RELEASE_DIR)" $(BENCH_FLAGS)
+
+# Rows per second into PostgreSQL through the postgres sink (a throwaway cluster; BENCH_FLAGS=--rows N).
+bench-postgres: setup
+	$(SWIFT) build -c release --product screens-pipe
+	bash scripts/bench_postgres_sink.sh --bin "$(RELEASE_DIR)" $(BENCH_FLAGS)
 
 # libFuzzer on every parser of untrusted input (scripts/fuzz.sh lists them), FUZZ_SECONDS each (default 60).
 fuzz: setup

@@ -23,6 +23,8 @@ let package = Package(
         // The library emits through swift-metrics; the CLI and the service export Prometheus text.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // Shared cache, list state and the postgres sink (fleets of replicas on one database).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // `make docs` only: the DocC articles and API reference; nothing links against it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -47,6 +49,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         .target(
@@ -106,6 +109,8 @@ let package = Package(
             dependencies: [
                 "ScreensPipe", "Sandbox", "ScreensPipeService", "ScreensPipeTesting", "TestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // A fresh database per PostgreSQL test, and reading back what the sink wrote.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             exclude: ["Fixtures"]
         ),

@@ -160,6 +160,7 @@ public final class Pipeline: Sendable {
                 metrics.failed(error)
             }
         }
+        await stages.incremental?.close()
         return summary
     }
 
@@ -229,6 +230,7 @@ public final class Pipeline: Sendable {
                 fetcher = InstrumentedFetcher(base: source, metrics: metrics, trace: environment.trace, cached: spec.cache != nil)
             }
         } catch {
+            await incremental?.close()
             await server?.stop()
             throw error
         }
@@ -236,10 +238,11 @@ public final class Pipeline: Sendable {
         let sink: any EventSink
         var output: OutputFile?
         do throws(ScreensPipeError) {
-            (sink, output) = makesSink ? try makeSink() : (DiscardSink(), nil)
+            (sink, output) = makesSink ? try await makeSink() : (DiscardSink(), nil)
         } catch {
             await fetcher?.shutdown()
             await fanOut?.shutdown()
+            await incremental?.close()
             await server?.stop()
             throw error
         }
@@ -263,10 +266,11 @@ public final class Pipeline: Sendable {
         return instrumented
     }
 
-    private func makeSink() throws(ScreensPipeError) -> (any EventSink, OutputFile?) {
+    private func makeSink() async throws(ScreensPipeError) -> (any EventSink, OutputFile?) {
         let output: OutputFile
         switch spec.sink.destination {
         case .discard: return (DiscardSink(), nil)
+        case .postgres(let sink): return (try await PostgresSink.open(sink, environment: environment.variables), nil)
         case .stdout: output = OutputFile.standardOutput()
         case .file(let path): output = try OutputFile.file(at: path)
         }

@@ -7,7 +7,7 @@ internal import GRDB
 extension CacheStore {
     /// The stored ids of `names` on `server` (a ``CacheKey`` server text); names not stored
     /// are absent.
-    func classNameIds(server: String, names: [String]) async throws(ScreensPipeError) -> [String: Int64] {
+    public func classNameIds(server: String, names: [String]) async throws(ScreensPipeError) -> [String: Int64] {
         try await performAsync("read class names") { [pool] in
             try await pool.read { db in
                 var ids: [String: Int64] = [:]
@@ -24,7 +24,7 @@ extension CacheStore {
     }
 
     /// Stores `ids` for `server`, replacing what was there, in one transaction.
-    func storeClassNameIds(server: String, _ ids: [String: Int64]) async throws(ScreensPipeError) {
+    public func storeClassNameIds(server: String, _ ids: [String: Int64]) async throws(ScreensPipeError) {
         let now = Date().timeIntervalSince1970
         try await performAsync("store class names") { [pool] in
             try await pool.write { db in

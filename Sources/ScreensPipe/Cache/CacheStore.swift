@@ -13,9 +13,11 @@ internal import GRDB
 /// calls (``write(key:pipeline:page:)``, ``read(key:page:)``, ``lookup(key:request:)``):
 /// they suspend while SQLite works (or waits out the busy timeout) on GRDB's own threads,
 /// never holding a thread of the cooperative pool.
-public final class CacheStore: Sendable {
+public final class CacheStore: CacheBackend {
     /// The database file.
     public let path: String
+    /// The database file.
+    public var location: String { path }
     let pool: DatabasePool
 
     /// How long a write waits for another process's write lock before it fails.

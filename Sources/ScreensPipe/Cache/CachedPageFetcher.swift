@@ -29,7 +29,7 @@ package struct CachedPageFetcher: PageFetcher {
     /// The source's own fetcher, asked whenever the policy fetches.
     public let base: any PageFetcher
     /// The database pages are read from and written to.
-    public let store: CacheStore
+    public let store: any CacheBackend
     /// The offline policy every page is answered under.
     public let policy: CachePolicy
     /// How old a page may be for `cache-first`; nil means any age.
@@ -45,6 +45,14 @@ package struct CachedPageFetcher: PageFetcher {
     /// This run's snapshot id, stored with every page it fetches.
     public let snapshot: String
     private let run = RunState()
+    /// Who loads the list from the server when processes share the cache: decided once per
+    /// run, before the first request goes out, and awaited by every fetch (prefetches too).
+    private let turn = TurnState()
+
+    /// The run's ``CacheRefreshTurn``, asked of the store once.
+    private final class TurnState: Sendable {
+        let decision = Mutex<Task<Result<CacheRefreshTurn, ScreensPipeError>, Never>?>(nil)
+    }
 
     /// What this run has answered from, shared by the concurrent page fetches.
     private final class RunState: Sendable {
@@ -61,6 +69,7 @@ package struct CachedPageFetcher: PageFetcher {
             var servedFromServer = false
             var warnedMixed = false
             var warnedWrite = false
+            var announcedServing = false
         }
 
         let state = Mutex(State())
@@ -68,7 +77,7 @@ package struct CachedPageFetcher: PageFetcher {
 
     /// Throws a `.configuration` error for `refresh` under `cache-only`, which may not fetch.
     public init(
-        base: any PageFetcher, store: CacheStore, policy: CachePolicy, ttl: Duration? = nil, key: CacheKey,
+        base: any PageFetcher, store: any CacheBackend, policy: CachePolicy, ttl: Duration? = nil, key: CacheKey,
         pipeline: String, refresh: Bool = false, logger: Logger = Logger(label: "screens-pipe.cache")
     ) throws(ScreensPipeError) {
         if refresh, policy == .cacheOnly {
@@ -88,7 +97,7 @@ package struct CachedPageFetcher: PageFetcher {
     /// The cache stage of `spec`: its key (built from `base`'s identity), and its `cache:` policy and ttl unless `policy`
     /// overrides the policy (`run --policy`).
     public init(
-        base: any PageFetcher, store: CacheStore, spec: PipelineSpec, policy: CachePolicy? = nil, refresh: Bool = false,
+        base: any PageFetcher, store: any CacheBackend, spec: PipelineSpec, policy: CachePolicy? = nil, refresh: Bool = false,
         logger: Logger = Logger(label: "screens-pipe.cache")
     ) throws(ScreensPipeError) {
         try self.init(
@@ -108,8 +117,15 @@ package struct CachedPageFetcher: PageFetcher {
 
     /// The base fetcher's requests; the plan does not read the cache.
     public func plan(_ request: PageRequest) -> [PlannedRequest] { base.plan(request) }
-    /// Shuts the base fetcher down.
-    public func shutdown() async { await base.shutdown() }
+    /// Shuts the base fetcher down, gives up a refresh turn that did not complete (its lock
+    /// and staged pages), and closes the store.
+    public func shutdown() async {
+        await base.shutdown()
+        if let decided = turn.decision.withLock({ $0 }), case .success(.refresh(let lease)) = await decided.value {
+            await lease.release()
+        }
+        await store.close()
+    }
 
     /// Answers `request` under ``policy`` (always fetching and storing under ``refresh``).
     /// Under `cache-and-remote`, `provisional` first receives the cached copy, when there is one.
@@ -161,13 +177,27 @@ package struct CachedPageFetcher: PageFetcher {
     // MARK: - Steps
 
     private func fetchAndStore(_ request: PageRequest) async throws(ScreensPipeError) -> FetchedPage {
+        let lease: (any CacheRefreshLease)?
+        switch try await refreshTurn() {
+        case .solo:
+            lease = nil
+        case .refresh(let held):
+            lease = held
+        case .serveCache:
+            return try await fromSnapshot(request)
+        }
         let page = try await base.fetch(request)
         noteServed(fromCache: false)
         // A page an on-response rule skipped or ended is no page of the list: a later run
         // must meet the rule again, not an empty page from the cache.
         guard page.responseAction == nil else { return page }
         do throws(ScreensPipeError) {
-            try await store.write(key: key.text, pipeline: pipeline, page: page, snapshot: snapshot)
+            if let lease {
+                let endsChain = base.chaining == .chained && (page.continuation ?? "").isEmpty && page.missingContinuation == nil
+                try await lease.write(pipeline: pipeline, page: page, snapshot: snapshot, endsChain: endsChain)
+            } else {
+                try await store.write(key: key.text, pipeline: pipeline, page: page, snapshot: snapshot)
+            }
         } catch {
             // The page is good; only the copy for later runs is lost. Deliver it, say so once.
             let first = run.state.withLock { state -> Bool in
@@ -179,6 +209,48 @@ package struct CachedPageFetcher: PageFetcher {
             }
         }
         return page
+    }
+
+    /// This run's turn, asked of the store by the first fetch and awaited by the others.
+    /// Another process refreshing the list turns the run into a cached one (announced once).
+    private func refreshTurn() async throws(ScreensPipeError) -> CacheRefreshTurn {
+        let mayServeCache = !refresh && policy != .remoteOnly
+        let decision = turn.decision.withLock { decision in
+            if let decision { return decision }
+            let asked = Task { [self] () -> Result<CacheRefreshTurn, ScreensPipeError> in
+                do throws(ScreensPipeError) {
+                    return .success(try await decideTurn(mayServeCache: mayServeCache))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            decision = asked
+            return asked
+        }
+        let decided = try await decision.value.get()
+        if case .serveCache = decided {
+            let first = run.state.withLock { state -> Bool in
+                defer { state.announcedServing = true }
+                return !state.announcedServing
+            }
+            if first {
+                logger.info("another process refreshed this list or is refreshing it; serving the last complete snapshot from \(store.location)")
+            }
+        }
+        return decided
+    }
+
+    /// The store's answer; under `cache-first`, a turn to refresh is given back when another
+    /// process published a fresh copy between this run's lookup and the lock.
+    private func decideTurn(mayServeCache: Bool) async throws(ScreensPipeError) -> CacheRefreshTurn {
+        let turn = try await store.beginRefresh(key: key.text, mayServeCache: mayServeCache)
+        guard case .refresh(let lease) = turn, mayServeCache, policy == .cacheFirst else { return turn }
+        let first = PageRequest(index: 0, startRow: 0, endRow: 0, includesRowCount: true)
+        if case .page(let published) = try await store.lookup(key: key.text, request: first), isFresh(published.fetchedAt) {
+            await lease.release()
+            return .serveCache
+        }
+        return turn
     }
 
     /// Records where a page came from; under `cache-first`, warns once when the delivered list
@@ -282,9 +354,11 @@ package struct CachedPageFetcher: PageFetcher {
         }
     }
 
-    private func isFresh(_ page: FetchedPage) -> Bool {
+    private func isFresh(_ page: FetchedPage) -> Bool { isFresh(page.fetchedAt) }
+
+    private func isFresh(_ fetchedAt: Date) -> Bool {
         guard let ttl else { return true }
         let seconds = Double(ttl.components.seconds) + Double(ttl.components.attoseconds) / 1e18
-        return Date().timeIntervalSince(page.fetchedAt) <= seconds
+        return Date().timeIntervalSince(fetchedAt) <= seconds
     }
 }

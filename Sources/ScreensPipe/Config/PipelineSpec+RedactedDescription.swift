@@ -118,6 +118,12 @@ extension CacheSpec {
         if let key { members.append(("key", .string(key))) }
         if let ttl { members.append(("ttl", .raw(ConfigUnitText.duration(ttl)))) }
         if let path { members.append(("path", .string(path))) }
+        if let postgres {
+            // The URL without its password; the TLS options as given.
+            members.append(("url", .string(postgres.description)))
+            members.append(("tls", .raw(postgres.tls.rawValue)))
+            if let caFile = postgres.caFile { members.append(("ca-file", .string(caFile))) }
+        }
         return members
     }
 }
@@ -137,6 +143,11 @@ extension SinkSpec {
         case .stdout: [("type", .raw("stdout")), ("format", .raw(format.rawValue))]
         case .file(let path): [("type", .raw("file")), ("path", .string(path)), ("format", .raw(format.rawValue))]
         case .discard: [("type", .raw("discard"))]
+        case .postgres(let sink):
+            // The URL without its password.
+            [("type", .raw("postgres")), ("url", .string(sink.target.description)), ("tls", .raw(sink.target.tls.rawValue)),
+             ("table", .string(sink.table)), ("key", .string(sink.key.joined(separator: ", "))),
+             ("columns", .raw(sink.columns.rawValue)), ("batch-size", .raw("\(sink.batchSize)"))]
         }
     }
 }

@@ -345,10 +345,17 @@ public struct CacheSpec: Sendable, Hashable {
     public var ttl: Duration?
     /// The database file; nil uses the default location.
     public var path: String?
+    /// A PostgreSQL database instead of a file (`url:`, `tls:`, `ca-file:`), shared by every
+    /// process that names it.
+    public var postgres: PostgresTarget?
 
     /// Creates a cache spec; by default `remote-first`, with a key derived from the request, no
     /// age limit and the default database.
-    public init(policy: CachePolicy = .remoteFirst, key: String? = nil, ttl: Duration? = nil, path: String? = nil) {
+    public init(
+        policy: CachePolicy = .remoteFirst, key: String? = nil, ttl: Duration? = nil, path: String? = nil,
+        postgres: PostgresTarget? = nil
+    ) {
+        self.postgres = postgres
         self.policy = policy
         self.key = key
         self.ttl = ttl
@@ -405,6 +412,8 @@ public enum SinkDestination: Sendable, Hashable {
     case file(path: String)
     /// No output: for embedding services that only subscribe to the bus.
     case discard
+    /// Rows upserted into a PostgreSQL table by a key (`type: postgres`).
+    case postgres(PostgresSinkSpec)
 }
 
 /// What a sink writes (`sink.format`).

@@ -100,7 +100,8 @@ extension SpecDecoder {
         section.checkKeys(SpecKeys.cache)
         return CacheSpec(
             policy: section.choice("policy", CachePolicy.self) ?? .remoteFirst,
-            key: section.nonEmptyString("key"), ttl: section.duration("ttl", atMost: ConfigLimits.maximumTTL), path: section.nonEmptyString("path"))
+            key: section.nonEmptyString("key"), ttl: section.duration("ttl", atMost: ConfigLimits.maximumTTL), path: section.nonEmptyString("path"),
+            postgres: decodePostgresTarget(section, besides: "path"))
     }
 
     func decodeFilter(_ section: Section) -> FilterSpec {
@@ -132,9 +133,17 @@ extension SpecDecoder {
             return sink
         }
         section.checkKeys(SpecKeys.sink)
+        if let type = section["type"], case .scalar(let scalar) = type, scalar.text == "postgres" {
+            return decodePostgresSink(section).map { SinkSpec(destination: .postgres($0)) }
+        }
+        for key in ["url", "tls", "ca-file", "table", "key", "columns", "batch-size"] {
+            if let pair = section.mapping.pairs.first(where: { $0.key.text == key }) {
+                context.fail("key '\(key)' applies only to sink type 'postgres'", at: pair.key.location)
+            }
+        }
         let format = section.choice("format", SinkFormat.self) ?? .items
         let fields = section["fields"].flatMap(decodeFields)
-        let isFile = section["type"].map { context.choice($0, key: "type", ["stdout": false, "file": true]) } ?? (section["path"] != nil)
+        let isFile = section["type"].map { context.choice($0, key: "type", ["stdout": false, "file": true, "postgres": false]) } ?? (section["path"] != nil)
         switch isFile {
         case true?:
             let pathNode = section.required("path", for: "sink of type 'file'")

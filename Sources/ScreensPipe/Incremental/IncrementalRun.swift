@@ -12,6 +12,8 @@ internal import Foundation
 struct IncrementalRun: Sendable {
     let key: StateKey
     let store: any ListStateStore
+    /// Whether this run opened `store` (and so closes it), rather than the embedder.
+    let ownsStore: Bool
     let gate: CursorGate
     /// The position committed before this run (nil: none, or `--full-refresh`).
     let committed: CursorPosition?
@@ -28,8 +30,9 @@ struct IncrementalRun: Sendable {
         let key = try stateKey(of: spec)
         let store: any ListStateStore =
             if let configured = environment.stateStore { configured } else {
-                try await SQLiteListStateStore.open(spec: spec.cache, environment: environment.variables)
+                try await CacheBackends.openStateStore(spec: spec.cache, environment: environment.variables)
             }
+        let ownsStore = environment.stateStore == nil
         var committed: CursorPosition?
         if environment.fullRefresh {
             try await store.reset(key)
@@ -45,7 +48,7 @@ struct IncrementalRun: Sendable {
         let gate = CursorGate(spec: incremental, state: committed, endsEarly: endsEarly)
         let (sourceSpec, pushed) = IncrementalPushDown.apply(spec, lowerBound: gate.lowerBound)
         return IncrementalRun(
-            key: key, store: store, gate: gate, committed: committed, sourceSpec: sourceSpec, pushed: pushed, type: incremental.type)
+            key: key, store: store, ownsStore: ownsStore, gate: gate, committed: committed, sourceSpec: sourceSpec, pushed: pushed, type: incremental.type)
     }
 
     /// The state key of `spec`'s list: the pipeline's name and the cache key of its source
@@ -70,6 +73,11 @@ struct IncrementalRun: Sendable {
             failed.message += "; the output is complete, and the cursor is settled by the next run (rows written to standard output are delivered again)"
             throw failed
         }
+    }
+
+    /// Closes the store if this run opened it.
+    func close() async {
+        if ownsStore { await store.close() }
     }
 
     private func write(_ state: IncrementalState) async throws(ScreensPipeError) {

@@ -314,11 +314,22 @@ public enum PipelineSchema {
         "cache.key": string("A key template such as {groupId}-{folderId}."),
         "cache.ttl": duration("How old a cached page may be for cache-first"),
         "cache.path": string("The cache database file."),
+        "cache.url": string("A PostgreSQL database shared by many processes: postgres://user@host:port/database (password from ${ENV} or PGPASSWORD)."),
+        "cache.tls": enumeration(PostgresTarget.TLSMode.allCases.map(\.rawValue), "TLS to PostgreSQL (default prefer; require verifies the certificate)."),
+        "cache.ca-file": string("A PEM file of the certificate authorities PostgreSQL's certificate is checked against."),
 
         "filter.where": string("The selection expression, such as: name contains \"Liferay\" and visits > 2."),
         "filter.limit": integer(1, Int(Int64.max), "Stop after this many selected rows."),
 
-        "sink.type": enumeration(["stdout", "file", "liferay"], "Where rows go (file when path is given; liferay writes them to a portal with screens-pipe write)."),
+        "sink.type": enumeration(["stdout", "file", "liferay", "postgres"], "Where rows go (file when path is given; liferay writes them to a portal with screens-pipe write; postgres upserts them into a table).")
+        "sink.url": string("postgres: the database, postgres://user@host:port/database (password from ${ENV} or PGPASSWORD)."),
+        "sink.tls": enumeration(PostgresTarget.TLSMode.allCases.map(\.rawValue), "postgres: TLS (default prefer; require verifies the certificate)."),
+        "sink.ca-file": string("postgres: a PEM file of the certificate authorities to trust."),
+        "sink.table": string("postgres: the table (schema.table allowed), created when missing."),
+        "sink.key": ["anyOf": [["type": "string", "minLength": 1], ["type": "array", "items": ["type": "string", "minLength": 1], "minItems": 1]],
+                     "description": "postgres: the fields whose values identify a row (the upsert key)."],
+        "sink.columns": enumeration(PostgresSinkSpec.ColumnMode.allCases.map(\.rawValue), "postgres: one column per field (auto) or the row in one jsonb column."),
+        "sink.batch-size": integer(1, PostgresSinkSpec.maximumBatchSize, "postgres: rows per transaction (default 500)."),
         "sink.path": string("The output file, written atomically."),
         "sink.format": enumeration(SinkFormat.allCases.map(\.rawValue), "What is written."),
         "sink.fields": fieldPaths,

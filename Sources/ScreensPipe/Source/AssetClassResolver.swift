@@ -9,7 +9,7 @@ import ScreensBus
 /// stored is an error.
 enum AssetClassResolver {
     static func resolve(
-        _ spec: PipelineSpec, baseURL: String?, store: CacheStore?, environment: PipelineEnvironment
+        _ spec: PipelineSpec, baseURL: String?, store: (any CacheBackend)?, environment: PipelineEnvironment
     ) async throws(ScreensPipeError) -> PipelineSpec {
         guard var jsonws = spec.source.type.settings(as: JSONWSSourceSpec.self), !jsonws.classNames.isEmpty else { return spec }
         let server = CacheKey.server(spec.source.server)

@@ -3,8 +3,8 @@ enum SourceFactory {
     static func makeFetcher(
         spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment
     ) async throws(ScreensPipeError) -> any PageFetcher {
-        let store: CacheStore? =
-            if let cache = spec.cache { try await CacheStore.open(spec: cache, environment: environment.variables) } else { nil }
+        let store: (any CacheBackend)? =
+            if let cache = spec.cache { try await CacheBackends.open(spec: cache, environment: environment.variables) } else { nil }
         return try await makeFetcher(spec: spec, baseURL: baseURL, environment: environment, store: store, client: nil)
     }
 
@@ -13,7 +13,7 @@ enum SourceFactory {
     /// shuts that client down itself once, after every list (never through a child's
     /// fetcher, whose `shutdown()` would close the client for all of them).
     static func makeFetcher(
-        spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment, store: CacheStore?, client: HTTPClient?
+        spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment, store: (any CacheBackend)?, client: HTTPClient?
     ) async throws(ScreensPipeError) -> any PageFetcher {
         let spec = try await AssetClassResolver.resolve(spec, baseURL: baseURL, store: store, environment: environment)
         let source = try makeSource(spec: spec, baseURL: baseURL, environment: environment, client: client)

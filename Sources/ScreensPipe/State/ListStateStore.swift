@@ -55,4 +55,11 @@ public protocol ListStateStore: Sendable {
     func reset(_ key: StateKey) async throws(ScreensPipeError) -> Bool
     /// Every committed record, of one pipeline or of all, ordered by pipeline then list.
     func records(pipeline: String?) async throws(ScreensPipeError) -> [(key: StateKey, record: ListStateRecord)]
+    /// Releases what the store holds open (a database connection); the store is not used after.
+    func close() async
+}
+
+extension ListStateStore {
+    /// Nothing to release: a store on the cache's SQLite file closes with the file.
+    public func close() async {}
 }

@@ -12,9 +12,10 @@ import Testing
             origin: .remote, fetchedAt: fetchedAt)
     }
 
-    @Test func roundTripsIdsAndHostileStringsByteForByte() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func roundTripsIdsAndHostileStringsByteForByte(backend: CacheBackendKind) async throws {
         let directory = try TemporaryDirectory()
-        let store = try CacheStore(path: directory.file("cache.sqlite"))
+        let store = try await backend.open(in: directory)
         let rows: [JSONValue] = [
             ["id": .int(Int64.max), "min": .int(Int64.min), "above53": .int(9_007_199_254_740_993)],
             ["huge": .number("123456789012345678901234567890"), "pi": .double(3.25), "neg": .double(-0.5)],
@@ -25,7 +26,7 @@ import Testing
             ["nested": ["a": [1, nil, true, false, ["b": "c"]], "empty": [:], "list": []]],
         ]
         let fetchedAt = Date(timeIntervalSince1970: 1_700_000_000.25)
-        try await store.write(key: "k", pipeline: "p", page: page(0, rows: rows, rowCount: 73, continuation: "c&d=e", fetchedAt: fetchedAt))
+        try await store.write(key: "k", pipeline: "p", page: page(0, rows: rows, rowCount: 73, continuation: "c&d=e", fetchedAt: fetchedAt), snapshot: nil)
 
         let cached = try #require(try await store.read(key: "k", page: 0))
         #expect(cached.rows == rows)
@@ -38,7 +39,7 @@ import Testing
         #expect((cached.startRow, cached.endRow) == (0, 4))
 
         // A second store on the file sees the same bytes (nothing lives only in memory).
-        let reopened = try CacheStore(path: store.path)
+        let reopened = try await backend.reopen(store)
         #expect(try await reopened.read(key: "k", page: 0)?.rows == rows)
         #expect(try await reopened.read(key: "k", page: 1) == nil)
         #expect(try await reopened.read(key: "other", page: 0) == nil)
@@ -48,7 +49,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.file("a/b/cache.sqlite")
         let store = try CacheStore(path: path)
-        try await store.write(key: "k", pipeline: "p", page: page(0, rows: CacheFixtures.rows(2)))
+        try await store.write(key: "k", pipeline: "p", page: page(0, rows: CacheFixtures.rows(2)), snapshot: nil)
 
         func mode(_ path: String) throws -> Int {
             let attributes = try FileManager.default.attributesOfItem(atPath: path)
@@ -90,24 +91,26 @@ import Testing
                 == "/h/.cache/screens-pipe/cache.sqlite")
     }
 
-    @Test func theRowCountOfPageZeroMarksTheEndOfTheList() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func theRowCountOfPageZeroMarksTheEndOfTheList(backend: CacheBackendKind) async throws {
         let directory = try TemporaryDirectory()
-        let store = try CacheStore(path: directory.file("cache.sqlite"))
+        let store = try await backend.open(in: directory)
         let fetchedAt = Date(timeIntervalSince1970: 1_000)
         // 6 rows: page 0 holds 4, page 1 holds 2 (short), page 2 starts at 7.
-        try await store.write(key: "k", pipeline: "p", page: page(0, rows: CacheFixtures.rows(4), rowCount: 6, fetchedAt: fetchedAt))
+        try await store.write(key: "k", pipeline: "p", page: page(0, rows: CacheFixtures.rows(4), rowCount: 6, fetchedAt: fetchedAt), snapshot: nil)
 
         #expect(try await store.lookup(key: "k", request: CacheFixtures.request(1)) == .miss)
         #expect(try await store.lookup(key: "k", request: CacheFixtures.request(2)) == .endOfList(fetchedAt: fetchedAt))
         #expect(try await store.lookup(key: "other", request: CacheFixtures.request(2)) == .miss)
     }
 
-    @Test func withoutACountAShortPageMarksTheEnd() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func withoutACountAShortPageMarksTheEnd(backend: CacheBackendKind) async throws {
         let directory = try TemporaryDirectory()
-        let store = try CacheStore(path: directory.file("cache.sqlite"))
+        let store = try await backend.open(in: directory)
         let fetchedAt = Date(timeIntervalSince1970: 2_000)
-        try await store.write(key: "k", pipeline: "p", page: page(0, rows: CacheFixtures.rows(4)))
-        try await store.write(key: "k", pipeline: "p", page: page(1, rows: CacheFixtures.rows(1), fetchedAt: fetchedAt))
+        try await store.write(key: "k", pipeline: "p", page: page(0, rows: CacheFixtures.rows(4)), snapshot: nil)
+        try await store.write(key: "k", pipeline: "p", page: page(1, rows: CacheFixtures.rows(1), fetchedAt: fetchedAt), snapshot: nil)
 
         #expect(try await store.lookup(key: "k", request: CacheFixtures.request(2)) == .endOfList(fetchedAt: fetchedAt))
         guard case .page(let first) = try await store.lookup(key: "k", request: CacheFixtures.request(0)) else {
@@ -117,38 +120,40 @@ import Testing
         #expect(first.rows == CacheFixtures.rows(4))
     }
 
-    @Test func aShorterListRemovesStalePagesPastItsEnd() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func aShorterListRemovesStalePagesPastItsEnd(backend: CacheBackendKind) async throws {
         let directory = try TemporaryDirectory()
-        let store = try CacheStore(path: directory.file("cache.sqlite"))
-        try await store.write(key: "k", pipeline: "p", page: page(0, rows: CacheFixtures.rows(4), rowCount: 10))
-        try await store.write(key: "k", pipeline: "p", page: page(1, rows: CacheFixtures.rows(3)))
-        try await store.write(key: "k", pipeline: "p", page: page(2, rows: CacheFixtures.rows(3)))
+        let store = try await backend.open(in: directory)
+        try await store.write(key: "k", pipeline: "p", page: page(0, rows: CacheFixtures.rows(4), rowCount: 10), snapshot: nil)
+        try await store.write(key: "k", pipeline: "p", page: page(1, rows: CacheFixtures.rows(3)), snapshot: nil)
+        try await store.write(key: "k", pipeline: "p", page: page(2, rows: CacheFixtures.rows(3)), snapshot: nil)
         // The list shrank to 5 rows: page 2 (rows 7..<10) no longer exists.
-        try await store.write(key: "k", pipeline: "p", page: page(0, rows: CacheFixtures.rows(4), rowCount: 5))
+        try await store.write(key: "k", pipeline: "p", page: page(0, rows: CacheFixtures.rows(4), rowCount: 5), snapshot: nil)
         #expect(try await store.read(key: "k", page: 1) != nil)
         #expect(try await store.read(key: "k", page: 2) == nil)
 
         // Without a count, a short page removes the pages after it.
-        try await store.write(key: "n", pipeline: "p", page: page(0, rows: CacheFixtures.rows(4)))
-        try await store.write(key: "n", pipeline: "p", page: page(1, rows: CacheFixtures.rows(3)))
-        try await store.write(key: "n", pipeline: "p", page: page(2, rows: CacheFixtures.rows(3)))
-        try await store.write(key: "n", pipeline: "p", page: page(0, rows: CacheFixtures.rows(2)))
+        try await store.write(key: "n", pipeline: "p", page: page(0, rows: CacheFixtures.rows(4)), snapshot: nil)
+        try await store.write(key: "n", pipeline: "p", page: page(1, rows: CacheFixtures.rows(3)), snapshot: nil)
+        try await store.write(key: "n", pipeline: "p", page: page(2, rows: CacheFixtures.rows(3)), snapshot: nil)
+        try await store.write(key: "n", pipeline: "p", page: page(0, rows: CacheFixtures.rows(2)), snapshot: nil)
         #expect(try await store.read(key: "n", page: 0)?.rows.count == 2)
         #expect(try await store.read(key: "n", page: 1) == nil)
         #expect(try await store.read(key: "n", page: 2) == nil)
     }
 
-    @Test func listsSummarizesAndClears() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func listsSummarizesAndClears(backend: CacheBackendKind) async throws {
         let directory = try TemporaryDirectory()
-        let store = try CacheStore(path: directory.file("cache.sqlite"))
+        let store = try await backend.open(in: directory)
         let early = Date(timeIntervalSince1970: 1_000)
         let late = Date(timeIntervalSince1970: 5_000)
-        try await store.write(key: "server-a k1", pipeline: "one", page: page(0, rows: CacheFixtures.rows(4), rowCount: 7, fetchedAt: early))
-        try await store.write(key: "server-a k1", pipeline: "one", page: page(1, rows: CacheFixtures.rows(3), fetchedAt: late))
-        try await store.write(key: "server-a k2", pipeline: "two", page: page(0, rows: CacheFixtures.rows(2), fetchedAt: early))
-        try await store.write(key: "server-b k1", pipeline: "two", page: page(0, rows: CacheFixtures.rows(1), fetchedAt: late))
+        try await store.write(key: "server-a k1", pipeline: "one", page: page(0, rows: CacheFixtures.rows(4), rowCount: 7, fetchedAt: early), snapshot: nil)
+        try await store.write(key: "server-a k1", pipeline: "one", page: page(1, rows: CacheFixtures.rows(3), fetchedAt: late), snapshot: nil)
+        try await store.write(key: "server-a k2", pipeline: "two", page: page(0, rows: CacheFixtures.rows(2), fetchedAt: early), snapshot: nil)
+        try await store.write(key: "server-b k1", pipeline: "two", page: page(0, rows: CacheFixtures.rows(1), fetchedAt: late), snapshot: nil)
 
-        let entries = try store.entries()
+        let entries = try await store.entries()
         #expect(entries.map(\.key) == ["server-a k1", "server-a k2", "server-b k1"])
         let first = entries[0]
         #expect(first.pipeline == "one")
@@ -157,31 +162,32 @@ import Testing
         #expect(first.bytes == JSONValue.array(CacheFixtures.rows(4)).jsonBytes.count + JSONValue.array(CacheFixtures.rows(3)).jsonBytes.count)
         #expect(entries[1].rowCount == nil)
 
-        let stats = try store.stats()
+        let stats = try await store.stats()
         #expect((stats.entries, stats.pages, stats.rows) == (3, 4, 10))
         #expect(stats.bytes == entries.map(\.bytes).reduce(0, +))
         #expect((stats.oldestFetch, stats.newestFetch) == (early, late))
         #expect(stats.fileSize > 0)
-        #expect(stats.path == store.path)
+        #expect(stats.path == store.location)
 
-        #expect(try store.clear(pipeline: "two", keyPrefix: "server-b") == 1)
-        #expect(try store.clear(keyPrefix: "server-a") == 3)
-        #expect(try store.entries().isEmpty)
-        #expect(try store.clear() == 0)
-        let empty = try store.stats()
+        #expect(try await store.clear(pipeline: "two", keyPrefix: "server-b") == 1)
+        #expect(try await store.clear(pipeline: nil, keyPrefix: "server-a") == 3)
+        #expect(try await store.entries().isEmpty)
+        #expect(try await store.clear(pipeline: nil, keyPrefix: nil) == 0)
+        let empty = try await store.stats()
         #expect((empty.entries, empty.pages, empty.rows, empty.bytes) == (0, 0, 0, 0))
         #expect(empty.oldestFetch == nil)
     }
 
-    @Test func clearByPipelineKeepsOtherPipelines() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func clearByPipelineKeepsOtherPipelines(backend: CacheBackendKind) async throws {
         let directory = try TemporaryDirectory()
-        let store = try CacheStore(path: directory.file("cache.sqlite"))
-        try await store.write(key: "a", pipeline: "one", page: page(0, rows: CacheFixtures.rows(1)))
-        try await store.write(key: "b", pipeline: "two", page: page(0, rows: CacheFixtures.rows(1)))
+        let store = try await backend.open(in: directory)
+        try await store.write(key: "a", pipeline: "one", page: page(0, rows: CacheFixtures.rows(1)), snapshot: nil)
+        try await store.write(key: "b", pipeline: "two", page: page(0, rows: CacheFixtures.rows(1)), snapshot: nil)
         // A prefix that is a LIKE pattern must match literally.
-        #expect(try store.clear(keyPrefix: "%") == 0)
-        #expect(try store.clear(pipeline: "one") == 1)
-        #expect(try store.entries().map(\.key) == ["b"])
+        #expect(try await store.clear(pipeline: nil, keyPrefix: "%") == 0)
+        #expect(try await store.clear(pipeline: "one", keyPrefix: nil) == 1)
+        #expect(try await store.entries().map(\.key) == ["b"])
     }
 
     @Test func twoStoresWriteOneFileConcurrently() async throws {
@@ -202,7 +208,7 @@ import Testing
                             let fetched = FetchedPage(
                                 request: CacheFixtures.request(index), rows: CacheFixtures.rows(3, tag: "\(storeIndex)-\(task)"),
                                 rowCount: index == 0 ? 1_000 : nil, origin: .remote)
-                            try await store.write(key: "store\(storeIndex) task\(task)", pipeline: "p", page: fetched)
+                            try await store.write(key: "store\(storeIndex) task\(task)", pipeline: "p", page: fetched, snapshot: nil)
                             // Readers run alongside the writers (WAL: they never wait).
                             _ = try await store.read(key: "store\(1 - storeIndex) task\(task)", page: index)
                         }

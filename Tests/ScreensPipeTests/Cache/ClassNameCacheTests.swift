@@ -6,9 +6,10 @@ import Testing
 
 /// The cache's class-name table and the page count a headless list without totalCount keeps.
 @Suite struct ClassNameCacheTests {
-    @Test func classNameIdsAreKeptPerServer() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func classNameIdsAreKeptPerServer(backend: CacheBackendKind) async throws {
         let directory = try TemporaryDirectory()
-        let store = try CacheStore(path: directory.file("cache.sqlite"))
+        let store = try await backend.open(in: directory)
         let names = ["com.liferay.journal.model.JournalArticle", "com.liferay.bookmarks.model.BookmarksEntry"]
         #expect(try await store.classNameIds(server: "https://a.example.com", names: names).isEmpty)
         try await store.storeClassNameIds(server: "https://a.example.com", [names[0]: 20109, names[1]: Int64.max])
@@ -16,17 +17,18 @@ import Testing
         #expect(try await store.classNameIds(server: "https://a.example.com", names: names) == [names[0]: 20109, names[1]: Int64.max])
         #expect(try await store.classNameIds(server: "https://b.example.com", names: names) == [names[0]: 31])
         // A second store on the file sees them: the next run asks the portal nothing.
-        let again = try CacheStore(path: directory.file("cache.sqlite"))
+        let again = try await backend.reopen(store)
         #expect(try await again.classNameIds(server: "https://b.example.com", names: [names[0]]) == [names[0]: 31])
     }
 
-    @Test func aStoredPageCountEndsTheCachedList() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func aStoredPageCountEndsTheCachedList(backend: CacheBackendKind) async throws {
         let directory = try TemporaryDirectory()
-        let store = try CacheStore(path: directory.file("cache.sqlite"))
+        let store = try await backend.open(in: directory)
         var first = FetchedPage(
             request: PageRequest(index: 0, startRow: 0, endRow: 10, includesRowCount: true), rows: [1, 2], origin: .remote)
         first.pageCount = 2
-        try await store.write(key: "k", pipeline: "p", page: first)
+        try await store.write(key: "k", pipeline: "p", page: first, snapshot: nil)
         let cached = try #require(try await store.read(key: "k", page: 0))
         #expect(cached.pageCount == 2)
         #expect(cached.fetchedPage(for: first.request).pageCount == 2)

@@ -58,8 +58,8 @@ struct FanOutRun: Sendable {
     static func make(
         spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment, metrics: RunMetrics
     ) async throws(ScreensPipeError) -> FanOutRun {
-        let store: CacheStore? =
-            if let cache = spec.cache { try await CacheStore.open(spec: cache, environment: environment.variables) } else { nil }
+        let store: (any CacheBackend)? =
+            if let cache = spec.cache { try await CacheBackends.open(spec: cache, environment: environment.variables) } else { nil }
         let permits = spec.source.forEach?.concurrency ?? spec.source.pagination.prefetch
         return FanOutRun(
             spec: spec, baseURL: baseURL, environment: environment, store: store, client: HTTPClient(),
