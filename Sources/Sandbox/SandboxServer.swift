@@ -24,6 +24,9 @@ public final class SandboxServer: Sendable {
     /// HTTP requests received so far, on any path, including those answered with an injected fault.
     public var requestCount: Int { state.requestCount }
 
+    /// The most client connections that were open at once since the server started.
+    public var peakConnectionCount: Int { state.connectionGauge.peak }
+
     private init(channel: any Channel, state: ServerState, configuration: SandboxConfiguration, port: Int) {
         self.channel = channel
         self.state = state
