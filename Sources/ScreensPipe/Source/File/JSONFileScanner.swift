@@ -259,9 +259,18 @@ struct JSONFileScanner: ~Copyable {
     /// Moves past the `[` at the next byte and any whitespace: true when an element
     /// follows, false when the array is empty (the `]` is passed too).
     mutating func enterArray() throws(FileScanError) -> Bool {
+        try enterContainer(closer: UInt8(ascii: "]"))
+    }
+
+    /// Moves past the `{` at the next byte: true when a member follows, false when the object is empty.
+    mutating func enterObject() throws(FileScanError) -> Bool {
+        try enterContainer(closer: UInt8(ascii: "}"))
+    }
+
+    private mutating func enterContainer(closer: UInt8) throws(FileScanError) -> Bool {
         advance()
         try skipWhitespace()
-        guard try peek() == UInt8(ascii: "]") else { return true }
+        guard try peek() == closer else { return true }
         advance()
         return false
     }
@@ -292,15 +301,6 @@ struct JSONFileScanner: ~Copyable {
 
     private static func expectation(_ closer: UInt8) -> String {
         "expected ',' or '\(Character(Unicode.Scalar(closer)))'"
-    }
-
-    /// Moves past the `{` at the next byte: true when a member follows, false when the object is empty.
-    mutating func enterObject() throws(FileScanError) -> Bool {
-        advance()
-        try skipWhitespace()
-        guard try peek() == UInt8(ascii: "}") else { return true }
-        advance()
-        return false
     }
 
     /// Reads an object member's key and the `:` after it, leaving the scanner at its value.
