@@ -61,10 +61,16 @@ docs: setup
 	done
 	@echo "docs: .build/docs/{$$(echo $(DOC_TARGETS) | tr ' ' ',')}/index.html" >&2
 
-# Release build, then screens-pipe vs a Python loop and curl|jq on the sandbox (BENCH_FLAGS=--quick: 100k rows).
+# Release build, then screens-pipe vs a Python loop, dlt's RESTClient, curl alone and curl|jq on
+# the sandbox: client CPU per 1M rows, peak RSS, cache, file source, prefetch (BENCH_FLAGS=--quick:
+# 100k rows; BENCH_LARGE=1 adds 10M-row runs). dlt goes into .build/bench-venv from PyPI; without
+# it (offline, or no python3-venv) its row says it was skipped.
 bench: setup
 	$(SWIFT) build -c release
-	python3 scripts/bench.py --bin "$(RELEASE_DIR)" $(BENCH_FLAGS)
+	@test -x .build/bench-venv/bin/python3 || python3 -m venv .build/bench-venv >/dev/null 2>&1 || true
+	@test ! -x .build/bench-venv/bin/pip || .build/bench-venv/bin/python3 -c 'import dlt' 2>/dev/null \
+	  || .build/bench-venv/bin/pip install -q dlt >/dev/null 2>&1 || echo "bench: dlt could not be installed from PyPI" >&2
+	python3 scripts/bench.py --bin "$(RELEASE_DIR)" --dlt-python .build/bench-venv/bin/python3 $(BENCH_FLAGS)
 
 # Rows per second into PostgreSQL through the postgres sink (a throwaway cluster; BENCH_FLAGS=--rows N).
 bench-postgres: setup

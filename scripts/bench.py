@@ -2,19 +2,25 @@
 """`make bench`: screens-pipe against the loops a user would write instead, on the same data.
 
 Starts the release binary's sandbox portal with a generated list (pages of 1000), then measures
-in one run:
-  - end to end: `screens-pipe run` vs a Python http.client loop vs a `curl | jq -c` loop,
-    all writing the same JSON lines (checked), with ratios against the baselines;
-  - peak RSS of screens-pipe at 100k and 1M rows (must stay flat);
-  - JSON parse/write MB/s and filter rows/s (screens-pipe-bench);
-  - cache-only replay rows/s (a cached run, then --policy cache-only);
-  - prefetch speedup at 100 ms latency (50 pages, prefetch 1 vs 4).
+in one run, every output written to a real file (never /dev/null) and checked:
+  - client CPU seconds (user + sys of the child, from wait4) per 1M rows for each contender:
+    `screens-pipe run`, a Python http.client loop, dlt's RESTClient (when it can be imported:
+    `make bench` installs it from PyPI into .build/bench-venv; skipped with a note otherwise),
+    curl alone (the transport, parsing nothing) and a `curl | jq -c` loop;
+  - screens-pipe with `model: bookmark` and a filter (the convert+filter case);
+  - the cache: a remote run storing every page, then a cache-only replay (rows/s);
+  - the file source over the same rows as a JSON array and as JSON lines;
+  - peak RSS (ru_maxrss) of the remote, file and cache runs at the list size (and at 10M
+    rows with BENCH_LARGE=1);
+  - prefetch 1, 2, 4 and 8 at 100 ms latency against the ideal (latency x rounds of requests);
+  - JSON parse/write MB/s and filter rows/s (screens-pipe-bench).
 
-    python3 scripts/bench.py --bin .build/release [--quick] [--rows N] [--runs K]
+    python3 scripts/bench.py --bin .build/release [--quick] [--rows N] [--runs K] [--dlt-python PATH]
 """
 import argparse
 import hashlib
 import json
+import math
 import os
 import re
 import shutil
@@ -24,10 +30,14 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PIPELINE = os.path.join(ROOT, "Benchmarks/pipelines/generated.yaml")
-CACHED_PIPELINE = os.path.join(ROOT, "Benchmarks/pipelines/generated-cached.yaml")
+PIPELINES = os.path.join(ROOT, "Benchmarks/pipelines")
+PIPELINE = os.path.join(PIPELINES, "generated.yaml")
+CACHED_PIPELINE = os.path.join(PIPELINES, "generated-cached.yaml")
+BOOKMARK_PIPELINE = os.path.join(PIPELINES, "generated-bookmark.yaml")
 PAGE = 1000
 FIRST_ID = 9007199254740993  # the sandbox's generated row i has entryId FIRST_ID + i
+LATENCY = 0.1  # seconds, for the prefetch runs
+LATENCY_PAGES = 50
 
 
 class Sandbox:
@@ -37,7 +47,7 @@ class Sandbox:
         self.process = subprocess.Popen(
             [binary, "sandbox", "--port", "0", *flags],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         self.url = None
         while self.url is None:
             line = self.process.stderr.readline()
@@ -59,24 +69,39 @@ class Sandbox:
                 self.process.kill()
                 self.process.wait()
 
+    def __enter__(self):
+        return self
 
-def timed(command, env=None, stdout=subprocess.DEVNULL):
-    """Runs a command to completion; returns (wall seconds, peak RSS in MiB)."""
+    def __exit__(self, *_):
+        self.stop()
+
+
+class Run:
+    """One finished child: wall seconds, client CPU seconds (user + sys) and peak RSS (MiB)."""
+
+    def __init__(self, wall, cpu, rss):
+        self.wall, self.cpu, self.rss = wall, cpu, rss
+
+
+def timed(command, env=None):
+    """Runs a command to completion; its stdout goes nowhere, so commands write files."""
     started = time.perf_counter()
-    process = subprocess.Popen(command, env=env, stdout=stdout, stderr=subprocess.PIPE)
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # stderr is read after the exit: every command here writes only a few lines to it.
     _, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - started
     stderr = process.stderr.read().decode(errors="replace")
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode != 0:
         raise SystemExit(f"bench: {' '.join(command)} exited {process.returncode}\n{stderr}")
-    return elapsed, usage.ru_maxrss / 1024
+    return Run(elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
 def best(runs, command, env=None):
-    """The fastest of `runs` runs (the least disturbed one) and the largest peak RSS seen."""
+    """The least disturbed of `runs` runs: the shortest wall time and the least CPU (each
+    from its own best run), and the largest peak RSS seen."""
     results = [timed(command, env) for _ in range(runs)]
-    return min(r[0] for r in results), max(r[1] for r in results)
+    return Run(min(r.wall for r in results), min(r.cpu for r in results), max(r.rss for r in results))
 
 
 def digest(path):
@@ -87,6 +112,18 @@ def digest(path):
         while chunk := file.read(1 << 20):
             hash.update(chunk)
     return hash.hexdigest()
+
+
+def count_in_file(path, needle):
+    """Occurrences of `needle` in a file, streamed."""
+    count, tail = 0, b""
+    with open(path, "rb") as file:
+        while chunk := file.read(1 << 20):
+            data = tail + chunk
+            count += data.count(needle)
+            # Keep a partial needle for the next chunk, never a whole one (it was counted).
+            tail = data[-(len(needle) - 1):] if len(needle) > 1 else b""
+    return count
 
 
 def same_rows_as_jq(reference, jq_output):
@@ -121,8 +158,40 @@ def check_ids(path, rows):
 
 
 def bench_tool(binary, arguments):
-    output = subprocess.run([binary, *arguments], check=True, capture_output=True, text=True).stdout
-    return output
+    return subprocess.run([binary, *arguments], check=True, capture_output=True, text=True).stdout
+
+
+def dlt_interpreter(candidate):
+    """The Python that can import dlt (the bench venv's, else this one), or None."""
+    for python in (candidate, sys.executable):
+        if python and os.path.exists(python):
+            probe = subprocess.run([python, "-c", "import dlt.sources.helpers.rest_client"], capture_output=True)
+            if probe.returncode == 0:
+                return python
+    return None
+
+
+def write_file_sources(lines_path, work):
+    """The rows of a JSON-lines file as a JSON array file too, and a pipeline for each."""
+    array_path = os.path.join(work, "rows.json")
+    with open(lines_path, "rb") as source, open(array_path, "wb") as target:
+        target.write(b"[\n")
+        first = True
+        for line in source:
+            if not first:
+                target.write(b",\n")
+            target.write(line.rstrip(b"\n"))
+            first = False
+        target.write(b"\n]\n")
+    pipelines = {}
+    for name, path in (("array", array_path), ("lines", lines_path)):
+        pipeline = os.path.join(work, f"file-{name}.yaml")
+        with open(pipeline, "w") as file:
+            file.write(
+                f"name: file-{name}\nsource:\n  type: file\n  path: {json.dumps(path)}\n"
+                "  pagination: { first-page-size: 1000, page-size: 1000 }\nsink: { type: stdout, format: items }\n")
+        pipelines[name] = (pipeline, path)
+    return pipelines
 
 
 def main():
@@ -130,101 +199,139 @@ def main():
     parser.add_argument("--bin", default=os.path.join(ROOT, ".build/release"), help="folder with the release binaries")
     parser.add_argument("--quick", action="store_true", help="100k rows, one run each, smaller micro-benchmarks")
     parser.add_argument("--rows", type=int, help="rows of the end-to-end list (default 1,000,000; --quick 100,000)")
-    parser.add_argument("--runs", type=int, help="runs per end-to-end contender, best kept (default 3; --quick 1)")
+    parser.add_argument("--runs", type=int, help="runs per screens-pipe case, best kept (default 3; --quick 1)")
+    parser.add_argument("--dlt-python", default=os.path.join(ROOT, ".build/bench-venv/bin/python3"),
+                        help="a Python with dlt installed (make bench makes .build/bench-venv)")
     options = parser.parse_args()
     rows = options.rows or (100_000 if options.quick else 1_000_000)
-    small = 100_000 if rows > 100_000 else rows // 10
     runs = options.runs or (1 if options.quick else 3)
+    baseline_runs = 1 if options.quick else 2
+    large = os.environ.get("BENCH_LARGE") == "1"
     binary = os.path.join(options.bin, "screens-pipe")
     bench_binary = os.path.join(options.bin, "screens-pipe-bench")
     for tool in ("jq", "curl"):
         if shutil.which(tool) is None:
             raise SystemExit(f"bench: {tool} is required (make setup installs jq)")
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True).stdout.strip()
 
-    work = tempfile.mkdtemp(prefix="screens-pipe-bench-")
+    work = tempfile.mkdtemp(prefix="screens-pipe-bench-", dir=os.environ.get("BENCH_DIR"))
     env = dict(os.environ, SCREENS_PIPE_CACHE_DIR=os.path.join(work, "cache"), BENCH_CACHE=os.path.join(work, "bench.sqlite"))
-    figures = []  # (measure, value, note)
+    figures = []  # (case, wall, rows/s, CPU s per 1M rows, peak RSS MiB, note)
+    per_million = lambda run, count: run.cpu * 1_000_000 / count
 
-    def report(measure, value, note=""):
-        figures.append((measure, value, note))
-        print(f"  {measure:<40} {value:>16}  {note}", flush=True)
-
-    print(f"bench: {rows:,} generated rows in pages of {PAGE}, best of {runs} run(s), {os.cpu_count()} cores", flush=True)
-    sandbox = Sandbox(binary, "--generate", str(rows))
-    try:
-        env["LIFERAY_SERVER"] = sandbox.url
-        run = lambda *extra: [binary, "run", PIPELINE, "--progress", "never", *extra]
-
-        # (a) screens-pipe, (b) Python loop, (c) curl | jq, on the same list; outputs checked.
-        ours_file = os.path.join(work, "screens-pipe.jsonl")
-        ours, rss_large = best(runs, run("--output", ours_file), env)
-        check_ids(ours_file, rows)
-        # Peak RSS: the same pipeline over 100k rows vs the full list.
-        if rows > small:
-            # The same pipeline over a sandbox serving a 100k list.
-            small_sandbox = Sandbox(binary, "--generate", str(small))
-            try:
-                _, rss_small = best(1, run("--output", os.path.join(work, "small.jsonl")), dict(env, LIFERAY_SERVER=small_sandbox.url))
-            finally:
-                small_sandbox.stop()
+    def report(case, run=None, count=rows, note=""):
+        if run is None:
+            row = (case, "", "", "", "", note)
         else:
-            rss_small = rss_large
+            row = (case, f"{run.wall:.2f}", f"{count / run.wall:,.0f}", f"{per_million(run, count):.2f}", f"{run.rss:.1f}", note)
+        figures.append(row)
+        print(f"  {case:<44} {row[1]:>8} s {row[2]:>11} rows/s {row[3]:>7} CPU s/1M {row[4]:>7} MiB  {note}", flush=True)
+
+    print(f"bench: {rows:,} generated rows in pages of {PAGE}, best of {runs} run(s), {os.cpu_count()} cores, commit {commit}"
+          + (" (with uncommitted changes)" if dirty else ""), flush=True)
+    with Sandbox(binary, "--generate", str(rows)) as sandbox:
+        env["LIFERAY_SERVER"] = sandbox.url
+        run = lambda pipeline, *extra: [binary, "run", pipeline, "--progress", "never", *extra]
+
+        # Pass-through: screens-pipe against the baselines, on the same list; outputs checked.
+        ours_file = os.path.join(work, "screens-pipe.jsonl")
+        ours = best(runs, run(PIPELINE, "--output", ours_file), env)
+        check_ids(ours_file, rows)
+        report("screens-pipe run, pass-through", ours, note="remote source; -o to a file, fsync'd before the rename")
+
         python_file = os.path.join(work, "python.jsonl")
-        python, _ = best(runs, [sys.executable, os.path.join(ROOT, "scripts/bench_python_loop.py"), sandbox.url, python_file, str(PAGE)])
+        python = best(baseline_runs, [sys.executable, os.path.join(ROOT, "scripts/bench_python_loop.py"), sandbox.url, python_file, str(PAGE)])
         if digest(python_file) != digest(ours_file):
             raise SystemExit("bench: the Python loop wrote other lines than screens-pipe")
+        report("Python http.client loop", python, note=f"same bytes; screens-pipe uses {python.cpu / ours.cpu:.1f}x less CPU")
+
+        dlt_python = dlt_interpreter(options.dlt_python)
+        if dlt_python:
+            dlt_file = os.path.join(work, "dlt.jsonl")
+            dlt = best(1, [dlt_python, os.path.join(ROOT, "scripts/bench_dlt_loop.py"), sandbox.url, dlt_file, str(PAGE)])
+            if digest(dlt_file) != digest(ours_file):
+                raise SystemExit("bench: dlt's RESTClient wrote other lines than screens-pipe")
+            report("dlt RESTClient (REST offset endpoint)", dlt, note=f"same bytes; screens-pipe uses {dlt.cpu / ours.cpu:.1f}x less CPU")
+        else:
+            report("dlt RESTClient", note="skipped: dlt cannot be imported (`pip install dlt` failed or there is no PyPI access)")
+
+        curl_file = os.path.join(work, "curl.bodies")
+        curl = best(baseline_runs, ["bash", os.path.join(ROOT, "scripts/bench_curl_alone.sh"), sandbox.url, curl_file, str(rows), str(PAGE)])
+        if count_in_file(curl_file, b'"entryId":') != rows:
+            raise SystemExit("bench: curl alone did not receive every row")
+        report("curl alone (transport, no parsing)", curl, note=f"screens-pipe uses {ours.cpu / curl.cpu:.1f}x the transport's CPU")
+
         jq_file = os.path.join(work, "jq.jsonl")
-        jq, _ = best(1, ["bash", os.path.join(ROOT, "scripts/bench_curl_jq.sh"), sandbox.url, jq_file, str(PAGE)])
+        jq = best(1, ["bash", os.path.join(ROOT, "scripts/bench_curl_jq.sh"), sandbox.url, jq_file, str(PAGE)])
         same, altered = same_rows_as_jq(ours_file, jq_file)
         if not same:
             raise SystemExit(f"bench: curl | jq wrote other rows than screens-pipe: {altered}")
-        jq_note = "same rows" + (f"; jq 1.6 rounded {altered:,} ids > 2^53" if altered else ", same lines")
+        report("curl | jq -c loop", jq, note="same rows" + (f"; jq 1.6 rounded {altered:,} ids > 2^53" if altered else ", same lines"))
 
-        report("screens-pipe run (s)", f"{ours:.2f}", f"{rows / ours:,.0f} rows/s, output = Python loop byte for byte")
-        report("Python http.client loop (s)", f"{python:.2f}", f"screens-pipe {python / ours:.1f}x faster (target 2x)")
-        report("curl \\| jq -c loop (s)", f"{jq:.2f}", f"screens-pipe {jq / ours:.1f}x faster (target 3x); {jq_note}")
-
-        report(f"peak RSS {small:,} rows (MiB)", f"{rss_small:.1f}")
-        report(f"peak RSS {rows:,} rows (MiB)", f"{rss_large:.1f}", f"growth {rss_large - rss_small:+.1f} MiB (target < 10)")
+        # Convert + filter: the bookmark model (ISO dates) and a filter that keeps every row.
+        bookmark_file = os.path.join(work, "bookmark.jsonl")
+        bookmark = best(runs, run(BOOKMARK_PIPELINE, "--output", bookmark_file), env)
+        check_ids(bookmark_file, rows)
+        report("screens-pipe run, model: bookmark + filter", bookmark, note="every row converted and selected")
 
         # Cache: fill with a remote-only run (stores every page), then replay with cache-only.
-        cached_run = [binary, "run", CACHED_PIPELINE, "--progress", "never"]
-        fill, _ = best(1, cached_run + ["--policy", "remote-only", "--output", os.path.join(work, "fill.jsonl")], env)
+        fill = best(1, run(CACHED_PIPELINE, "--policy", "remote-only", "--output", os.path.join(work, "fill.jsonl")), env)
+        report("remote run storing in the cache", fill)
         replay_file = os.path.join(work, "replay.jsonl")
-        replay, _ = best(runs, cached_run + ["--policy", "cache-only", "--output", replay_file], env)
+        replay = best(runs, run(CACHED_PIPELINE, "--policy", "cache-only", "--output", replay_file), env)
         if digest(replay_file) != digest(ours_file):
             raise SystemExit("bench: the cache-only replay wrote other lines than the remote run")
-        report("remote run storing in the cache (s)", f"{fill:.2f}", f"{rows / fill:,.0f} rows/s")
-        report("cache-only replay (rows/s)", f"{rows / replay:,.0f}", f"{replay:.2f} s, same lines")
-    finally:
-        sandbox.stop()
+        report("cache-only replay", replay, note="same lines as the remote run")
 
-    # Prefetch at 100 ms latency: 50 pages of 1000, one page in flight vs four.
-    slow = Sandbox(binary, "--generate", str(50 * PAGE), "--latency", "100ms")
-    try:
+    # The file source over the same rows: a JSON array and JSON lines.
+    for name, (pipeline, path) in write_file_sources(ours_file, work).items():
+        out = os.path.join(work, f"file-{name}.out.jsonl")
+        result = best(runs, run(pipeline, "--output", out), env)
+        if digest(out) != digest(ours_file):
+            raise SystemExit(f"bench: the file source ({name}) wrote other lines than the remote run")
+        report(f"file source, JSON {name}", result, note=f"{os.path.getsize(path) / 2**20:,.0f} MiB file, same lines")
+        os.remove(out)
+
+    if large:
+        large_rows = 10_000_000
+        with Sandbox(binary, "--generate", str(large_rows)) as big:
+            big_env = dict(env, LIFERAY_SERVER=big.url, BENCH_CACHE=os.path.join(work, "large.sqlite"))
+            big_file = os.path.join(work, "large.jsonl")
+            remote = timed(run(CACHED_PIPELINE, "--policy", "remote-only", "--output", big_file), big_env)
+            report("10M rows: remote run storing in the cache", remote, count=large_rows)
+            cached = timed(run(CACHED_PIPELINE, "--policy", "cache-only", "--output", os.path.join(work, "large-replay.jsonl")), big_env)
+            report("10M rows: cache-only replay", cached, count=large_rows)
+        check_ids(big_file, large_rows)
+        for name, (pipeline, path) in write_file_sources(big_file, work).items():
+            result = timed(run(pipeline, "--output", os.path.join(work, f"large-{name}.out.jsonl")), env)
+            report(f"10M rows: file source, JSON {name}", result, count=large_rows)
+
+    # Prefetch at 100 ms latency: page 0 alone, then the other pages `prefetch` at a time.
+    with Sandbox(binary, "--generate", str(LATENCY_PAGES * PAGE), "--latency", f"{int(LATENCY * 1000)}ms") as slow:
         slow_env = dict(env, LIFERAY_SERVER=slow.url)
-        one, _ = best(1, [binary, "run", PIPELINE, "--progress", "never", "--output", os.devnull, "--set", "source.pagination.prefetch=1"], slow_env)
-        four, _ = best(1, [binary, "run", PIPELINE, "--progress", "never", "--output", os.devnull, "--set", "source.pagination.prefetch=4"], slow_env)
-        report("50 pages at 100 ms, prefetch 1 (s)", f"{one:.2f}")
-        report("50 pages at 100 ms, prefetch 4 (s)", f"{four:.2f}", f"speedup {one / four:.1f}x")
-    finally:
-        slow.stop()
+        out = os.path.join(work, "prefetch.jsonl")
+        for prefetch in (1, 2, 4, 8):
+            result = timed(run(PIPELINE, "--output", out, "--set", f"source.pagination.prefetch={prefetch}"), slow_env)
+            ideal = LATENCY * (1 + math.ceil((LATENCY_PAGES - 1) / prefetch))
+            report(f"{LATENCY_PAGES} pages at 100 ms, prefetch {prefetch}", result, count=LATENCY_PAGES * PAGE,
+                   note=f"ideal {ideal:.2f} s; {100 * (result.wall / ideal - 1):+.0f} % (target within 10 %)")
 
     # Micro-benchmarks of the hot components.
     json_rows = 20_000 if options.quick else 100_000
     text = bench_tool(bench_binary, ["json", "--rows", str(json_rows), "--iterations", "3" if options.quick else "5"])
-    parse = re.search(r"json\.parse\s+([\d.]+) MB/s(.*)", text)
-    write = re.search(r"json\.write\s+([\d.]+) MB/s(.*)", text)
-    report("JSON parse (MB/s)", parse.group(1), parse.group(2).strip())
-    report("JSON write (MB/s)", write.group(1), write.group(2).strip())
+    for name in ("parse", "write"):
+        found = re.search(rf"json\.{name}\s+([\d.]+) MB/s(.*)", text)
+        report(f"JSON {name}: {found.group(1)} MB/s", note=found.group(2).strip())
     text = bench_tool(bench_binary, ["filter"])
     for index, line in enumerate(re.finditer(r"filter: (\d+) rows/s over \d+ rows \((\d+) selected\) for (.*)", text)):
-        report(f"filter rows/s, expression {index + 1}", f"{int(line.group(1)):,}", line.group(3))
+        report(f"filter expression {index + 1}: {int(line.group(1)):,} rows/s", note=line.group(3))
 
     shutil.rmtree(work, ignore_errors=True)
-    print("\n| measure | value | note |\n|---|---:|---|")
-    for measure, value, note in figures:
-        print(f"| {measure} | {value} | {note} |")
+    print(f"\nMeasured at {commit}{' (with uncommitted changes)' if dirty else ''}, {rows:,} rows, {os.cpu_count()} cores.\n")
+    print("| case | wall s | rows/s | client CPU s per 1M rows | peak RSS MiB | note |\n|---|---:|---:|---:|---:|---|")
+    for figure in figures:
+        print("| " + " | ".join(cell.replace("|", "\\|") for cell in figure) + " |")
 
 
 if __name__ == "__main__":

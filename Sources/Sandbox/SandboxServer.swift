@@ -38,6 +38,9 @@ public final class SandboxServer: Sendable {
     /// Data requests answered 429 by the rate limit.
     public var rateLimitedRequests: Int { state.router.rateLimit?.refusedCount ?? 0 }
 
+    /// The most client connections that were open at once since the server started.
+    public var peakConnectionCount: Int { state.connectionGauge.peak }
+
     private init(channel: any Channel, state: ServerState, configuration: SandboxConfiguration, port: Int) {
         self.channel = channel
         self.state = state

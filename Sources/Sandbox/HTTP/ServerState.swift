@@ -7,6 +7,7 @@ final class ServerState: Sendable {
     let faults: FaultInjector
     private let served = Atomic<Int>(0)
     private let connections = Mutex<[ObjectIdentifier: any Channel]>([:])
+    let connectionGauge = ConnectionGauge()
 
     init(router: Router, faults: FaultInjector) {
         self.router = router
@@ -21,7 +22,9 @@ final class ServerState: Sendable {
     func track(_ channel: any Channel) {
         let id = ObjectIdentifier(channel)
         connections.withLock { $0[id] = channel }
+        connectionGauge.opened()
         channel.closeFuture.whenComplete { [weak self] _ in
+            self?.connectionGauge.closed()
             _ = self?.connections.withLock { $0.removeValue(forKey: id) }
         }
     }

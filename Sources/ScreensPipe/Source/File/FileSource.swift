@@ -1,17 +1,19 @@
 import ScreensBus
-internal import Foundation
 import Synchronization
 
 /// `type: file`: a local JSON array (or an object holding one at `records`) or a JSON-lines
 /// file, served page by page exactly like a remote list, with its row count on page 0.
 ///
-/// The file is read and parsed once, on the first page, so a pipeline can be developed and
-/// tested with no network and no portal.
+/// The file is streamed, never loaded whole: the first page scans it once to count the
+/// rows and note where every 64th one starts (``FileRowIndex``), and each page then seeks
+/// near its first row and parses just its own rows. Memory stays the same for a file of a
+/// megabyte or of many gigabytes, and a pipeline can still be developed and tested with no
+/// network and no portal.
 package final class FileSource: PageFetcher {
     /// The file and the records path it reads.
     public let spec: FileSourceSpec
     private let records: FieldPath?
-    private let rows = Mutex<[JSONValue]?>(nil)
+    private let index = Mutex<FileRowIndex?>(nil)
 
     /// Creates a source for the file in `spec`; nothing is read until the first page is asked for.
     ///
@@ -32,12 +34,17 @@ package final class FileSource: PageFetcher {
     public func fetch(
         _ request: PageRequest, provisional: @Sendable (FetchedPage) async -> Void
     ) async throws(ScreensPipeError) -> FetchedPage {
-        let all = try loadRows(page: request.index)
-        let start = min(request.startRow, all.count)
-        let end = min(max(request.endRow, start), all.count)
+        let index = try rowIndex(page: request.index)
+        let start = min(request.startRow, index.rowCount)
+        let end = min(max(request.endRow, start), index.rowCount)
+        let rows: [JSONValue]
+        do throws(FileScanError) {
+            rows = try index.rows(start..<end, path: spec.path)
+        } catch {
+            throw failure(error, page: request.index)
+        }
         return FetchedPage(
-            request: request, rows: Array(all[start..<end]),
-            rowCount: request.includesRowCount ? all.count : nil, origin: .file)
+            request: request, rows: rows, rowCount: request.includesRowCount ? index.rowCount : nil, origin: .file)
     }
 
     /// One `READ` of the path, naming the rows the page covers.
@@ -45,21 +52,36 @@ package final class FileSource: PageFetcher {
         [PlannedRequest(page: request.index, method: "READ", url: "\(spec.path) rows \(request.startRow)..<\(request.endRow)")]
     }
 
-    private func loadRows(page: Int) throws(ScreensPipeError) -> [JSONValue] {
-        if let cached = rows.withLock({ $0 }) { return cached }
-        let bytes: [UInt8]
-        do {
-            bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: spec.path)))
+    /// The file's row index, built by the first page that needs it.
+    private func rowIndex(page: Int) throws(ScreensPipeError) -> FileRowIndex {
+        if let built = index.withLock({ $0 }) { return built }
+        let scanned: Result<FileRowIndex, FileRowIndex.NotAnArray>
+        do throws(FileScanError) {
+            scanned = try FileRowIndex.build(path: spec.path, records: records)
         } catch {
-            throw ScreensPipeError.io("cannot read \(spec.path): \(error.localizedDescription)", page: page)
+            throw failure(error, page: page)
         }
-        let parsed = try Self.rows(in: bytes, records: records, path: spec.path, page: page)
-        rows.withLock { $0 = parsed }
-        return parsed
+        switch scanned {
+        case .success(let built):
+            index.withLock { $0 = built }
+            return built
+        case .failure(let notAnArray):
+            throw ScreensPipeError(
+                .malformedResponse,
+                "\(spec.path): expected an array of rows\(records.map { " at '\($0)'" } ?? ""), found \(notAnArray.typeName ?? "nothing")",
+                page: page)
+        }
     }
 
-    /// The rows of a file's bytes: a JSON array, an object with the array at `records`, or
-    /// JSON lines (one value per line).
+    private func failure(_ error: FileScanError, page: Int) -> ScreensPipeError {
+        switch error.kind {
+        case .io: .io("cannot read \(spec.path): \(error.message)", page: page)
+        case .malformed: .malformedResponse("\(spec.path): \(error.message)", page: page)
+        }
+    }
+
+    /// The rows of a file's bytes already in memory (a pipeline test's recording): a JSON
+    /// array, an object with the array at `records`, or JSON lines (one value per line).
     static func rows(in bytes: [UInt8], records: FieldPath?, path: String, page: Int) throws(ScreensPipeError) -> [JSONValue] {
         let firstByte = bytes.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }
         let document: JSONValue

@@ -25,6 +25,15 @@ package final class HTTPClient: Sendable {
             self.maxCachedConnections = maxCachedConnections
             self.userAgent = userAgent
         }
+
+        /// Room for `prefetch` pages in flight plus one more connection, so a page whose
+        /// connection is still closing (or a count request beside page 0) never waits for a
+        /// slot while the loader keeps its whole window in flight.
+        package static func following(prefetch: Int) -> Self {
+            let connections = max(1, prefetch) + 1
+            let defaults = Self()
+            return Self(maxConnectionsPerHost: connections, maxCachedConnections: max(defaults.maxCachedConnections, connections))
+        }
     }
 
     package let configuration: Configuration

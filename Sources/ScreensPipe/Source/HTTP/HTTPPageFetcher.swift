@@ -16,7 +16,10 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
     /// source's origin (the token endpoint may be elsewhere).
     private let tokenSender: RetryingSender
 
-    init(wire: Format, settings: HTTPSourceSettings, client: HTTPClient = HTTPClient()) {
+    /// Without a `client`, the fetcher starts its own, with as many connections per host as
+    /// the pipeline keeps pages in flight (`prefetch`), plus one.
+    init(wire: Format, settings: HTTPSourceSettings, client: HTTPClient? = nil) {
+        let client = client ?? HTTPClient(configuration: .following(prefetch: settings.source.pagination.prefetch))
         self.wire = wire
         self.settings = settings
         self.client = client

@@ -1,0 +1,345 @@
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+import ScreensBus
+
+/// Why a file could not be scanned: it could not be read, or it is not the JSON it should be.
+struct FileScanError: Error {
+    enum Kind {
+        /// open(2) or read(2) failed.
+        case io
+        /// The bytes are not valid JSON (or JSON lines), or a value is over a limit.
+        case malformed
+    }
+
+    var kind: Kind
+    /// For `.malformed`, "invalid JSON at byte N: ..." with N counted from the file's start.
+    var message: String
+
+    static func io(_ message: String) -> Self { Self(kind: .io, message: message) }
+
+    static func json(_ error: JSONParseError) -> Self { Self(kind: .malformed, message: error.description) }
+
+    static func json(at offset: Int, _ message: String) -> Self { json(JSONParseError(offset: offset, message: message)) }
+}
+
+/// Reads a JSON (or JSON-lines) file forwards through one fixed-size buffer and finds where
+/// each value begins and ends, without building it: the file source's way to serve a file
+/// of any size in memory that does not grow with it.
+///
+/// The scan is structural (strings, escapes, brackets), so it can skip a value it does not
+/// need at the speed of a byte loop; a value that is needed is captured (its bytes, from
+/// the buffer or, when it straddles a refill, from a copy) and parsed strictly with
+/// `JSONValue(parsing:)`, so what is accepted and what each row holds is exactly what the
+/// whole-document parser gives. Error offsets count from the start of the file.
+///
+/// Limits, so no file can make it trap, recurse or grow without bound: containers nest at
+/// most ``maximumDepth`` levels in all (the parser's own limit), and a captured value (a
+/// row, a line, a member beside the rows) is at most ``maximumValueSize`` bytes.
+struct JSONFileScanner: ~Copyable {
+    /// The read buffer: large enough that read(2) calls cost little, small beside any limit.
+    static let chunkSize = 256 << 10
+    /// The largest value captured at once: the default `max-response-size`, so one row of a
+    /// file may be as large as a whole page from a server, and no larger.
+    static let maximumValueSize = 64 << 20
+    /// Nesting accepted in all, counting the containers around the rows: the same 512
+    /// levels as the JSON parser, so a file nests as deep as a response body may.
+    static let maximumDepth = 512
+
+    private let descriptor: Int32
+    private let chunk: UnsafeMutablePointer<UInt8>
+    /// The file offset of `chunk[0]`.
+    private var chunkOffset = 0
+    /// Valid bytes in `chunk`.
+    private var chunkCount = 0
+    /// The next byte to look at, in `chunk`.
+    private var index = 0
+    private var reachedEndOfFile = false
+    /// Where the value being captured starts in `chunk` (0 after a refill), if one is.
+    private var captureStart: Int?
+    private var captureOffset = 0
+    /// The captured value's bytes from earlier chunks.
+    private var captured: [UInt8] = []
+    /// The kinds of the containers open while skipping one value.
+    private var openContainers: [UInt8] = []
+
+    /// Opens `path` for reading from its start.
+    init(path: String) throws(FileScanError) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .io(String(cString: strerror(errno))) }
+        self.descriptor = descriptor
+        chunk = .allocate(capacity: Self.chunkSize)
+    }
+
+    deinit {
+        chunk.deallocate()
+        close(descriptor)
+    }
+
+    /// The file offset of the next byte.
+    var offset: Int { chunkOffset + index }
+
+    /// Continues reading at `offset` (a value start found by an earlier scan).
+    mutating func seek(to offset: Int) throws(FileScanError) {
+        guard lseek(descriptor, off_t(offset), SEEK_SET) >= 0 else { throw .io(String(cString: strerror(errno))) }
+        chunkOffset = offset
+        chunkCount = 0
+        index = 0
+        reachedEndOfFile = false
+        captureStart = nil
+    }
+
+    /// The next byte, without moving past it; nil at the end of the file.
+    @inline(__always)
+    mutating func peek() throws(FileScanError) -> UInt8? {
+        if index < chunkCount { return chunk[index] }
+        return try refill() ? chunk[index] : nil
+    }
+
+    /// Moves past the byte `peek()` returned.
+    @inline(__always)
+    mutating func advance() {
+        index += 1
+    }
+
+    /// Reads the next chunk, first saving the part of the current one a capture still needs.
+    private mutating func refill() throws(FileScanError) -> Bool {
+        guard !reachedEndOfFile else { return false }
+        if let start = captureStart {
+            captured.append(contentsOf: UnsafeBufferPointer(start: chunk + start, count: chunkCount - start))
+            guard captured.count <= Self.maximumValueSize else { throw Self.tooLarge(at: captureOffset) }
+            captureStart = 0
+        }
+        chunkOffset += chunkCount
+        chunkCount = 0
+        index = 0
+        while true {
+            let count = read(descriptor, chunk, Self.chunkSize)
+            if count > 0 {
+                chunkCount = count
+                return true
+            }
+            if count == 0 {
+                reachedEndOfFile = true
+                return false
+            }
+            if errno != EINTR { throw .io(String(cString: strerror(errno))) }
+        }
+    }
+
+    // MARK: Capturing
+
+    private static func tooLarge(at offset: Int) -> FileScanError {
+        .json(at: offset, "a value larger than \(maximumValueSize >> 20) MiB")
+    }
+
+    /// Starts capturing at the next byte.
+    mutating func beginCapture() {
+        captureStart = index
+        captureOffset = offset
+        captured.removeAll(keepingCapacity: captured.capacity <= Self.chunkSize * 4)
+    }
+
+    /// Ends the capture before the next byte and parses it strictly as one JSON document.
+    mutating func parseCapture() throws(FileScanError) -> JSONValue {
+        guard let start = captureStart else { preconditionFailure("parseCapture() without beginCapture()") }
+        captureStart = nil
+        let offset = captureOffset
+        let parsed: Result<JSONValue, JSONParseError>
+        if captured.isEmpty {
+            parsed = Result { () throws(JSONParseError) in
+                try JSONValue(parsing: UnsafeRawBufferPointer(start: chunk + start, count: index - start))
+            }
+        } else {
+            guard captured.count + (index - start) <= Self.maximumValueSize else { throw Self.tooLarge(at: offset) }
+            captured.append(contentsOf: UnsafeBufferPointer(start: chunk + start, count: index - start))
+            parsed = captured.withUnsafeBytes { bytes in
+                Result { () throws(JSONParseError) in try JSONValue(parsing: bytes) }
+            }
+        }
+        switch parsed {
+        case .success(let value): return value
+        case .failure(let error): throw .json(at: offset + error.offset, error.message)
+        }
+    }
+
+    /// Captures the value at the next byte and parses it: checks a value that is not a row.
+    mutating func parseValue(depthBudget: Int) throws(FileScanError) -> JSONValue {
+        beginCapture()
+        try skipValue(depthBudget: depthBudget)
+        return try parseCapture()
+    }
+
+    // MARK: Structure
+
+    @inline(__always)
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    mutating func skipWhitespace() throws(FileScanError) {
+        while let byte = try peek(), Self.isWhitespace(byte) { advance() }
+    }
+
+    /// Moves past the value that starts at the next byte, finding its end by structure
+    /// alone; `depthBudget` is how many levels it may nest (containers around it already
+    /// took the rest of ``maximumDepth``).
+    mutating func skipValue(depthBudget: Int) throws(FileScanError) {
+        guard let first = try peek() else { throw .json(at: offset, "unexpected end of input") }
+        switch first {
+        case UInt8(ascii: "\""): try skipString()
+        case UInt8(ascii: "["), UInt8(ascii: "{"): try skipContainer(depthBudget: depthBudget)
+        case UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"), UInt8(ascii: ":"):
+            throw .json(at: offset, "expected a value")
+        default:
+            // A literal or number: up to the next structural byte or whitespace; the parser
+            // checks its spelling when the value is captured.
+            while let byte = try peek() {
+                switch byte {
+                case 0x20, 0x0A, 0x0D, 0x09, UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"), UInt8(ascii: ":"),
+                    UInt8(ascii: "["), UInt8(ascii: "{"), UInt8(ascii: "\""):
+                    return
+                default: advance()
+                }
+            }
+        }
+    }
+
+    /// Moves past the string whose opening quote is the next byte.
+    private mutating func skipString() throws(FileScanError) {
+        let start = offset
+        advance()
+        while true {
+            while index < chunkCount {
+                let byte = chunk[index]
+                index += 1
+                if byte == UInt8(ascii: "\"") { return }
+                if byte == UInt8(ascii: "\\") {
+                    // The escaped byte may be a quote: step over it, wherever it is.
+                    guard try peek() != nil else { break }
+                    index += 1
+                }
+            }
+            guard try refill() else { throw .json(at: start, "unexpected end of input in a string") }
+        }
+    }
+
+    /// Moves past the array or object whose opening bracket is the next byte.
+    private mutating func skipContainer(depthBudget: Int) throws(FileScanError) {
+        openContainers.removeAll(keepingCapacity: true)
+        while true {
+            while index < chunkCount {
+                let byte = chunk[index]
+                switch byte {
+                case UInt8(ascii: "\""):
+                    try skipString()
+                case UInt8(ascii: "["), UInt8(ascii: "{"):
+                    guard openContainers.count < depthBudget else {
+                        throw .json(at: offset, "nesting deeper than \(Self.maximumDepth) levels")
+                    }
+                    openContainers.append(byte)
+                    index += 1
+                case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                    let opener = openContainers.removeLast()
+                    guard (opener == UInt8(ascii: "[")) == (byte == UInt8(ascii: "]")) else {
+                        throw .json(at: offset, opener == UInt8(ascii: "[") ? "expected ',' or ']'" : "expected ',' or '}'")
+                    }
+                    index += 1
+                    if openContainers.isEmpty { return }
+                default:
+                    index += 1
+                }
+            }
+            guard try refill() else { throw .json(at: offset, "unexpected end of input") }
+        }
+    }
+
+    /// Moves past the `[` at the next byte and any whitespace: true when an element
+    /// follows, false when the array is empty (the `]` is passed too).
+    mutating func enterArray() throws(FileScanError) -> Bool {
+        try enterContainer(closer: UInt8(ascii: "]"))
+    }
+
+    /// Moves past the `{` at the next byte: true when a member follows, false when the object is empty.
+    mutating func enterObject() throws(FileScanError) -> Bool {
+        try enterContainer(closer: UInt8(ascii: "}"))
+    }
+
+    private mutating func enterContainer(closer: UInt8) throws(FileScanError) -> Bool {
+        advance()
+        try skipWhitespace()
+        guard try peek() == closer else { return true }
+        advance()
+        return false
+    }
+
+    /// After an element: moves past the `,` and whitespace to the next element (true), or
+    /// past the closing `]` (false).
+    mutating func nextElement() throws(FileScanError) -> Bool {
+        try nextMember(closer: UInt8(ascii: "]"))
+    }
+
+    /// After an object member's value: past the `,` and whitespace (true), or past the `}` (false).
+    mutating func nextMember(closer: UInt8 = UInt8(ascii: "}")) throws(FileScanError) -> Bool {
+        try skipWhitespace()
+        guard let byte = try peek() else {
+            throw .json(at: offset, "unexpected end of input, \(Self.expectation(closer))")
+        }
+        advance()
+        switch byte {
+        case UInt8(ascii: ","):
+            try skipWhitespace()
+            return true
+        case closer:
+            return false
+        default:
+            throw .json(at: offset - 1, Self.expectation(closer))
+        }
+    }
+
+    private static func expectation(_ closer: UInt8) -> String {
+        "expected ',' or '\(Character(Unicode.Scalar(closer)))'"
+    }
+
+    /// Reads an object member's key and the `:` after it, leaving the scanner at its value.
+    mutating func memberKey() throws(FileScanError) -> String {
+        guard try peek() == UInt8(ascii: "\"") else { throw .json(at: offset, "expected a string key") }
+        beginCapture()
+        try skipString()
+        guard case .string(let key) = try parseCapture() else { preconditionFailure("a captured string parsed as another type") }
+        try skipWhitespace()
+        guard try peek() == UInt8(ascii: ":") else { throw .json(at: offset, "expected ':'") }
+        advance()
+        try skipWhitespace()
+        return key
+    }
+
+    // MARK: JSON lines
+
+    /// Moves to the next line that is not blank and past it; returns where it starts and,
+    /// when `parsing`, its value. Nil at the end of the file.
+    mutating func nextLine(parsing: Bool) throws(FileScanError) -> (offset: Int, value: JSONValue?)? {
+        while try peek() != nil {
+            let start = offset
+            if parsing { beginCapture() }
+            var blank = true
+            while let byte = try peek(), byte != 0x0A {
+                if byte != 0x20, byte != 0x09, byte != 0x0D { blank = false }
+                advance()
+            }
+            if blank {
+                captureStart = nil
+            } else {
+                // Not `parsing ? ... : nil`: JSONValue takes `nil` as a literal for `.null`.
+                var value: JSONValue?
+                if parsing { value = try parseCapture() }
+                if try peek() != nil { advance() }
+                return (start, value)
+            }
+            if try peek() != nil { advance() }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+import ScreensBus
+import Testing
+
+@testable import ScreensPipe
+
+/// The file source streams: each page is read from the file on its own, and what comes out
+/// is exactly what parsing the whole file at once gives (the in-memory reader pipeline
+/// tests still use), rows, number texts and errors alike.
+@Suite("file source: streaming")
+struct StreamingFileSourceTests {
+    /// Writes `bytes` to a fresh temporary file and returns its path.
+    private static func file(_ bytes: [UInt8], name: String = "rows.json") throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("streaming-file-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let url = directory.appendingPathComponent(name)
+        try Data(bytes).write(to: url)
+        return url.path
+    }
+
+    private static func file(_ text: String) throws -> String { try file(Array(text.utf8)) }
+
+    /// Every page of the file through the source, in order, until a page past the row count.
+    private static func readAll(
+        _ path: String, records: String? = nil, firstPageSize: Int = 3, pageSize: Int = 2
+    ) async throws(ScreensPipeError) -> (rows: [JSONValue], rowCount: Int?) {
+        let source = try FileSource(spec: FileSourceSpec(path: path, records: records))
+        let pagination = PaginationSpec(firstPageSize: firstPageSize, pageSize: pageSize, prefetch: 1)
+        var rows: [JSONValue] = []
+        var rowCount: Int?
+        var index = 0
+        while true {
+            let page = try await source.fetch(PageRequest(index: index, pagination: pagination), provisional: { _ in })
+            if index == 0 { rowCount = page.rowCount }
+            rows += page.rows
+            index += 1
+            if page.request.startRow >= (rowCount ?? 0) { return (rows, rowCount) }
+        }
+    }
+
+    /// The rows as the whole-document reader gives them.
+    private static func wholeFile(_ path: String, records: String? = nil) throws -> [JSONValue] {
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        return try FileSource.rows(in: bytes, records: records.map { try FieldPath($0) }, path: path, page: 0)
+    }
+
+    private static func text(_ rows: [JSONValue]) -> String {
+        var writer = JSONWriter()
+        for row in rows {
+            writer.write(row)
+            writer.writeRaw("\n")
+        }
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    /// Checks the streamed rows against the whole-file reader: same values, same texts.
+    private static func expectSameAsWholeFile(
+        _ path: String, records: String? = nil, firstPageSize: Int = 3, pageSize: Int = 2, sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) async throws {
+        let expected = try wholeFile(path, records: records)
+        let streamed = try await readAll(path, records: records, firstPageSize: firstPageSize, pageSize: pageSize)
+        #expect(streamed.rowCount == expected.count, sourceLocation: sourceLocation)
+        // The first difference only: a diff of thousands of rows would take minutes to print.
+        let firstDifference = zip(streamed.rows, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            ?? (streamed.rows.count == expected.count ? nil : min(streamed.rows.count, expected.count))
+        #expect(firstDifference == nil, "rows differ from row \(firstDifference ?? 0)", sourceLocation: sourceLocation)
+        let (streamedText, expectedText) = (text(streamed.rows), text(expected))
+        #expect(Bool(streamedText == expectedText), "the rows' texts differ", sourceLocation: sourceLocation)
+    }
+
+    static let documents: [String] = [
+        "[]",
+        "  [ ]  \n",
+        #"[{"entryId":9007199254740993,"name":"a"},{"entryId":-0,"price":1.50,"big":1E400,"tiny":1e-400},3,"x",null,true,false,[1,[2]]]"#,
+        "[\n  {\"s\": \"quote \\\" in ] } , string\", \"u\": \"\\u00e9\\ud83d\\ude00\"},\n  {\"nested\": {\"a\": [1, 2, {\"b\": \"]\"}]}}\n]\n",
+        "{\"a\":1}\n\n{\"b\":2}\r\n   \n[3]\n\"four\"\n5",
+        "{\"a\":1}",
+        "",
+        "\n\n",
+    ]
+
+    @Test("arrays, nested strings with brackets, numbers and JSON lines read as the whole-file reader reads them", arguments: documents)
+    func sameRowsAsWholeFile(document: String) async throws {
+        try await Self.expectSameAsWholeFile(try Self.file(document))
+    }
+
+    @Test(
+        "records paths: keys, nested keys, indexes from either end, the last of repeated keys",
+        arguments: [
+            (#"{"meta":{"n":[1,{"x":"]"}]},"data":{"items":[{"id":1},{"id":2},{"id":3}]}}"#, "data.items"),
+            (#"{"items":[1],"items":[2,3,4]}"#, "items"),
+            (#"{"pages":[[1,2],[3,4,5],[6]]}"#, "pages[1]"),
+            (#"{"pages":[[1,2],[3,4,5],[6]]}"#, "pages[-1]"),
+            (#"{"pages":[[1,2],[3,4,5],[6]]}"#, "pages[-3]"),
+            (#"[[1,2],[3]]"#, "[0]"),
+            (#"{"a key":{"with.dot":[true,false]}}"#, #"["a key"]["with.dot"]"#),
+        ])
+    func recordsPaths(document: String, records: String) async throws {
+        try await Self.expectSameAsWholeFile(try Self.file(document), records: records)
+    }
+
+    @Test(
+        "a records path that leads to no array names what it found",
+        arguments: [
+            (#"{"data":{"items":{"id":1}}}"#, "data.items", "found object"),
+            (#"{"data":{"items":"x"}}"#, "data.items", "found string"),
+            (#"{"data":{}}"#, "data.items", "found nothing"),
+            (#"{"pages":[[1]]}"#, "pages[-2]", "found nothing"),
+            (#"[1,2]"#, "items", "found nothing"),
+        ])
+    func recordsNotAnArray(document: String, records: String, found: String) async throws {
+        let path = try Self.file(document)
+        let error = await #expect(throws: ScreensPipeError.self) { try await Self.readAll(path, records: records) }
+        #expect(error?.code == .malformedResponse)
+        #expect(error?.page == 0)
+        #expect(error?.message.hasSuffix("expected an array of rows at '\(records)', \(found)") == true, "\(error?.message ?? "")")
+    }
+
+    /// Rows of every size around the read buffer's edges and past the checkpoint stride,
+    /// with escapes that could fool a scanner placed right at a refill.
+    @Test("thousands of rows across many read buffers, paged at sizes around the checkpoint stride", arguments: [(1, 1), (50, 64), (64, 65), (1000, 999)])
+    func manyBuffers(firstPageSize: Int, pageSize: Int) async throws {
+        var text = "["
+        var lines = ""
+        for row in 0..<6000 {
+            let padding = String(repeating: row % 7 == 0 ? "\\\"" : "\\\\", count: row % 173)
+            let value = #"{"entryId":\#(9_007_199_254_740_993 + row),"pad":"\#(padding)]}","n":\#(row).50}"#
+            text += (row == 0 ? "" : ",\n ") + value
+            lines += value + (row % 3 == 0 ? "\r\n" : "\n")
+        }
+        text += "]"
+        #expect(text.utf8.count > 3 * JSONFileScanner.chunkSize)
+        try await Self.expectSameAsWholeFile(try Self.file(text), firstPageSize: firstPageSize, pageSize: pageSize)
+        try await Self.expectSameAsWholeFile(try Self.file(lines), firstPageSize: firstPageSize, pageSize: pageSize)
+    }
+
+    // MARK: Hostile files
+
+    /// The error reading `bytes` gives on page 0 (the scan) or on the page that holds the bad row.
+    private static func failure(_ bytes: [UInt8], records: String? = nil, pageSize: Int = 2) async throws -> ScreensPipeError? {
+        let path = try file(bytes)
+        return await #expect(throws: ScreensPipeError.self) {
+            try await readAll(path, records: records, firstPageSize: pageSize, pageSize: pageSize)
+        }
+    }
+
+    @Test(
+        "hostile files fail with a clear error naming the byte",
+        arguments: [
+            (#"[{"a":1},{"b":"#, "invalid JSON at byte 14: unexpected end of input"),
+            (#"[{"a":1},{"b":2}"#, "invalid JSON at byte 16: unexpected end of input, expected ',' or ']'"),
+            (#"[1,2] garbage"#, "invalid JSON at byte 6: unexpected characters after the value"),
+            (#"[1,2]]"#, "invalid JSON at byte 5: unexpected characters after the value"),
+            (#"[1 2]"#, "invalid JSON at byte 3: expected ',' or ']'"),
+            (#"[1,]"#, "invalid JSON at byte 3: expected a value"),
+            (#"[{"a":[1}]"#, "invalid JSON at byte 8: expected ',' or ']'"),
+            (#"["open string]"#, "invalid JSON at byte 1: unexpected end of input in a string"),
+            ("[1,\u{0}2]", "invalid JSON at byte 3: expected a value"),
+            ("[\"a\u{0}b\"]", "invalid JSON at byte 3"),
+            (#"{"a":1} x"#, "invalid JSON at byte 8"),
+        ])
+    func hostile(document: String, message: String) async throws {
+        let error = try await Self.failure(Array(document.utf8))
+        #expect(error?.code == .malformedResponse)
+        #expect(error?.message.contains(message) == true, "\(error?.message ?? "no error")")
+    }
+
+    @Test("a bad row deep in the file fails on the page that holds it, after the pages before it")
+    func badRowNamesItsPage() async throws {
+        let rows = (0..<10).map { $0 == 7 ? "tru" : "\($0)" }
+        let error = try await Self.failure(Array("[\(rows.joined(separator: ","))]".utf8))
+        #expect(error?.page == 3)  // pages of 2: rows 6 and 7
+        #expect(error?.message.contains("invalid JSON at byte 18: unexpected end of input") == true, "\(error?.message ?? "")")
+    }
+
+    @Test("a UTF-8 byte order mark is refused by name")
+    func byteOrderMark() async throws {
+        let error = try await Self.failure([0xEF, 0xBB, 0xBF] + Array("[1]".utf8))
+        #expect(error?.message.contains("byte order mark") == true, "\(error?.message ?? "")")
+        #expect(error?.page == 0)
+    }
+
+    @Test("a million nested brackets stop at the nesting limit, in an array, under records and as a line")
+    func deepNesting() async throws {
+        let deep = [UInt8](repeating: UInt8(ascii: "["), count: 1_000_000)
+        for (bytes, records) in [(deep, nil), (Array(#"{"items":"#.utf8) + deep, "items" as String?), (Array("1\n".utf8) + deep, nil)] {
+            let error = try await Self.failure(bytes, records: records)
+            #expect(error?.message.contains("nesting deeper than 512 levels") == true, "\(error?.message ?? "")")
+        }
+    }
+
+    @Test("nesting counts the containers around the rows: 512 levels in all, as the whole-file parser counts them")
+    func nestingBudget() async throws {
+        let atLimit = "[" + String(repeating: "[", count: 511) + String(repeating: "]", count: 511) + "]"
+        try await Self.expectSameAsWholeFile(try Self.file(atLimit))
+        let overLimit = "[" + String(repeating: "[", count: 512) + String(repeating: "]", count: 512) + "]"
+        #expect(throws: ScreensPipeError.self) { try Self.wholeFile(try Self.file(overLimit)) }
+        let error = try await Self.failure(Array(overLimit.utf8))
+        #expect(error?.message.contains("nesting deeper than 512 levels") == true, "\(error?.message ?? "")")
+    }
+
+    @Test("a single row larger than 64 MiB is refused, not buffered without end")
+    func hugeRow() async throws {
+        let row = [UInt8](repeating: UInt8(ascii: "x"), count: JSONFileScanner.maximumValueSize + 1)
+        let error = try await Self.failure(Array(#"[1,""#.utf8) + row + Array(#""]"#.utf8), pageSize: 1)
+        #expect(error?.message.contains("a value larger than 64 MiB") == true, "\(error?.message ?? "")")
+        #expect(error?.page == 1)
+    }
+
+    @Test("a file that cannot be opened is an I/O error naming the path")
+    func missingFile() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-\(UUID().uuidString).json").path
+        let error = await #expect(throws: ScreensPipeError.self) { try await Self.readAll(path) }
+        #expect(error?.code == .io)
+        #expect(error?.message.contains(path) == true)
+    }
+}
