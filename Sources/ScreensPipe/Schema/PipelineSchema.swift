@@ -321,7 +321,7 @@ public enum PipelineSchema {
         "filter.where": string("The selection expression, such as: name contains \"Liferay\" and visits > 2."),
         "filter.limit": integer(1, Int(Int64.max), "Stop after this many selected rows."),
 
-        "sink.type": enumeration(["stdout", "file", "liferay", "postgres"], "Where rows go (file when path is given; liferay writes them to a portal with screens-pipe write; postgres upserts them into a table).")
+        "sink.type": enumeration(["stdout", "file", "liferay", "postgres"], "Where rows go (file when path is given; liferay writes them to a portal with screens-pipe write; postgres upserts them into a table)."),
         "sink.url": string("postgres: the database, postgres://user@host:port/database (password from ${ENV} or PGPASSWORD)."),
         "sink.tls": enumeration(PostgresTarget.TLSMode.allCases.map(\.rawValue), "postgres: TLS (default prefer; require verifies the certificate)."),
         "sink.ca-file": string("postgres: a PEM file of the certificate authorities to trust."),

@@ -15,7 +15,7 @@ struct FanOutRun: Sendable {
     let spec: PipelineSpec
     let baseURL: String?
     let environment: PipelineEnvironment
-    let store: CacheStore?
+    let store: (any CacheBackend)?
     let client: HTTPClient
     let budget: InFlightBudget
     let metrics: RunMetrics
@@ -95,7 +95,13 @@ struct FanOutRun: Sendable {
         return text
     }
 
-    func shutdown() async { await client.shutdown() }
+    /// Closes the run's one client and one cache store. Child fetchers are never shut down
+    /// one by one (that would close what the others share); on PostgreSQL, closing the store
+    /// ends its sessions, which releases every child list's refresh lock at once.
+    func shutdown() async {
+        await client.shutdown()
+        await store?.close()
+    }
 
     // MARK: - Loading
 
