@@ -102,12 +102,16 @@ struct FanOutEndToEndTests {
 struct FanOutInterruptTests {
     @Test("SIGINT while child lists are in flight ends the run with 130, nothing left hanging")
     func interrupted() async throws {
-        try await withSandbox(faults: FaultPlan(latency: .milliseconds(300))) { harness in
+        // Every 4th request is held for 10 minutes (past the 15 s timeout, and so are its
+        // retries), so the run cannot finish before the signal however slowly a loaded
+        // machine lets this test send it; a run that ignored the signal would exit 1, not 130.
+        try await withSandbox(faults: FaultPlan(latency: .milliseconds(300), stallEvery: 4, stallDuration: .seconds(600))) { harness in
             let command = try RunningCommand(
                 ["run", FanOutEndToEndTests.folderTree, "--events"], environment: ["LIFERAY_SERVER": harness.server.baseURL])
-            // The sites, the first folder lists and a bookmark list have been asked for.
-            try await waitUntil { harness.server.requestCount >= 3 }
-            #expect(harness.server.requestCount >= 3)
+            // The sites, the first folder lists and a bookmark list have been asked for, and
+            // one request is held.
+            try await waitUntil(timeout: .seconds(120)) { harness.server.requestCount >= 4 }
+            #expect(harness.server.requestCount >= 4)
             command.send(SIGINT)
             let (status, stderr) = await command.wait()
             #expect(status == 130, "stderr: \(stderr)")

@@ -119,10 +119,7 @@ final class SessionProcess: @unchecked Sendable {  // the pipes are only used by
     func finish() async throws -> (status: Int32, rest: [JSONValue], stderr: String) {
         var rest: [JSONValue] = []
         while let event = try await nextEvent() { rest.append(event) }
-        let handle = stderrPipe.fileHandleForReading
-        let errorText = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: handle.readDataToEndOfFile()) }
-        }
+        let errorText = await CommandRunner.readToEnd(stderrPipe.fileHandleForReading)
         var status: Int32 = -1
         for await code in exited.stream { status = code }
         return (status, rest, String(decoding: errorText, as: UTF8.self))

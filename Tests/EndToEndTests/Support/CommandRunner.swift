@@ -75,7 +75,7 @@ enum CommandRunner {
         return CommandResult(status: status, stdout: outData, stderr: String(decoding: errData, as: UTF8.self))
     }
 
-    private static func readToEnd(_ handle: FileHandle) async -> Data {
+    static func readToEnd(_ handle: FileHandle) async -> Data {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 let data = handle.readDataToEndOfFile()

@@ -35,10 +35,8 @@ final class RunningCommand: @unchecked Sendable {  // the process is only read a
 
     /// Waits for the exit; returns the status and everything written to stderr.
     func wait() async -> (status: Int32, stderr: String) {
-        let handle = stderrPipe.fileHandleForReading
-        let errorText = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: handle.readDataToEndOfFile()) }
-        }
+        // Read and closed at EOF on a Dispatch thread, as CommandRunner does (see readToEnd).
+        let errorText = await CommandRunner.readToEnd(stderrPipe.fileHandleForReading)
         var status: Int32 = -1
         for await code in exited.stream { status = code }
         return (status, String(decoding: errorText, as: UTF8.self))
