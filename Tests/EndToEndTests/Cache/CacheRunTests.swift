@@ -153,11 +153,12 @@ struct CacheRunTests {
         try await withSandbox(generatedRows: 200_000) { harness in
             // Each kill waits for the run to have delivered some rows (so pages are being
             // stored), not for a fixed time: on a loaded machine a fixed sleep can kill the run
-            // before its first write. Rows reach the file in 64 KiB blocks.
+            // before its first write. Rows reach the file in 64 KiB blocks. The file is created
+            // before the run starts, so the watching loop never reads a file not there yet.
             let output = cache.appendingPathComponent("rows.jsonl").path
             for rows in [1, 20_000, 80_000] {
                 let result = try await CommandRunner.shell(
-                    #""$SP" run pipelines/bookmarks.yaml --set source.rows.params.folderId=1000000 --set source.count.params.folderId=1000000 --set source.pagination.page-size=200 >"$OUT" & pid=$!; n=0; while [ "$(wc -l <"$OUT")" -lt \#(rows) ] && [ $n -lt 6000 ]; do sleep 0.05; n=$((n+1)); done; kill -9 $pid; wait $pid; echo "status=$?" >&2"#,
+                    #": >"$OUT"; "$SP" run pipelines/bookmarks.yaml --set source.rows.params.folderId=1000000 --set source.count.params.folderId=1000000 --set source.pagination.page-size=200 >>"$OUT" & pid=$!; n=0; while [ "$(wc -l <"$OUT")" -lt \#(rows) ] && [ $n -lt 6000 ]; do sleep 0.05; n=$((n+1)); done; kill -9 $pid; wait $pid; echo "status=$?" >&2"#,
                     environment: ["LIFERAY_SERVER": harness.server.baseURL, "SCREENS_PIPE_CACHE_DIR": cache.path, "OUT": output])
                 #expect(result.stderr.contains("status=137"), "stderr: \(result.stderr)")
                 let store = try CacheStore(path: cache.appendingPathComponent("cache.sqlite").path)

@@ -113,7 +113,10 @@ struct WriteRunTests {
             let rows = try workspace.rows(150)
             let killed = try await CommandRunner.shell(
                 """
-                "$SP" write "$PIPELINE" --input "$ROWS" --rejects "$DIR/rejects.jsonl" > "$DIR/out.jsonl" 2> /dev/null &
+                # Created before the writer starts: the background job opens it itself, later, and
+                # a loop reading a file not there yet would end at once and kill too early.
+                : > "$DIR/out.jsonl"
+                "$SP" write "$PIPELINE" --input "$ROWS" --rejects "$DIR/rejects.jsonl" >> "$DIR/out.jsonl" 2> /dev/null &
                 writer=$!
                 while [ "$(wc -l < "$DIR/out.jsonl")" -lt 75 ]; do sleep 0.02; done
                 kill -9 $writer
