@@ -31,10 +31,11 @@ release: setup
 # Every run of the tests caches in a directory of its own, removed afterwards: nothing a test
 # starts (the embed sample, the binary, the library in process) may touch the user's cache.
 # The PostgreSQL tests use a throwaway cluster (scripts/pg-test-cluster.sh), always removed;
-# where none can start they are skipped, and the last line says how many.
+# where none can start they are skipped, and the last line says how many. A file of the
+# user's own cache changed during the run fails it.
 test: setup
 	$(SWIFT) build --build-tests
-	@cache=$$(mktemp -d); eval "$$(scripts/pg-test-cluster.sh start)"; \
+	@cache=$$(mktemp -d); touch "$$cache/started"; eval "$$(scripts/pg-test-cluster.sh start)"; \
 	  trap 'rm -rf "$$cache"; scripts/pg-test-cluster.sh stop "$${SCREENS_PIPE_TEST_POSTGRES_DIR:-}"' EXIT; set -e; \
 	  export SCREENS_PIPE_CACHE_DIR="$$cache/default" SCREENS_PIPE_TEST_CACHE_DIR="$$cache/tests"; \
 	  "$(BIN_DIR)/embed-sample" pipelines/bookmarks.yaml | head -3; \
@@ -43,6 +44,8 @@ test: setup
 	  status=$$(cat "$$cache/status"); skipped=$$(grep -ac 'Test .* skipped: .*needs PostgreSQL' "$$cache/test.log" || true); \
 	  if [ -z "$${SCREENS_PIPE_TEST_POSTGRES_URL:-}" ]; then \
 	    echo "WARNING: no PostgreSQL server: $$skipped PostgreSQL tests were SKIPPED (see 'needs PostgreSQL' above)" >&2; fi; \
+	  touched=$$(find "$${XDG_CACHE_HOME:-$$HOME/.cache}/screens-pipe" -newer "$$cache/started" 2>/dev/null | head -3); \
+	  if [ -n "$$touched" ]; then echo "FAILED: the tests wrote into the user's cache: $$touched" >&2; exit 1; fi; \
 	  exit $$status
 
 # Any sample runs the same way: make demo DEMO=pipelines/bookmark-folder-tree.yaml

@@ -9,26 +9,6 @@ func withOAuth2Sandbox<T>(
     try await withConfiguredSandbox({ $0.oauth2 = plan; $0.faults = faults }, body)
 }
 
-/// A sandbox configured by `configure`, stopped (and waited for) whatever `body` does.
-func withConfiguredSandbox<T>(
-    _ configure: (inout SandboxConfiguration) -> Void, _ body: (SandboxHarness) async throws -> T
-) async throws -> T {
-    var configuration = SandboxConfiguration()
-    configure(&configuration)
-    let loader = DedicatedThreadExecutor(name: "sandbox-start")
-    let server = try await withTaskExecutorPreference(loader) { try await SandboxServer.start(configuration) }
-    loader.stop()
-    let harness = SandboxHarness(server: server)
-    do {
-        let result = try await body(harness)
-        await harness.stop()
-        return result
-    } catch {
-        await harness.stop()
-        throw error
-    }
-}
-
 /// Writes a headless structured-contents pipeline with `auth` (YAML lines under `auth:`).
 func oauth2Pipeline(
     auth: String, pageSize: Int = 25, prefetch: Int = 4, extra: String = "", in directory: URL? = nil

@@ -16,6 +16,11 @@ struct SandboxHarness {
         configuration.generatedRows = generatedRows
         configuration.loginRedirect = loginRedirect
         configuration.seed = seed
+        return try await start(configuration)
+    }
+
+    /// Starts a sandbox with a whole configuration (OAuth 2 clients, rate limits, ...).
+    static func start(_ configuration: SandboxConfiguration) async throws -> SandboxHarness {
         // Loading and generating the portal's data is synchronous work: done on a thread of
         // its own, it does not hold a thread of the cooperative pool.
         let loader = DedicatedThreadExecutor(name: "sandbox-start")
@@ -43,8 +48,23 @@ func withSandbox<T>(
     faults: FaultPlan = .none, hideEvery: Int? = nil, generatedRows: Int = 0, loginRedirect: Bool = false, seed: UInt64 = 7,
     _ body: (SandboxHarness) async throws -> T
 ) async throws -> T {
-    let harness = try await SandboxHarness.start(
-        faults: faults, hideEvery: hideEvery, generatedRows: generatedRows, loginRedirect: loginRedirect, seed: seed)
+    try await withSandbox(
+        starting: try await SandboxHarness.start(
+            faults: faults, hideEvery: hideEvery, generatedRows: generatedRows, loginRedirect: loginRedirect, seed: seed),
+        body)
+}
+
+/// Runs `body` with a sandbox whose whole configuration `configure` sets.
+func withConfiguredSandbox<T>(
+    _ configure: (inout SandboxConfiguration) -> Void, _ body: (SandboxHarness) async throws -> T
+) async throws -> T {
+    var configuration = SandboxConfiguration()
+    configure(&configuration)
+    return try await withSandbox(starting: try await SandboxHarness.start(configuration), body)
+}
+
+/// Runs `body` with `harness`, then stops it whatever happens.
+private func withSandbox<T>(starting harness: SandboxHarness, _ body: (SandboxHarness) async throws -> T) async throws -> T {
     do {
         let result = try await body(harness)
         await harness.stop()
