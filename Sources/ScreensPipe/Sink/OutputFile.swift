@@ -43,6 +43,9 @@ final class OutputFile: @unchecked Sendable {  // owned by the one sink task tha
     /// The length of the written bytes up to and including their last newline: what a
     /// `.partial` file keeps.
     private var completeLines = 0
+    /// Set by the first ``close(succeeded:)``: the descriptor's number may belong to
+    /// another file of the process after that, so nothing touches it again.
+    private var closed = false
 
     /// Writes to standard output.
     static func standardOutput() -> OutputFile {
@@ -134,7 +137,7 @@ final class OutputFile: @unchecked Sendable {  // owned by the one sink task tha
     /// the rename keeps. An incremental run records them before the rename, so that after
     /// a crash it can tell whether the rename happened (see ``OutputIdentity``).
     var identity: OutputIdentity? {
-        guard case .atomic(let path, _, _) = target else { return nil }
+        guard !closed, case .atomic(let path, _, _) = target else { return nil }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { return nil }
         return OutputIdentity(path: path, device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
@@ -157,6 +160,7 @@ final class OutputFile: @unchecked Sendable {  // owned by the one sink task tha
     }
 
     private func writeAll(_ bytes: [UInt8]) throws(WriteFailure) {
+        guard !closed else { throw .failed("cannot write \(displayName): the output was already closed") }
         var offset = 0
         let total = bytes.count
         let code: Int32? = bytes.withUnsafeBytes { raw -> Int32? in
@@ -191,7 +195,11 @@ final class OutputFile: @unchecked Sendable {  // owned by the one sink task tha
     /// too, and the error says so.
     @discardableResult
     func close(succeeded: Bool) throws(WriteFailure) -> String? {
-        defer { if case .standardOutput = target {} else { _ = Glibc.close(descriptor) } }
+        guard !closed else { return nil }
+        defer {
+            closed = true
+            if case .standardOutput = target {} else { _ = Glibc.close(descriptor) }
+        }
         var flushFailure: WriteFailure?
         do throws(WriteFailure) { try flush() } catch { flushFailure = error }
         switch target {

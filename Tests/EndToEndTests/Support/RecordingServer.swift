@@ -27,6 +27,7 @@ final class RecordingServer: @unchecked Sendable {
     private let socketFD: Int32
     private let lock = NSLock()
     private var recorded: [Recorded] = []
+    private var stopped = false
     private let reply: @Sendable (String) -> Reply
 
     /// `http://host:port`.
@@ -65,16 +66,30 @@ final class RecordingServer: @unchecked Sendable {
         thread.start()
     }
 
-    /// Stops accepting; the serving thread ends on the failed accept.
+    /// Stops accepting; the serving thread ends on the failed accept. Safe to call more
+    /// than once (tests stop early and again in a `defer`).
+    ///
+    /// Only the serving thread closes the listening descriptor, after its last `accept`:
+    /// a `close` here could let the number be reused by another socket of the test process
+    /// (the sandbox's, NIO's) before the thread's next `accept` or a second `stop`, which
+    /// would then steal or close that socket.
     func stop() {
+        let first = lock.withLock { () -> Bool in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
         shutdown(socketFD, Int32(SHUT_RDWR))
-        close(socketFD)
     }
 
     private func serve() {
+        defer { close(socketFD) }
         while true {
             let client = accept(socketFD, nil, nil)
-            if client < 0 { return }
+            if client < 0 {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                return
+            }
             handle(client)
         }
     }
