@@ -57,7 +57,7 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
             var request = prepared
             let token: Secret
             do throws(ScreensPipeError) {
-                token = try await tokenProvider.token(sender: tokenSender)
+                token = try await tokenProvider.token(sender: tokenSender, source: settings.source)
             } catch {
                 var located = error
                 located.page = page.index

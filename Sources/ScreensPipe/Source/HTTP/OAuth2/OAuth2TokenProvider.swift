@@ -27,7 +27,6 @@ actor OAuth2TokenProvider {
 
     private let spec: OAuth2Spec
     private let tokenURL: String
-    private let source: SourceSpec
     private let logger: Logger
     private var state: State = .empty
     /// The refresh token for the next refresh: the configured one, then any rotated one.
@@ -35,24 +34,25 @@ actor OAuth2TokenProvider {
 
     /// - Parameters:
     ///   - tokenURL: the absolute token endpoint URL, already checked against the origin rule.
-    init(spec: OAuth2Spec, tokenURL: String, source: SourceSpec, logger: Logger) {
+    init(spec: OAuth2Spec, tokenURL: String, logger: Logger) {
         self.spec = spec
         self.tokenURL = tokenURL
-        self.source = source
         self.logger = logger
         if case .refreshToken(let token) = spec.grant { refreshToken = token }
     }
 
     /// A valid access token: the one in hand, or a new one from the token endpoint, asked
-    /// through `sender` (the caller's client: the provider outlives any one run's client).
-    func token(sender: RetryingSender) async throws(ScreensPipeError) -> Secret {
+    /// through `sender` (the caller's client: the provider outlives any one run's client)
+    /// with the caller's transport settings (`source`: timeouts, size limit; its TLS
+    /// settings are part of the provider's identity, so they are this provider's too).
+    func token(sender: RetryingSender, source: SourceSpec) async throws(ScreensPipeError) -> Secret {
         switch state {
         case .holding(let current) where ContinuousClock.now < current.renewAt:
             return current.token
         case .obtaining(let task):
             return try await task.value.get().token
         case .holding, .empty:
-            let task = Task { await self.requestToken(sender: sender) }
+            let task = Task { await self.requestToken(sender: sender, source: source) }
             state = .obtaining(task)
             let result = await task.value
             switch result {
@@ -69,8 +69,8 @@ actor OAuth2TokenProvider {
         if case .holding(let current) = state, current.token == token { state = .empty }
     }
 
-    private func requestToken(sender: RetryingSender) async -> Result<Current, ScreensPipeError> {
-        let request = tokenRequest()
+    private func requestToken(sender: RetryingSender, source: SourceSpec) async -> Result<Current, ScreensPipeError> {
+        let request = tokenRequest(source: source)
         let response: HTTPResponse
         do throws(HTTPError) {
             response = try await sender.send(request)
@@ -98,7 +98,7 @@ actor OAuth2TokenProvider {
 
     /// The form-encoded POST of RFC 6749 §4.4.2 or §6, with the client's credentials in the
     /// form or in a basic `Authorization` header.
-    private func tokenRequest() -> HTTPRequest {
+    private func tokenRequest(source: SourceSpec) -> HTTPRequest {
         var form: [QueryParameter] = []
         var secrets: [String] = []
         switch spec.grant {
@@ -136,8 +136,13 @@ actor OAuth2TokenProvider {
 }
 
 /// The process's token providers, one per set of OAuth 2 credentials (token endpoint,
-/// grant, client, secret, refresh token, scope), named by a digest so no secret is a key
-/// in the clear. The number of entries is the number of credential sets the process uses.
+/// grant, client, secret, refresh token, scope) and TLS settings (CA file, verification),
+/// named by a digest so no secret is a key in the clear. The number of entries is the
+/// number of credential sets the process uses.
+///
+/// The TLS settings are part of the identity because the provider's token requests carry
+/// the client secret: a pipeline that verifies its server must never be served by a token
+/// request that another pipeline configured with `insecure-skip-tls-verify` or another CA.
 final class OAuth2TokenProviders: Sendable {
     static let shared = OAuth2TokenProviders()
 
@@ -146,11 +151,14 @@ final class OAuth2TokenProviders: Sendable {
     func provider(spec: OAuth2Spec, tokenURL: String, source: SourceSpec, logger: Logger) -> OAuth2TokenProvider {
         var refresh = ""
         if case .refreshToken(let token) = spec.grant { refresh = token.revealed }
-        let identity = [tokenURL, spec.grantName, spec.clientID, spec.clientSecret?.revealed ?? "", refresh, spec.scope ?? "", spec.clientAuthentication.rawValue]
+        let identity = [
+            tokenURL, spec.grantName, spec.clientID, spec.clientSecret?.revealed ?? "", refresh, spec.scope ?? "",
+            spec.clientAuthentication.rawValue, source.caFile ?? "", source.insecureSkipTLSVerify ? "insecure" : "verified",
+        ]
         let key = CacheKey.digest(identity.joined(separator: "\n"))
         return providers.withLock { providers in
             if let existing = providers[key] { return existing }
-            let made = OAuth2TokenProvider(spec: spec, tokenURL: tokenURL, source: source, logger: logger)
+            let made = OAuth2TokenProvider(spec: spec, tokenURL: tokenURL, logger: logger)
             providers[key] = made
             return made
         }
