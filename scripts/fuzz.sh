@@ -28,10 +28,10 @@ swift build -c release --build-path "$build" --target ScreensPipe -Xswiftc -sani
   >"$build/build.log" 2>&1 ||
   { tail -20 "$build/build.log" >&2; exit 1; }
 release="$build/release"
+# Every module the library depends on (GRDB, swift-log, postgres-nio with swift-nio and its
+# TLS stack...): the build above made only those, so every object under release/ is one.
 objects=()
-for module in ScreensBus ScreensPipe GRDB Logging; do
-  while IFS= read -r object; do objects+=("$object"); done < <(find "$release/$module.build" -name '*.o')
-done
+while IFS= read -r object; do objects+=("$object"); done < <(find "$release" -path '*.build/*' -name '*.o' | sort)
 grdb_map=$(find .build/fuzz/checkouts/GRDB.swift -name module.modulemap -path '*GRDBSQLite*' | head -1)
 
 status=0
@@ -43,7 +43,7 @@ for target in "${targets[@]}"; do
     -Xcc -fmodule-map-file=Sources/CCurl/module.modulemap \
     -Xcc -fmodule-map-file=Sources/CLibYAML/module.modulemap \
     ${grdb_map:+-Xcc -fmodule-map-file="$grdb_map"} \
-    "fuzz/targets/$target.swift" "${objects[@]}" -lcurl -lyaml -lsqlite3 -o "$build/fuzz-$target"
+    "fuzz/targets/$target.swift" "${objects[@]}" -lcurl -lyaml -lsqlite3 -lstdc++ -lz -o "$build/fuzz-$target"
   mkdir -p "$build/corpus/$target"
   echo "fuzz: $target for ${seconds}s" >&2
   if ! "$build/fuzz-$target" "$build/corpus/$target" "fuzz/corpus/$target" \

@@ -90,7 +90,47 @@ struct JSONWSTests {
         }
     }
 
-    @Test("journal articles: count, folder, obc title and create-date sorting, obc null keeps the stored order")
+    @Test("bookmarks: +orderByComparator by class name, descending as the no-argument constructors; unknown classes are ClassNotFoundException")
+    func bookmarksComparators() async throws {
+        try await withSandbox { client, _ in
+            func entries(_ comparator: String, _ extra: String = "") throws -> [JSONValue] {
+                try client.invoke(
+                    #"{"\#(Self.entries)":{"groupId":20143,"folderId":0,"start":-1,"end":-1,"+orderByComparator":"com.liferay.bookmarks.util.comparator.\#(comparator)"\#(extra)}}"#
+                ).expect(200).json().arrayValue ?? []
+            }
+            let stored = try client.invoke(#"{"\#(Self.entries)":{"groupId":20143,"folderId":0,"start":-1,"end":-1}}"#).expect(200).json().arrayValue ?? []
+            #expect(stored.count == 73)
+
+            let byModified = try entries("EntryModifiedDateComparator")
+            let modified = byModified.compactMap { $0["modifiedDate"]?.int64Value }
+            #expect(modified.count == 73 && modified == modified.sorted(by: >))
+            #expect(Set(byModified.compactMap { $0["entryId"]?.int64Value }) == Set(stored.compactMap { $0["entryId"]?.int64Value }))
+            #expect(try entries("EntryModifiedDateComparator", #","orderByComparator.ascending":true"#).map { $0["entryId"] } == byModified.map { $0["entryId"] })
+
+            let names = try entries("EntryNameComparator").compactMap { $0["name"]?.stringValue?.lowercased() }
+            #expect(names == names.sorted(by: >))
+
+            let unknown = try client.invoke(
+                #"{"\#(Self.entries)":{"groupId":20143,"folderId":0,"start":0,"end":5,"+orderByComparator":"com.liferay.bookmarks.util.comparator.Nope"}}"#
+            ).expect(500).json()
+            #expect(unknown["error"]?["type"] == "java.lang.ClassNotFoundException")
+        }
+    }
+
+    @Test("the generated folder serves EntryModifiedDateComparator newest first without materialising it")
+    func generatedNewestFirst() async throws {
+        try await withSandbox(.init { $0.generatedRows = 5_000 }) { client, _ in
+            let page = try client.invoke(
+                #"{"\#(Self.entries)":{"groupId":20143,"folderId":1000000,"start":0,"end":3,"+orderByComparator":"com.liferay.bookmarks.util.comparator.EntryModifiedDateComparator"}}"#
+            ).expect(200).json().arrayValue ?? []
+            #expect(page.compactMap { $0["description"]?.stringValue } == ["Row 5000 of 5000", "Row 4999 of 5000", "Row 4998 of 5000"])
+            let byName = try client.invoke(
+                #"{"\#(Self.entries)":{"groupId":20143,"folderId":1000000,"start":0,"end":3,"+orderByComparator":"com.liferay.bookmarks.util.comparator.EntryNameComparator"}}"#)
+            #expect(byName.response?.status != 200)
+        }
+    }
+
+    @Test("journal articles: count, folder, obc title and create-date sorting (descending, as the no-argument constructors), obc null keeps the stored order")
     func journalArticles() async throws {
         try await withSandbox { client, _ in
             let service = "/journal.journalarticle/get-articles"
@@ -105,21 +145,27 @@ struct JSONWSTests {
             #expect(stored.count == 60)
             #expect(stored.first?["articleId"] == "40001")
 
+            // JSON-WS builds the comparator with its no-argument constructor, `this(false)`:
+            // descending, ties by article id in the same direction.
             let byTitle = try articles(#""+obc":"com.liferay.journal.util.comparator.ArticleTitleComparator""#)
             let expected = stored.sorted {
                 (Self.englishTitle($0).lowercased(), $0["articleId"]?.stringValue ?? "")
-                    < (Self.englishTitle($1).lowercased(), $1["articleId"]?.stringValue ?? "")
+                    > (Self.englishTitle($1).lowercased(), $1["articleId"]?.stringValue ?? "")
             }
             #expect(byTitle.map { $0["articleId"] } == expected.map { $0["articleId"] })
             #expect(byTitle.map { $0["articleId"] } != stored.map { $0["articleId"] })
 
             let byDate = try articles(#""+obc":"com.liferay.journal.util.comparator.ArticleCreateDateComparator""#)
             let dates = byDate.compactMap { $0["createDate"]?.int64Value }
-            #expect(dates == dates.sorted())
+            #expect(dates == dates.sorted(by: >))
             #expect(dates != stored.compactMap { $0["createDate"]?.int64Value })
 
-            let descending = try articles(#""+obc":"com.liferay.journal.util.comparator.ArticleCreateDateComparator","obc.ascending":false"#)
-            #expect(descending.compactMap { $0["createDate"]?.int64Value } == dates.reversed())
+            // The portal cannot set the comparator's private `ascending` field: the inner
+            // parameter is ignored, whichever value it has.
+            for ascending in ["true", "false"] {
+                let withInner = try articles(#""+obc":"com.liferay.journal.util.comparator.ArticleCreateDateComparator","obc.ascending":\#(ascending)"#)
+                #expect(withInner.compactMap { $0["createDate"]?.int64Value } == dates)
+            }
 
             let unknown = try client.invoke(#"{"\#(service)":{"groupId":20143,"folderId":0,"start":0,"end":5,"+obc":"com.liferay.Nope"}}"#).expect(500).json()
             #expect(unknown["error"]?["type"] == "java.lang.ClassNotFoundException")

@@ -1,8 +1,12 @@
 /// The journal article order-by comparators the sandbox knows, by their Liferay class names.
 ///
-/// JSON-WS instantiates `+obc` by class name; any `com.liferay.` package is accepted
+/// JSON-WS instantiates `+obc` by class name with the no-argument constructor, which in every
+/// one of these classes is `this(false)`: descending. An inner parameter such as
+/// `obc.ascending` is set through a bean setter when the class has one; these comparators
+/// keep `ascending` in a private final field, so the portal ignores it (and logs it at debug
+/// level), and so does the sandbox. Any `com.liferay.` package is accepted
 /// (`com.liferay.journal.util.comparator` in 7.x, `com.liferay.portlet.journal.util.comparator`
-/// in 6.2). The sandbox sorts ascending unless `obc.ascending` is false.
+/// in 6.2).
 struct ArticleComparator: Sendable {
     /// The simple class names served: title (default locale, case-insensitive), create date,
     /// modified date and article id; ties fall back to the article id.
@@ -14,18 +18,18 @@ struct ArticleComparator: Sendable {
     }
 
     let key: Key
+    /// Always false from JSON-WS (the no-argument constructor); kept for the order's definition.
     let ascending: Bool
 
-    /// The comparator for `className`, or a ClassNotFoundException as JSON-WS reports an unknown class.
-    init(className: String, ascending: Bool) throws {
-        let simpleName = className.split(separator: ".").last.map(String.init) ?? className
-        guard className.hasPrefix("com.liferay."), let key = Key(rawValue: simpleName) else {
-            throw PortalError.classNotFound(className)
-        }
-        self.key = key
-        self.ascending = ascending
+    /// The comparator `+obc: className` makes, or a ClassNotFoundException as JSON-WS reports
+    /// an unknown class.
+    init(className: String) throws {
+        self.key = try LiferayComparatorClass.key(className, Key.self)
+        self.ascending = false
     }
 
+    /// Whether `lhs` comes before `rhs`; equal keys fall back to the article id, in the same
+    /// direction (a database's order for ties is unspecified; the sandbox's is stable).
     func areInIncreasingOrder(_ lhs: Article, _ rhs: Article) -> Bool {
         ascending ? increasing(lhs, rhs) : increasing(rhs, lhs)
     }

@@ -14,7 +14,8 @@ enum JSONWSServices {
         "/bookmarks.bookmarksentry/get-entries": { portal, params, account in
             let rows = try portal.bookmarks(
                 groupId: try params.long("groupId"), folderId: try params.long("folderId"), for: account)
-            return .array(try page(rows, params, hideEvery: portal.hideEvery))
+            let sorted = try comparatorClass(params).map { try BookmarkComparator(className: $0).sorted(rows) } ?? rows
+            return .array(try page(sorted, params, hideEvery: portal.hideEvery))
         },
         "/bookmarks.bookmarksentry/get-entries-count": { portal, params, account in
             let rows = try portal.bookmarks(
@@ -81,13 +82,15 @@ enum JSONWSServices {
         return .stored(stored.filter { ($0["status"]?.int64Value ?? 0) == status })
     }
 
-    /// `+obc` (7.0-7.2) or `+orderByComparator` (7.3+): `"<class>"` with an optional
-    /// `.ascending`; `null` or absent keeps the stored order.
+    /// `+obc` (journal 7.0-7.2) or `+orderByComparator` (journal 7.3+, bookmarks): `"<class>"`;
+    /// `null` or absent keeps the stored order. Inner parameters (`obc.ascending`) are
+    /// accepted and have no effect, as on a portal (see ``ArticleComparator``).
+    private static func comparatorClass(_ params: ServiceParameters) -> String? {
+        (params.object("obc") ?? params.object("orderByComparator"))?.className
+    }
+
     private static func comparator(_ params: ServiceParameters) throws -> ArticleComparator? {
-        guard let obc = params.object("obc") ?? params.object("orderByComparator"), let className = obc.className else {
-            return nil
-        }
-        return try ArticleComparator(className: className, ascending: try obc.fields.bool("ascending") ?? true)
+        try comparatorClass(params).map { try ArticleComparator(className: $0) }
     }
 
     /// The `AssetEntryQuery` object parameter `name` and the rows it selects.

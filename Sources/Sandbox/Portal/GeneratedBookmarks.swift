@@ -13,8 +13,11 @@ struct GeneratedBookmarks: Sendable {
     private static let baseDate: Int64 = 1_704_067_200_000
 
     let count: Int
+    /// Served newest first (a date comparator): position 0 is the last generated row.
+    var newestFirst = false
 
-    func row(at index: Int) -> JSONValue {
+    func row(at position: Int) -> JSONValue {
+        let index = newestFirst ? count - 1 - position : position
         let number = index + 1
         let date = Self.baseDate + Int64(index) * 60_000
         var row = JSONObject(minimumCapacity: 21)

@@ -8,8 +8,11 @@ import ScreensBus
 ///   digests drop the ones already delivered.
 /// - `rest`: every query value that says `{cursor}` gets the cursor; on a first run (no
 ///   cursor) those parameters are left out.
-/// - every other type (JSON-WS, file): nothing is sent; every row is read and the cursor
-///   is applied client-side.
+/// - `liferay-jsonws` `get-articles` and bookmarks `get-entries`: sorted newest first by the
+///   service's modified-date comparator; the list ends at the first page wholly behind the
+///   cursor.
+/// - every other type (other JSON-WS services, file): nothing is sent; every row is read and
+///   the cursor is applied client-side.
 ///
 /// Only a cursor read in the raw row can be pushed: the converted row's names are not the
 /// server's.
@@ -62,11 +65,19 @@ enum IncrementalPushDown {
     }
 
     /// The modified-date comparator of each JSON-WS list service it is used with (from
-    /// liferay-portal's `journal-api` util.comparator package). Its no-argument constructor
-    /// sorts newest first; `obc.ascending: false` says so to portals (and the sandbox) that
-    /// read it.
+    /// liferay-portal's `journal-api` and `bookmarks-api` util.comparator packages). JSON-WS
+    /// instantiates `+obc` with the class's no-argument constructor, which sorts newest first
+    /// (`this(false)`); it cannot set the comparator's private `ascending` field, so
+    /// `obc.ascending: false` is sent only to say the same thing to a reader of the request.
     static let modifiedDateComparators: [String: String] = [
         "/journal.journalarticle/get-articles": "com.liferay.journal.util.comparator.ArticleModifiedDateComparator",
+        "/bookmarks.bookmarksentry/get-entries": "com.liferay.bookmarks.util.comparator.EntryModifiedDateComparator",
+    ]
+
+    /// The comparator parameter of services whose every 7.x signature names it other than
+    /// `obc` (BookmarksEntryService.getEntries: `orderByComparator` from 7.0 on).
+    static let comparatorParameters: [String: String] = [
+        "/bookmarks.bookmarksentry/get-entries": "orderByComparator",
     ]
 
     /// `spec` with the cursor `lowerBound` pushed to its source, and whether it was.
@@ -95,6 +106,10 @@ enum IncrementalPushDown {
         case .jsonwsNewestFirst(let comparator):
             guard var jsonws = spec.source.type.settings(as: JSONWSSourceSpec.self) else { return (spec, false) }
             jsonws.sort = comparator
+            // A `sort-param` the pipeline chose stays; the default `obc` follows the service.
+            if jsonws.sortParam == "obc", let parameter = comparatorParameters[jsonws.rows.service] {
+                jsonws.sortParam = parameter
+            }
             jsonws.rows.params["\(jsonws.sortParam).ascending"] = .bool(false)
             pushed.source.type = .liferayJSONWS(jsonws)
             return (pushed, lowerBound != nil)
