@@ -75,6 +75,28 @@ struct RateLimiterTests {
         #expect(RateLimitHeaders.pause(status: status, headers: headers(pairs), now: Date()) == expected)
     }
 
+    static let structuredFieldCases: [(Int, [(String, String)], Duration?)] = [
+        // The IETF draft's structured field (-07 on): policies with `r` remaining and `t` seconds to reset.
+        (200, [("RateLimit", #""default";r=0;t=30"#)], .seconds(30)),
+        (200, [("RateLimit", #""burst";r=5;t=1, "daily";r=0;t=3600"#)], .seconds(3600)),
+        (200, [("RateLimit", #""burst";r=0;t=2, "daily";r=0;t=60"#)], .seconds(60)),
+        (200, [("RateLimit", #""default";r=50;t=30"#)], nil),
+        (200, [("RateLimit", #""a,b;c";r=0;t=2"#)], .seconds(2)),
+        (429, [("RateLimit", #""default";r=10;t=5"#)], .seconds(1)),
+        // The -06 dictionary.
+        (200, [("RateLimit", "limit=100, remaining=0, reset=5")], .seconds(5)),
+        (200, [("RateLimit", "limit=100, remaining=7, reset=5")], nil),
+        // Not understood: the separate fields decide.
+        (200, [("RateLimit", "garbage"), ("RateLimit-Remaining", "0"), ("RateLimit-Reset", "3")], .seconds(3)),
+        (200, [("RateLimit", #""default";r=-1;t=30"#)], nil),
+            (200, [("RateLimit", String(repeating: #""p";r=0;t=1,"#, count: 400))], nil),
+    ]
+
+    @Test("the RateLimit field of the IETF draft, list (-07 on) and dictionary (-06) forms", arguments: structuredFieldCases)
+    func structuredFieldPauses(_ status: Int, _ pairs: [(String, String)], _ expected: Duration?) {
+        #expect(RateLimitHeaders.pause(status: status, headers: headers(pairs), now: Date()) == expected)
+    }
+
     @Test("an epoch X-RateLimit-Reset (GitHub's form) counts from now")
     func epochReset() {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
