@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Logging
 import PostgresNIO
 import ScreensPipe
@@ -76,6 +77,23 @@ enum CacheBackendKind: String, CaseIterable, CustomTestStringConvertible, Sendab
         case let postgres as PostgresCacheStore: try await PostgresCacheStore.open(postgres.target)
         default: throw CancellationError()
         }
+    }
+}
+
+/// The cache a suite's tests use: the SQLite store its initializer opened, until a test asks
+/// for PostgreSQL, which opens a fresh database for that test alone.
+final class OpenedCacheBackend: Sendable {
+    private let current: Mutex<any CacheBackend>
+
+    init(_ store: any CacheBackend) { current = Mutex(store) }
+
+    var store: any CacheBackend { current.withLock { $0 } }
+
+    /// Switches to a fresh `kind` cache, unless `kind` is SQLite (already open).
+    func use(_ kind: CacheBackendKind, in directory: TemporaryDirectory) async throws {
+        guard kind != .sqlite else { return }
+        let opened = try await kind.open(in: directory)
+        current.withLock { $0 = opened }
     }
 }
 
