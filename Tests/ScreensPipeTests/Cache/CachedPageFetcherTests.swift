@@ -248,7 +248,9 @@ import Testing
         #expect(provisional.all.first?.rows == Array(CacheFixtures.rows(9)[4..<7]))
         #expect(final.origin == .remote)
         #expect(final.rows == Array(CacheFixtures.rows(9, tag: "v2")[4..<7]))
-        #expect(try await store.read(key: key.text, page: 1)?.rows == final.rows)
+        // PostgreSQL publishes a load when it is complete; one page is not.
+        let stored = backend.publishesEachPage ? final.rows : Array(CacheFixtures.rows(9)[4..<7])
+        #expect(try await store.read(key: key.text, page: 1)?.rows == stored)
     }
 
     @Test(arguments: CacheBackendKind.available)
@@ -272,7 +274,8 @@ import Testing
         #expect(final.rows == Array(CacheFixtures.rows(9)[0..<4]))
         #expect(final.rowCount == 9)
 
-        let empty = try await backend.open(in: TemporaryDirectory())
+        let emptyDirectory = try TemporaryDirectory()
+        let empty = try await backend.open(in: emptyDirectory)
         let uncached = try CachedPageFetcher(base: source, store: empty, policy: .cacheAndRemote, key: key, pipeline: "p")
         await expectError(.connectivity) { _ = try await uncached.fetch(CacheFixtures.request(0)) }
     }
@@ -302,6 +305,8 @@ import Testing
             #expect(page.origin == .remote)
         }
         #expect(provisional.all.isEmpty)
+        // PostgreSQL publishes a load when it is complete: finish one.
+        if !backend.publishesEachPage { _ = try await CacheFixtures.loadAll(try fetcher(.remoteFirst, refresh: true)) }
         #expect(try await store.read(key: key.text, page: 0)?.rows == Array(CacheFixtures.rows(9, tag: "v2")[0..<4]))
         // A refresh means the server's answer or nothing: no silent stale fallback.
         source.mode = .down

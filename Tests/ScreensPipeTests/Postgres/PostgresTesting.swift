@@ -62,6 +62,10 @@ enum CacheBackendKind: String, CaseIterable, CustomTestStringConvertible, Sendab
 
     var testDescription: String { rawValue }
 
+    /// Whether a page a load stores is visible at once (SQLite), or only once the load is a
+    /// complete list (PostgreSQL: a fleet reads the last complete snapshot, see SharedStorage).
+    var publishesEachPage: Bool { self == .sqlite }
+
     /// A new, empty cache of this kind. `directory` holds the SQLite file.
     func open(in directory: TemporaryDirectory) async throws -> any CacheBackend {
         switch self {
