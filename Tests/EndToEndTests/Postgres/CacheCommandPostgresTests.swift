@@ -17,18 +17,11 @@ struct CacheCommandPostgresTests {
         try await withSandbox { sandbox in
             let directory = try CommandRunner.temporaryDirectory()
             let file = directory.appendingPathComponent("shared.yaml").path
-            try """
-                name: shared
-                source:
-                  type: liferay-jsonws
-                  server: ${LIFERAY_SERVER}
-                  auth: { basic: { username: test@liferay.com, password: test } }
-                  rows: { service: /bookmarks.bookmarksentry/get-entries, params: { groupId: 20143, folderId: 0 } }
-                  count: { service: /bookmarks.bookmarksentry/get-entries-count, params: { groupId: 20143, folderId: 0 } }
-                  pagination: { first-page-size: 50, page-size: 50 }
+            try ("name: shared\n" + PostgresSinkDeleteTests.jsonwsBookmarks + """
+
                 cache: { policy: remote-only, url: "\(database)", tls: disable }
                 sink: { type: stdout, format: items }
-                """.write(toFile: file, atomically: true, encoding: .utf8)
+                """).write(toFile: file, atomically: true, encoding: .utf8)
             let loaded = try await sandbox.run(file, environment: ["PGPASSWORD": Self.password])
             #expect(loaded.status == 0, "stderr: \(loaded.stderr)")
 
@@ -38,7 +31,7 @@ struct CacheCommandPostgresTests {
             let entries = try list.jsonLines()
             #expect(entries.count == 1)
             #expect(entries.first?["pipeline"] == "shared")
-            #expect(entries.first?["pages"] == .int(2))
+            #expect(entries.first?["pages"] == .int(3))
             #expect(entries.first?["rows"] == .int(73))
 
             let stats = try await CommandRunner.run(["cache", "stats", "--cache-url", database + "?sslmode=disable"], environment: secretEnvironment)
@@ -51,7 +44,7 @@ struct CacheCommandPostgresTests {
             // clear --pipeline takes the cache url from the pipeline file.
             let cleared = try await CommandRunner.run(["cache", "clear", "--pipeline", file], environment: secretEnvironment)
             #expect(cleared.status == 0, "stderr: \(cleared.stderr)")
-            #expect(cleared.stderr.contains("removed 2 pages"), "\(cleared.stderr)")
+            #expect(cleared.stderr.contains("removed 3 pages"), "\(cleared.stderr)")
             let after = try await CommandRunner.run(["cache", "stats", "--json", "--cache-url", database + "?sslmode=disable"])
             #expect(try JSONValue(parsing: after.stdoutText)["pages"] == .int(0))
 
