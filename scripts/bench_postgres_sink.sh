@@ -35,6 +35,7 @@ name: bench
 source: { type: file, path: $work/rows.json, pagination: { page-size: 1000 } }
 sink: { type: postgres, url: "$SCREENS_PIPE_TEST_POSTGRES_URL", tls: disable, table: bench, key: entryId, columns: $columns, batch-size: $batch }
 YAML
+sed "s/batch-size: $batch }/batch-size: $batch, mode: mirror }/" "$work/to-postgres.yaml" > "$work/to-mirror.yaml"
 cat > "$work/to-null.yaml" <<YAML
 name: bench
 source: { type: file, path: $work/rows.json, pagination: { page-size: 1000 } }
@@ -51,6 +52,7 @@ export SCREENS_PIPE_CACHE_DIR="$work/cache"
 measure "stdout sink (baseline)" "$bin/screens-pipe" run "$work/to-null.yaml"
 measure "postgres sink, new table" "$bin/screens-pipe" run "$work/to-postgres.yaml"
 measure "postgres sink, upsert again" "$bin/screens-pipe" run "$work/to-postgres.yaml"
+measure "postgres sink, mirror rerun" "$bin/screens-pipe" run "$work/to-mirror.yaml"
 stored=$(psql -At "$SCREENS_PIPE_TEST_POSTGRES_URL" -c 'SELECT count(*) FROM bench')
 echo "rows in the table: $stored (batch-size $batch, columns $columns)"
 [ "$stored" = "$rows" ]

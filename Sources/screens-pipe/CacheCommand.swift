@@ -12,7 +12,10 @@ struct CacheCommand: AsyncParsableCommand {
             The cache is one SQLite database: --path FILE, else --cache-dir
             DIR/cache.sqlite, else $SCREENS_PIPE_CACHE_DIR/cache.sqlite, else
             $XDG_CACHE_HOME/screens-pipe/cache.sqlite, else
-            ~/.cache/screens-pipe/cache.sqlite.
+            ~/.cache/screens-pipe/cache.sqlite. A cache shared in PostgreSQL is
+            named by --cache-url postgres://user@host:port/database (or by the
+            cache url of the pipeline file given to clear --pipeline); its
+            password comes from PGPASSWORD and is never printed.
             """,
         subcommands: [List.self, Stats.self, Clear.self])
 
@@ -23,6 +26,46 @@ struct CacheCommand: AsyncParsableCommand {
 
         @Option(help: ArgumentHelp("The cache database file (wins over --cache-dir).", valueName: "file"))
         var path: String?
+
+        @Option(
+            name: .customLong("cache-url"),
+            help: ArgumentHelp(
+                "A PostgreSQL cache: postgres://user@host:port/database[?sslmode=require] (password from PGPASSWORD).",
+                valueName: "url"))
+        var cacheURL: String?
+
+        @Option(
+            name: .customLong("ca-file"),
+            help: ArgumentHelp("With --cache-url: a PEM file of the certificate authorities to trust.", valueName: "file"))
+        var caFile: String?
+
+        func validate() throws {
+            if cacheURL != nil, path != nil || cacheDirectory != nil {
+                throw ValidationError("--cache-url names a PostgreSQL cache; --path and --cache-dir name a SQLite file: give one")
+            }
+            if caFile != nil, cacheURL == nil { throw ValidationError("--ca-file applies only with --cache-url") }
+        }
+
+        /// The PostgreSQL cache of `--cache-url`, else of the pipeline's `cache: { url: }`; nil for SQLite.
+        func postgresTarget(configured: PostgresTarget? = nil) throws(ScreensPipeError) -> PostgresTarget? {
+            let environment = ProcessInfo.processInfo.environment
+            if let cacheURL { return try PostgresTarget(url: cacheURL, caFile: caFile, environment: environment) }
+            if path == nil, cacheDirectory == nil, let configured { return configured.resolvingPassword(environment: environment) }
+            return nil
+        }
+
+        /// Where the cache is, for messages: a file path or a URL without its password.
+        func describe(configuredPath: String? = nil, configured: PostgresTarget? = nil) -> String {
+            if let target = try? postgresTarget(configured: configured) { return target.description }
+            return resolve(configuredPath: configuredPath).path
+        }
+
+        /// The cache to look at: PostgreSQL (connected, its tables created when missing), or
+        /// the SQLite file when it exists; nil when there is no file yet.
+        func openBackend(configuredPath: String? = nil, configured: PostgresTarget? = nil) async throws(ScreensPipeError) -> (any CacheBackend)? {
+            if let target = try postgresTarget(configured: configured) { return try await PostgresCacheStore.open(target) }
+            return try openExisting(configuredPath: configuredPath)
+        }
 
         /// The database file, and whether its directory is the cache's own (tightened to 0700).
         func resolve(configuredPath: String? = nil) -> (path: String, ownsDirectory: Bool) {
@@ -53,12 +96,12 @@ struct CacheCommand: AsyncParsableCommand {
         var json = false
 
         mutating func run() async throws {
-            try reportingErrors { () throws(ScreensPipeError) in
-                guard let store = try location.openExisting() else {
+            try await reportingErrors { () async throws(ScreensPipeError) in
+                guard let store = try await location.openBackend() else {
                     Terminal.note("no cache database at \(location.resolve().path)")
                     return
                 }
-                let entries = try store.entries()
+                let entries = try await closing(store) { store throws(ScreensPipeError) in try await store.entries() }
                 if json {
                     for entry in entries { print(Self.object(entry).jsonString) }
                     return
@@ -94,10 +137,14 @@ struct CacheCommand: AsyncParsableCommand {
         var json = false
 
         mutating func run() async throws {
-            try reportingErrors { () throws(ScreensPipeError) in
-                let path = location.resolve().path
+            try await reportingErrors { () async throws(ScreensPipeError) in
+                let path = location.describe()
+                var found: CacheStats?
+                if let store = try await location.openBackend() {
+                    found = try await closing(store) { store throws(ScreensPipeError) in try await store.stats() }
+                }
                 let stats =
-                    try location.openExisting()?.stats()
+                    found
                     ?? CacheStats(
                         path: path, fileSize: 0, entries: 0, pages: 0, rows: 0, bytes: 0, oldestFetch: nil,
                         newestFetch: nil)
@@ -149,19 +196,20 @@ struct CacheCommand: AsyncParsableCommand {
 
         mutating func run() async throws {
             let spec = try pipeline.map { try SpecLoading.load(file: $0, overrides: []) }
-            try reportingErrors { () throws(ScreensPipeError) in
-                guard let store = try location.openExisting(configuredPath: spec?.cache?.path) else {
-                    Terminal.note("removed 0 pages (no cache database at \(location.resolve(configuredPath: spec?.cache?.path).path))")
+            let name = name
+            try await reportingErrors { () async throws(ScreensPipeError) in
+                let configured = spec?.cache?.postgres
+                guard let store = try await location.openBackend(configuredPath: spec?.cache?.path, configured: configured) else {
+                    Terminal.note("removed 0 pages (no cache database at \(location.describe(configuredPath: spec?.cache?.path, configured: configured)))")
                     return
                 }
-                let removed: Int
-                if let spec {
-                    // Pages stored under this pipeline's name, and under its key by another name.
-                    removed = try store.clear(pipeline: spec.name) + store.clear(keyPrefix: CacheKey(spec: spec).text)
-                } else if let name {
-                    removed = try store.clear(pipeline: name)
-                } else {
-                    removed = try store.clear()
+                let removed = try await closing(store) { store throws(ScreensPipeError) in
+                    if let spec {
+                        // Pages stored under this pipeline's name, and under its key by another name.
+                        let byName = try await store.clear(pipeline: spec.name, keyPrefix: nil)
+                        return try await byName + store.clear(pipeline: nil, keyPrefix: CacheKey(spec: spec).text)
+                    }
+                    return try await store.clear(pipeline: name, keyPrefix: nil)
                 }
                 Terminal.note("removed \(removed) page\(removed == 1 ? "" : "s")")
             }
@@ -172,12 +220,26 @@ struct CacheCommand: AsyncParsableCommand {
 // MARK: - Output
 
 /// Runs `body`, turning a ScreensPipeError into its one-line message on stderr and its exit code.
-private func reportingErrors(_ body: () throws(ScreensPipeError) -> Void) throws(ExitCode) {
+private func reportingErrors(_ body: () async throws(ScreensPipeError) -> Void) async throws(ExitCode) {
     do {
-        try body()
+        try await body()
     } catch {
         Terminal.error("\(error)")
         throw ExitCode(error.exitCode)
+    }
+}
+
+/// Runs `body` on `store`, then closes it (its connections), whether `body` threw or not.
+private func closing<T>(
+    _ store: any CacheBackend, _ body: (any CacheBackend) async throws(ScreensPipeError) -> T
+) async throws(ScreensPipeError) -> T {
+    do {
+        let result = try await body(store)
+        await store.close()
+        return result
+    } catch {
+        await store.close()
+        throw error
     }
 }
 

@@ -77,6 +77,8 @@ final class SandboxChanges: Sendable {
     private struct State {
         var portal: Portal
         var clock: Int64
+        /// Tombstones of the bookmarks deleted so far (``TrashedBookmarks``).
+        var trash = TrashedBookmarks()
     }
 
     private let state: Mutex<State>
@@ -88,6 +90,9 @@ final class SandboxChanges: Sendable {
 
     /// The portal as it is now.
     var portal: Portal { state.withLock { $0.portal } }
+
+    /// The deleted bookmarks as Liferay's trash keeps them, oldest deletion first.
+    var trashedBookmarks: [JSONValue] { state.withLock { $0.trash.rows } }
 
     /// Applies one batch atomically: a request sees the data before it or after it.
     func apply(_ request: SandboxChangeRequest) throws(SandboxError) -> SandboxChangeReport {
@@ -105,6 +110,7 @@ final class SandboxChanges: Sendable {
                 // Bookmarks are served from the entries table, which writes change too.
                 var rows = state.portal.entries.rows(groupId: 20143, folderId: 0)
                 try editor.edit(&rows, id: "entryId", rename: "name")
+                state.trash.record(editor.removed, deletedAt: editor.batchTime)
                 state.portal.entries.replaceRows(groupId: 20143, folderId: 0, with: rows)
             case .articles:
                 var rows = data.articles
@@ -182,8 +188,11 @@ private struct ListEditor {
     let request: SandboxChangeRequest
     var clock: Int64
     var report = SandboxChangeReport()
+    /// The rows deleted, as they were.
+    var removed: [JSONValue] = []
     private var random: UInt64
-    private let batchTime: Int64
+    /// The clock when the batch began: newer than every row before it.
+    let batchTime: Int64
 
     init(request: SandboxChangeRequest, clock: Int64) {
         self.request = request
@@ -235,7 +244,7 @@ private struct ListEditor {
         try checkSize(rows.count)
         for position in pick(request.delete, of: rows.count).sorted(by: >) {
             report.deleted.append(rows[position][id]?.int64Value ?? 0)
-            rows.remove(at: position)
+            removed.append(rows.remove(at: position))
         }
         for position in pick(request.modify, of: rows.count) {
             let time = tick()

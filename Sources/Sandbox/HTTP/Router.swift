@@ -105,7 +105,7 @@ struct Router: Sendable {
             if case .invalid = authentication {
                 return unauthenticated(request, baseURL: baseURL, body: ["error": "Authenticated access required"])
             }
-            return RESTEndpoints(portal: portal).respond(to: request, baseURL: baseURL)
+            return RESTEndpoints(portal: portal, trash: changes.trashedBookmarks).respond(to: request, baseURL: baseURL)
 
         case Self.loginPath:
             return .text(

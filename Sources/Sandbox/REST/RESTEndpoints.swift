@@ -5,7 +5,8 @@ import ScreensBus
 /// The generic REST family: one list served with each pagination style a `rest` source knows.
 ///
 /// `GET /rest/{dataset}/{style}` where dataset is `bookmarks` (group 20143, folder 0, as
-/// test@liferay.com sees it) or `generated` (the generator's rows), and style is one of
+/// test@liferay.com sees it), `bookmarks-with-trash` (the same, then the tombstones of the
+/// rows `POST /_sandbox/changes` deleted) or `generated` (the generator's rows), and style is one of
 /// `offset`, `pages`, `cursor`, `next-link` and `link-header`.
 struct RESTEndpoints: Sendable {
     static let pathPrefix = "/rest/"
@@ -13,6 +14,8 @@ struct RESTEndpoints: Sendable {
     static let maximumLimit = 10_000
 
     let portal: Portal
+    /// Tombstones of deleted bookmarks, served after the live rows by `bookmarks-with-trash`.
+    var trash: [JSONValue] = []
 
     func respond(to request: SandboxRequest, baseURL: String) -> SandboxResponse {
         let parts = request.path.dropFirst(Self.pathPrefix.count).split(separator: "/")
@@ -44,6 +47,7 @@ struct RESTEndpoints: Sendable {
     func dataset(_ name: Substring) -> RowList? {
         switch name {
         case "bookmarks": return .stored(portal.entries.rows(groupId: 20143, folderId: 0))
+        case TrashedBookmarks.dataset: return .stored(portal.entries.rows(groupId: 20143, folderId: 0) + trash)
         case "generated": return portal.generated.map(RowList.generated)
         default: return nil
         }

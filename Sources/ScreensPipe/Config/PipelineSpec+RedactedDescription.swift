@@ -147,7 +147,8 @@ extension SinkSpec {
             // The URL without its password.
             [("type", .raw("postgres")), ("url", .string(sink.target.description)), ("tls", .raw(sink.target.tls.rawValue)),
              ("table", .string(sink.table)), ("key", .string(sink.key.joined(separator: ", "))),
-             ("columns", .raw(sink.columns.rawValue)), ("batch-size", .raw("\(sink.batchSize)"))]
+             ("columns", .raw(sink.columns.rawValue)), ("batch-size", .raw("\(sink.batchSize)")), ("mode", .raw(sink.mode.rawValue))]
+                + (sink.deleted.map { [("deleted", .string("\($0.field) = \($0.values.map(\.jsonString).joined(separator: " | "))"))] } ?? [])
         }
     }
 }

@@ -22,6 +22,7 @@ struct SpecDecoder {
         let filter = top.section("filter").map(decodeFilter)
         let sink = top.section("sink").flatMap(decodeSink) ?? SinkSpec()
         let incremental = top.section("incremental").flatMap(decodeIncremental)
+        refuseMirrorOfAPartialList(top, sink: sink, incremental: incremental != nil, filter: filter)
         if incremental == nil, let source { refuseUnfilledCursorPlaceholder(in: source, at: top.location) }
         guard let source, context.errors.isEmpty else { return nil }
         var spec = PipelineSpec(
@@ -136,7 +137,7 @@ extension SpecDecoder {
         if let type = section["type"], case .scalar(let scalar) = type, scalar.text == "postgres" {
             return decodePostgresSink(section).map { SinkSpec(destination: .postgres($0)) }
         }
-        for key in ["url", "tls", "ca-file", "table", "key", "columns", "batch-size"] {
+        for key in ["url", "tls", "ca-file", "table", "key", "columns", "batch-size", "mode", "deleted"] {
             if let pair = section.mapping.pairs.first(where: { $0.key.text == key }) {
                 context.fail("key '\(key)' applies only to sink type 'postgres'", at: pair.key.location)
             }

@@ -99,6 +99,18 @@ final class PostgresRefreshLease: CacheRefreshLease {
         return nil
     }
 
+    /// A lease dropped without ``release()`` (a fetcher abandoned mid-load) still ends its
+    /// session, and with it the lock: postgres-nio treats a connection freed while open as a
+    /// bug. Its staged pages stay until the next refresh of the list removes them.
+    deinit {
+        guard let connection = lockConnection.withLock({ held -> PostgresConnection? in
+            defer { held = nil }
+            return held
+        }) else { return }
+        let closing: EventLoopFuture<Void> = connection.close()
+        closing.whenComplete { _ in withExtendedLifetime(connection) {} }
+    }
+
     func release() async {
         guard let connection = lockConnection.withLock({ held -> PostgresConnection? in
             defer { held = nil }

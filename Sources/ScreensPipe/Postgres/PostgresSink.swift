@@ -14,6 +14,11 @@ internal import Logging
 /// the row in `row`). An existing table must have the key columns under a unique index and,
 /// for `jsonb`, a `row` column of type jsonb; otherwise the run stops before writing, saying
 /// what is missing. Identifiers are always quoted, values always parameters.
+///
+/// Deletes: a row the spec's ``PostgresSinkSpec/deleted`` marker picks deletes its key in its
+/// batch's transaction. Under `mode: mirror` the session notes every key it writes in a
+/// temporary table, and when the run reports a complete, clean list the last batch's
+/// transaction also deletes the keys not noted, so the table equals the list.
 struct PostgresSink: EventSink {
     let spec: PostgresSinkSpec
     private let connection: PostgresConnection
@@ -38,20 +43,35 @@ struct PostgresSink: EventSink {
     func consume(_ events: EventSubscription) async throws(OutputFile.WriteFailure) {
         var batch: [SelectedRow] = []
         batch.reserveCapacity(spec.batchSize)
-        var shape: PostgresTableShape?
+        var table = TableProgress()
         do throws(ScreensPipeError) {
             for await event in events {
-                guard case .selected(let row) = event else { continue }
-                batch.append(row)
-                if batch.count >= spec.batchSize {
-                    shape = try await write(batch, shape: shape)
-                    batch.removeAll(keepingCapacity: true)
+                switch event {
+                case .selected(let row):
+                    batch.append(row)
+                    if batch.count >= spec.batchSize {
+                        try await write(batch, table: &table, endsMirror: false)
+                        batch.removeAll(keepingCapacity: true)
+                    }
+                case .finished(let finished) where spec.mode == .mirror && Self.deliveredTheWholeList(finished):
+                    // The last rows and the deletes in one transaction: a crash before its commit
+                    // leaves the previous rows, never a table missing rows the list still has.
+                    try await write(batch, table: &table, endsMirror: true)
+                    batch.removeAll()
+                default:
+                    continue
                 }
             }
-            if !batch.isEmpty { _ = try await write(batch, shape: shape) }
+            if !batch.isEmpty { try await write(batch, table: &table, endsMirror: false) }
         } catch {
             throw .failed(error.message)
         }
+    }
+
+    /// Whether `finished` reports a run that delivered every row of the list: completed, no
+    /// error, no row skipped as invalid (its key would be deleted though the list has it).
+    static func deliveredTheWholeList(_ finished: RunFinished) -> Bool {
+        finished.reason == .completed && finished.succeeded && finished.errors == 0 && (finished.skipped ?? 0) == 0
     }
 
     func close(succeeded: Bool) throws(OutputFile.WriteFailure) -> String? {
@@ -65,21 +85,100 @@ struct PostgresSink: EventSink {
 
     // MARK: - Batches
 
-    /// Upserts one batch in one transaction; returns the table's shape for the next batch.
-    private func write(_ batch: [SelectedRow], shape known: PostgresTableShape?) async throws(ScreensPipeError) -> PostgresTableShape {
+    /// What the sink knows of its table across batches.
+    private struct TableProgress {
+        /// The table's shape once known (from the first batch that reached the table).
+        var shape: PostgresTableShape?
+        /// `mirror`: whether the session's table of delivered keys exists yet.
+        var tracksDeliveredKeys = false
+    }
+
+    /// Writes one batch in one transaction: upserts its rows, deletes the keys of its
+    /// tombstones, and at the end of a mirror run deletes every key the run did not deliver.
+    private func write(_ batch: [SelectedRow], table: inout TableProgress, endsMirror: Bool) async throws(ScreensPipeError) {
         let rows = Self.lastRowPerKey(batch, key: spec.key)
-        var shape: PostgresTableShape
-        if let known { shape = known } else { shape = try await prepareTable(for: rows) }
-        if spec.columns == .auto { shape = try await addMissingColumns(for: rows, to: shape) }
-        let statements = try statements(for: rows, shape: shape)
+        let tombstones = spec.deleted.map { marker in rows.filter { marker.marks($0.item) } } ?? []
+        let upserts = tombstones.isEmpty ? rows : rows.filter { row in !(spec.deleted?.marks(row.item) ?? false) }
+        if table.shape == nil {
+            // Deletes alone never create the table: with no table there is nothing to delete.
+            if upserts.isEmpty, try await existingColumns().isEmpty { return }
+            table.shape = try await prepareTable(for: upserts)
+        }
+        guard var shape = table.shape else { return }
+        if spec.columns == .auto { shape = try await addMissingColumns(for: upserts, to: shape) }
+        table.shape = shape
+        var statements = try statements(for: upserts, shape: shape)
+        statements += try keyStatements(tombstones, shape: shape) { rows in
+            "DELETE FROM \(PostgresIdentifier.quoted(qualified: spec.table)) WHERE (\(rows.columns)) IN (VALUES \(rows.tuples))"
+        }
+        if spec.mode == .mirror {
+            if !table.tracksDeliveredKeys {
+                try await run("note the keys this run delivers", PostgresQuery(unsafeSQL: Self.deliveredKeysTableSQL(shape: shape, table: spec.table)))
+                table.tracksDeliveredKeys = true
+            }
+            statements += try keyStatements(upserts, shape: shape) { rows in
+                "INSERT INTO pg_temp.\(Self.deliveredKeysTable) (\(rows.columns)) VALUES \(rows.tuples)"
+            }
+            if endsMirror {
+                // Fresh statistics, so the planner joins the two tables by hashing, not row by row.
+                statements.append(PostgresQuery(unsafeSQL: "ANALYZE pg_temp.\(Self.deliveredKeysTable)"))
+                statements.append(PostgresQuery(unsafeSQL: Self.deleteUndeliveredSQL(shape: shape, table: spec.table)))
+            }
+        }
+        guard !statements.isEmpty else { return }
         do {
             try await connection.withTransaction(logger: Self.logger) { connection in
                 for statement in statements { try await connection.query(statement, logger: Self.logger) }
             }
         } catch {
-            throw await explain(error, rows: rows, shape: shape)
+            throw await explain(error, rows: upserts, shape: shape)
         }
-        return shape
+    }
+
+    /// The session's own table of the keys a mirror run delivered: temporary, so it dies with
+    /// the connection, and a run killed midway leaves nothing behind.
+    static let deliveredKeysTable = "screens_pipe_delivered_keys"
+
+    static func deliveredKeysTableSQL(shape: PostgresTableShape, table: String) -> String {
+        let key = shape.key.map { PostgresIdentifier.quoted($0) }.joined(separator: ", ")
+        return "CREATE TEMPORARY TABLE IF NOT EXISTS \(deliveredKeysTable) AS SELECT \(key) FROM \(PostgresIdentifier.quoted(qualified: table)) WITH NO DATA"
+    }
+
+    /// Deletes the rows whose key the run did not deliver.
+    static func deleteUndeliveredSQL(shape: PostgresTableShape, table: String) -> String {
+        let matches = shape.key.map { "delivered.\(PostgresIdentifier.quoted($0)) = target.\(PostgresIdentifier.quoted($0))" }
+        return """
+            DELETE FROM \(PostgresIdentifier.quoted(qualified: table)) AS target WHERE NOT EXISTS \
+            (SELECT 1 FROM pg_temp.\(deliveredKeysTable) AS delivered WHERE \(matches.joined(separator: " AND ")))
+            """
+    }
+
+    /// The key columns of `rows` as `VALUES` tuples, handed to `sql` as many rows at a time
+    /// as the parameter limit allows.
+    private func keyStatements(
+        _ rows: [SelectedRow], shape: PostgresTableShape, _ sql: (_ rows: (columns: String, tuples: String)) -> String
+    ) throws(ScreensPipeError) -> [PostgresQuery] {
+        guard !rows.isEmpty else { return [] }
+        let keyColumns = spec.key.compactMap { name in shape.columns.first { $0.name == name } }
+        let columns = keyColumns.map { PostgresIdentifier.quoted($0.name) }.joined(separator: ", ")
+        let rowsPerStatement = max(1, Self.maximumParameters / max(1, keyColumns.count))
+        var statements: [PostgresQuery] = []
+        var start = 0
+        while start < rows.count {
+            var bindings = PostgresBindings(capacity: min(rows.count - start, rowsPerStatement) * keyColumns.count)
+            var tuples: [String] = []
+            for row in rows[start..<min(rows.count, start + rowsPerStatement)] {
+                var placeholders: [String] = []
+                for column in keyColumns {
+                    bindings.append(try parameter(of: row, for: column, shape: shape))
+                    placeholders.append("$\(bindings.count)::\(column.type)")
+                }
+                tuples.append("(" + placeholders.joined(separator: ", ") + ")")
+            }
+            statements.append(PostgresQuery(unsafeSQL: sql((columns, tuples.joined(separator: ", "))), binds: bindings))
+            start += rowsPerStatement
+        }
+        return statements
     }
 
     /// The rows with every key once (its last row), in list order of those rows.

@@ -1,3 +1,5 @@
+public import ScreensBus
+
 /// `sink: { type: postgres, url: ..., table: ..., key: [...] }`: selected rows upserted into a
 /// PostgreSQL table by a key.
 public struct PostgresSinkSpec: Sendable, Hashable {
@@ -7,6 +9,41 @@ public struct PostgresSinkSpec: Sendable, Hashable {
         case auto
         /// The key columns, and the whole row in one `jsonb` column named `row`.
         case jsonb
+    }
+
+    /// What the sink does with keys the rows do not bring.
+    public enum WriteMode: String, Sendable, Hashable, CaseIterable {
+        /// Rows are upserted; keys absent from the run stay in the table.
+        case upsert
+        /// After a complete run, keys this run did not deliver are deleted in the same
+        /// transaction as the last batch, so the table equals the list.
+        case mirror
+    }
+
+    /// A row that stands for a deletion (Liferay's trash, a headless `status` of "deleted"):
+    /// its key is deleted from the table instead of upserted.
+    public struct DeletionMarker: Sendable, Hashable {
+        /// A top-level field of the converted row.
+        public var field: String
+        /// The values that mark the row deleted (numbers compare by value: 8 matches 8.0).
+        public var values: [JSONValue]
+
+        /// Creates a marker: `field` equal to one of `values` means deleted.
+        public init(field: String, values: [JSONValue]) {
+            self.field = field
+            self.values = values
+        }
+
+        /// Whether `row` is a tombstone.
+        func marks(_ row: JSONValue) -> Bool {
+            guard let value = row[field] else { return false }
+            return values.contains { marker in
+                if marker == value { return true }
+                if let markerInteger = marker.int64Value, let integer = value.int64Value { return markerInteger == integer }
+                guard marker.isNumber, value.isNumber, let markerNumber = marker.doubleValue, let number = value.doubleValue else { return false }
+                return markerNumber == number
+            }
+        }
     }
 
     /// The database.
@@ -19,6 +56,10 @@ public struct PostgresSinkSpec: Sendable, Hashable {
     public var columns: ColumnMode
     /// Rows per transaction (default 500).
     public var batchSize: Int
+    /// `upsert` (default) or `mirror`.
+    public var mode: WriteMode = .upsert
+    /// Rows that delete their key instead of being written; nil: every row is written.
+    public var deleted: DeletionMarker?
 
     /// The most rows one batch may hold: a multi-row insert binds every value, and a statement
     /// takes at most 65,535 parameters.
@@ -73,8 +114,34 @@ extension SpecDecoder {
         }
         let columns = section.choice("columns", PostgresSinkSpec.ColumnMode.self) ?? .auto
         let batchSize = section.int("batch-size", atLeast: 1, atMost: PostgresSinkSpec.maximumBatchSize) ?? 500
+        let mode = section.choice("mode", PostgresSinkSpec.WriteMode.self) ?? .upsert
+        let deleted = section.section("deleted").flatMap(decodeDeletionMarker)
+        if let deleted, key.contains(deleted.field), let node = section["deleted"] {
+            context.fail("'deleted.field' names the key field '\(deleted.field)'; a row's key cannot say it is deleted", at: node.location)
+        }
         guard let target, let table, !key.isEmpty else { return nil }
-        return PostgresSinkSpec(target: target, table: table, key: key, columns: columns, batchSize: batchSize)
+        var spec = PostgresSinkSpec(target: target, table: table, key: key, columns: columns, batchSize: batchSize)
+        spec.mode = mode
+        spec.deleted = deleted
+        return spec
+    }
+
+    /// `deleted: { field: status, equals: 8 }` (or `equals: [8, 9]`).
+    private func decodeDeletionMarker(_ section: Section) -> PostgresSinkSpec.DeletionMarker? {
+        section.checkKeys(["field", "equals"])
+        let field = section.required("field", for: "sink.deleted").flatMap { context.nonEmptyString($0, key: "deleted.field") }
+        guard let equalsNode = section.required("equals", for: "sink.deleted") else { return nil }
+        var values: [JSONValue]
+        switch context.json(equalsNode, key: "deleted.equals") {
+        case .array(let items): values = items
+        case let value: values = [value]
+        }
+        if values.isEmpty || values.contains(where: { if case .object = $0 { true } else if case .array = $0 { true } else { false } }) {
+            context.fail("'deleted.equals' must be a value (8, trashed, true) or a list of values", at: equalsNode.location)
+            values = []
+        }
+        guard let field, !values.isEmpty else { return nil }
+        return PostgresSinkSpec.DeletionMarker(field: field, values: values)
     }
 }
 
@@ -102,5 +169,24 @@ enum PostgresIdentifier {
     /// `"schema"."table"` or `"table"`.
     static func quoted(qualified name: String) -> String {
         name.split(separator: ".", omittingEmptySubsequences: false).map { quoted(String($0)) }.joined(separator: ".")
+    }
+}
+
+extension SpecDecoder {
+    /// `mode: mirror` deletes every key a complete run did not deliver, so it needs runs that
+    /// see the whole list: not an incremental one (which delivers changes only) and not one
+    /// cut short by `filter.limit` (which would never complete).
+    func refuseMirrorOfAPartialList(_ top: Section, sink: SinkSpec, incremental: Bool, filter: FilterSpec?) {
+        guard case .postgres(let postgres) = sink.destination, postgres.mode == .mirror,
+            let modeNode = top.section("sink")?["mode"]
+        else { return }
+        if incremental {
+            context.fail(
+                "sink mode 'mirror' deletes the keys a run did not deliver, and an incremental run delivers only what changed; use 'deleted:' for tombstones, or drop 'incremental'",
+                at: modeNode.location)
+        }
+        if filter?.limit != nil {
+            context.fail("sink mode 'mirror' needs the whole list, and 'filter.limit' stops before its end", at: modeNode.location)
+        }
     }
 }

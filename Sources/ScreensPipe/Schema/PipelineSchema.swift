@@ -330,6 +330,17 @@ public enum PipelineSchema {
                      "description": "postgres: the fields whose values identify a row (the upsert key)."],
         "sink.columns": enumeration(PostgresSinkSpec.ColumnMode.allCases.map(\.rawValue), "postgres: one column per field (auto) or the row in one jsonb column."),
         "sink.batch-size": integer(1, PostgresSinkSpec.maximumBatchSize, "postgres: rows per transaction (default 500)."),
+        "sink.mode": enumeration(
+            PostgresSinkSpec.WriteMode.allCases.map(\.rawValue),
+            "postgres: upsert (default) keeps keys the run did not deliver; mirror deletes them after a complete run, so the table equals the list."),
+        "sink.deleted": [
+            "type": "object", "additionalProperties": false, "required": ["field", "equals"],
+            "properties": [
+                "field": ["type": "string", "minLength": 1, "description": "A top-level field of the converted row."],
+                "equals": ["description": "The value (or list of values) that marks the row deleted, such as 8 (Liferay's in-trash status)."],
+            ],
+            "description": "postgres: rows whose field has this value delete their key from the table instead of being written.",
+        ],
         "sink.path": string("The output file, written atomically."),
         "sink.format": enumeration(SinkFormat.allCases.map(\.rawValue), "What is written."),
         "sink.fields": fieldPaths,

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 import ScreensBus
 @testable import ScreensPipe
 import ScreensPipeTesting
@@ -6,24 +7,31 @@ import Testing
 
 /// A run never mixes two loads of a list: falls back to the cache only before any page came
 /// from the server, then reads one snapshot to the end; a cache that cannot be written
-/// does not stop the run. Real SQLite throughout.
+/// does not stop the run. Real SQLite, and real PostgreSQL when the test server runs.
 @Suite struct CacheSnapshotTests {
     let directory: TemporaryDirectory
-    let store: CacheStore
+    private let opened: OpenedCacheBackend
+    /// The cache under test: the SQLite file, or a fresh PostgreSQL database after `use(.postgres)`.
+    var store: any CacheBackend { opened.store }
     let source = ScriptedSource(rows: CacheFixtures.rows(9))
     let key = CacheKey(text: "snapshot-key")
 
     init() throws {
         directory = try TemporaryDirectory()
-        store = try CacheStore(path: directory.file("cache.sqlite"))
+        opened = OpenedCacheBackend(try CacheStore(path: directory.file("cache.sqlite")))
     }
+
+    /// Runs the test on `backend`.
+    private func use(_ backend: CacheBackendKind) async throws { try await opened.use(backend, in: directory) }
 
     /// A fetcher is one run.
     private func run(_ policy: CachePolicy) throws(ScreensPipeError) -> CachedPageFetcher {
         try CachedPageFetcher(base: source, store: store, policy: policy, key: key, pipeline: "bookmarks")
     }
 
-    @Test func aFailureAfterAServerPageIsAnErrorNotAFallback() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func aFailureAfterAServerPageIsAnErrorNotAFallback(backend: CacheBackendKind) async throws {
+        try await use(backend)
         _ = try await CacheFixtures.loadAll(try run(.remoteFirst))
         let second = try run(.remoteFirst)
         _ = try await second.fetch(CacheFixtures.request(0))
@@ -38,7 +46,9 @@ import Testing
         }
     }
 
-    @Test func aFallbackReadsTheSnapshotToTheEndWithoutAskingAgain() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func aFallbackReadsTheSnapshotToTheEndWithoutAskingAgain(backend: CacheBackendKind) async throws {
+        try await use(backend)
         _ = try await CacheFixtures.loadAll(try run(.remoteFirst))
         let offline = try run(.remoteFirst)
         source.mode = .down
@@ -55,10 +65,12 @@ import Testing
         #expect((page0.rows + page1.rows + page2.rows) == CacheFixtures.rows(9))
     }
 
-    @Test func pagesOfTwoLoadsAreNeverCombined() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func pagesOfTwoLoadsAreNeverCombined(backend: CacheBackendKind) async throws {
+        try await use(backend)
         _ = try await CacheFixtures.loadAll(try run(.remoteFirst))
-        // A second load stores a new page 0, then fails at page 1: the cache now holds page 0
-        // of the second load and pages 1-2 of the first.
+        // A second load stores a new page 0, then fails at page 1: in SQLite the cache now holds
+        // page 0 of the second load and pages 1-2 of the first; PostgreSQL never published it.
         source.rows = CacheFixtures.rows(9, tag: "v2")
         let interrupted = try run(.remoteFirst)
         _ = try await interrupted.fetch(CacheFixtures.request(0))
@@ -68,6 +80,12 @@ import Testing
         let offline = try run(.remoteFirst)
         let page0 = try await offline.fetch(CacheFixtures.request(0))
         #expect(page0.origin == .cache)
+        guard backend.publishesEachPage else {
+            // The interrupted load stayed staged: the first load is read whole.
+            let rest = [try await offline.fetch(CacheFixtures.request(1)), try await offline.fetch(CacheFixtures.request(2))]
+            #expect((page0.rows + rest.flatMap(\.rows)) == CacheFixtures.rows(9))
+            return
+        }
         #expect(page0.rows == Array(CacheFixtures.rows(9, tag: "v2")[0..<4]))
         do {
             _ = try await offline.fetch(CacheFixtures.request(1))
@@ -78,29 +96,54 @@ import Testing
         }
     }
 
-    @Test func cacheOnlyReadsOneSnapshotToo() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func cacheOnlyReadsOneSnapshotToo(backend: CacheBackendKind) async throws {
+        try await use(backend)
         _ = try await CacheFixtures.loadAll(try run(.remoteOnly))
         source.rows = CacheFixtures.rows(9, tag: "v2")
         _ = try await run(.remoteOnly).fetch(CacheFixtures.request(0))
         let reader = try run(.cacheOnly)
-        _ = try await reader.fetch(CacheFixtures.request(0))
+        let page0 = try await reader.fetch(CacheFixtures.request(0))
+        guard backend.publishesEachPage else {
+            // Page 0 of the second load was never published: the first load is read whole.
+            let page1 = try await reader.fetch(CacheFixtures.request(1))
+            #expect((page0.rows + page1.rows) == Array(CacheFixtures.rows(9)[0..<7]))
+            return
+        }
         await #expect(throws: ScreensPipeError.self) { _ = try await reader.fetch(CacheFixtures.request(1)) }
     }
 
-    @Test func aCacheThatCannotBeWrittenDoesNotStopTheRun() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func aCacheThatCannotBeWrittenDoesNotStopTheRun(backend: CacheBackendKind) async throws {
+        try await use(backend)
         // Another process makes every write fail, as a full disk would.
-        let script = """
-            import sqlite3, sys
-            c = sqlite3.connect(sys.argv[1])
-            c.execute("CREATE TRIGGER refuse BEFORE INSERT ON page BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END")
-            c.commit()
-            """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, directory.file("cache.sqlite")]
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        switch store {
+        case let postgres as PostgresCacheStore:
+            try await PostgresTesting.withConnection(postgres.target) { connection in
+                try await connection.query(
+                    """
+                    CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'could not extend file: No space left on device'; END $$
+                    """, logger: PostgresTesting.logger)
+                for table in ["screens_pipe_cache_page", "screens_pipe_cache_staged_page"] {
+                    try await connection.query(
+                        PostgresQuery(unsafeSQL: "CREATE TRIGGER refuse BEFORE INSERT OR UPDATE ON \(table) FOR EACH ROW EXECUTE FUNCTION refuse()"),
+                        logger: PostgresTesting.logger)
+                }
+            }
+        default:
+            let script = """
+                import sqlite3, sys
+                c = sqlite3.connect(sys.argv[1])
+                c.execute("CREATE TRIGGER refuse BEFORE INSERT ON page BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END")
+                c.commit()
+                """
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", "-c", script, directory.file("cache.sqlite")]
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
         let pages = try await CacheFixtures.loadAll(try run(.remoteFirst))
         #expect(pages.flatMap(\.rows) == source.rows)
         #expect(try await store.read(key: key.text, page: 0) == nil)

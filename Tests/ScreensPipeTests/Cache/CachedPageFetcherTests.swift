@@ -5,17 +5,22 @@ import ScreensPipeTesting
 import Testing
 
 /// Each offline policy with the source up, down (connectivity) and answering 401/404, over a
-/// real SQLite file.
+/// real SQLite file and a real PostgreSQL database (when the test server runs).
 @Suite struct CachedPageFetcherTests {
     let directory: TemporaryDirectory
-    let store: CacheStore
+    private let opened: OpenedCacheBackend
+    /// The cache under test: the SQLite file, or a fresh PostgreSQL database after `use(.postgres)`.
+    var store: any CacheBackend { opened.store }
     let source = ScriptedSource(rows: CacheFixtures.rows(9))
     let key = CacheKey(text: "test-key")
 
     init() throws {
         directory = try TemporaryDirectory()
-        store = try CacheStore(path: directory.file("cache.sqlite"))
+        opened = OpenedCacheBackend(try CacheStore(path: directory.file("cache.sqlite")))
     }
+
+    /// Runs the test on `backend`.
+    private func use(_ backend: CacheBackendKind) async throws { try await opened.use(backend, in: directory) }
 
     private func fetcher(_ policy: CachePolicy, ttl: Duration? = nil, refresh: Bool = false) throws(ScreensPipeError) -> CachedPageFetcher {
         try CachedPageFetcher(base: source, store: store, policy: policy, ttl: ttl, key: key, pipeline: "bookmarks", refresh: refresh)
@@ -41,7 +46,9 @@ import Testing
 
     // MARK: remote-only
 
-    @Test func remoteOnlyFetchesAndStores() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func remoteOnlyFetchesAndStores(backend: CacheBackendKind) async throws {
+        try await use(backend)
         let pages = try await CacheFixtures.loadAll(try fetcher(.remoteOnly))
         #expect(pages.allSatisfy { $0.origin == .remote })
         #expect(pages.flatMap(\.rows) == source.rows)
@@ -49,7 +56,9 @@ import Testing
         #expect(try await store.read(key: key.text, page: 0)?.rowCount == 9)
     }
 
-    @Test func remoteOnlyFailsWhenTheSourceFailsEvenWithACache() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func remoteOnlyFailsWhenTheSourceFailsEvenWithACache(backend: CacheBackendKind) async throws {
+        try await use(backend)
         try await warmCache()
         let fetcher = try fetcher(.remoteOnly)
         source.mode = .down
@@ -62,7 +71,9 @@ import Testing
 
     // MARK: cache-only
 
-    @Test func cacheOnlyNeverTouchesTheSource() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func cacheOnlyNeverTouchesTheSource(backend: CacheBackendKind) async throws {
+        try await use(backend)
         let stamp = Date(timeIntervalSince1970: 1_600_000_000)
         try await warmCache(fetchedAt: stamp)
         let fetchesBefore = source.fetches
@@ -76,7 +87,9 @@ import Testing
         #expect(source.fetches == fetchesBefore)
     }
 
-    @Test func cacheOnlyMissingPageIsACacheError() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func cacheOnlyMissingPageIsACacheError(backend: CacheBackendKind) async throws {
+        try await use(backend)
         let fetcher = try fetcher(.cacheOnly)
         do {
             _ = try await fetcher.fetch(CacheFixtures.request(0))
@@ -91,7 +104,9 @@ import Testing
         await expectError(.cache) { _ = try await fetcher.fetch(CacheFixtures.request(1)) }
     }
 
-    @Test func cacheOnlyPastTheCachedEndTheListEnds() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func cacheOnlyPastTheCachedEndTheListEnds(backend: CacheBackendKind) async throws {
+        try await use(backend)
         try await warmCache()
         // Pages in flight past the end (prefetch) get an empty page, as from the server.
         let past = try await fetcher(.cacheOnly).fetch(CacheFixtures.request(5))
@@ -101,7 +116,9 @@ import Testing
 
     // MARK: remote-first
 
-    @Test func remoteFirstPrefersTheServer() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func remoteFirstPrefersTheServer(backend: CacheBackendKind) async throws {
+        try await use(backend)
         try await warmCache()
         source.rows = CacheFixtures.rows(9, tag: "v2")
         let pages = try await CacheFixtures.loadAll(try fetcher(.remoteFirst))
@@ -110,7 +127,9 @@ import Testing
         #expect(try await store.read(key: key.text, page: 1)?.rows == Array(CacheFixtures.rows(9, tag: "v2")[4..<7]))
     }
 
-    @Test func remoteFirstFallsBackOnConnectivityFailures() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func remoteFirstFallsBackOnConnectivityFailures(backend: CacheBackendKind) async throws {
+        try await use(backend)
         let stamp = Date(timeIntervalSince1970: 1_650_000_000)
         try await warmCache(fetchedAt: stamp)
         source.mode = .down
@@ -119,7 +138,9 @@ import Testing
         #expect(pages.allSatisfy { $0.origin == .cache && $0.fetchedAt == stamp })
     }
 
-    @Test func remoteFirstDownWithoutCacheReportsTheConnectivityFailure() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func remoteFirstDownWithoutCacheReportsTheConnectivityFailure(backend: CacheBackendKind) async throws {
+        try await use(backend)
         source.mode = .down
         do {
             _ = try await fetcher(.remoteFirst).fetch(CacheFixtures.request(0))
@@ -130,8 +151,9 @@ import Testing
         }
     }
 
-    @Test(arguments: [ScriptedSource.Mode.unauthorized, .notFound])
-    func remoteFirstDoesNotFallBackOnHTTPErrors(mode: ScriptedSource.Mode) async throws {
+    @Test(arguments: CacheBackendKind.available, [ScriptedSource.Mode.unauthorized, .notFound])
+    func remoteFirstDoesNotFallBackOnHTTPErrors(backend: CacheBackendKind, mode: ScriptedSource.Mode) async throws {
+        try await use(backend)
         try await warmCache()
         source.mode = mode
         await expectError(mode == .unauthorized ? .authentication : .http) {
@@ -141,7 +163,9 @@ import Testing
 
     // MARK: cache-first
 
-    @Test func cacheFirstServesAFreshCacheWithoutFetching() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func cacheFirstServesAFreshCacheWithoutFetching(backend: CacheBackendKind) async throws {
+        try await use(backend)
         try await warmCache()
         let fetchesBefore = source.fetches
         source.rows = CacheFixtures.rows(9, tag: "v2")
@@ -151,7 +175,9 @@ import Testing
         #expect(source.fetches == fetchesBefore)
     }
 
-    @Test func cacheFirstFetchesOnAMissAndStores() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func cacheFirstFetchesOnAMissAndStores(backend: CacheBackendKind) async throws {
+        try await use(backend)
         let pages = try await CacheFixtures.loadAll(try fetcher(.cacheFirst))
         #expect(pages.allSatisfy { $0.origin == .remote })
         #expect(try await store.read(key: key.text, page: 0)?.rows == Array(source.rows[0..<4]))
@@ -159,7 +185,9 @@ import Testing
         #expect(try await CacheFixtures.loadAll(try fetcher(.cacheFirst)).allSatisfy { $0.origin == .cache })
     }
 
-    @Test func cacheFirstRefetchesAnEntryOlderThanTheTTL() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func cacheFirstRefetchesAnEntryOlderThanTheTTL(backend: CacheBackendKind) async throws {
+        try await use(backend)
         try await warmCache(fetchedAt: Date().addingTimeInterval(-120))
         source.rows = CacheFixtures.rows(9, tag: "v2")
         source.fetchedAt = Date()
@@ -172,7 +200,9 @@ import Testing
         #expect(again.flatMap(\.rows) == CacheFixtures.rows(9, tag: "v2"))
     }
 
-    @Test func cacheFirstUsesAStaleEntryWhenTheServerIsDown() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func cacheFirstUsesAStaleEntryWhenTheServerIsDown(backend: CacheBackendKind) async throws {
+        try await use(backend)
         // Whole seconds: the database keeps Unix seconds, which a Date's 2001-based
         // fraction does not always survive to the last bit.
         let stamp = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 - 7200).rounded())
@@ -183,13 +213,16 @@ import Testing
         #expect(pages.allSatisfy { $0.origin == .cache && $0.fetchedAt == stamp })
     }
 
-    @Test func cacheFirstMissWithTheServerDownIsAnError() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func cacheFirstMissWithTheServerDownIsAnError(backend: CacheBackendKind) async throws {
+        try await use(backend)
         source.mode = .down
         await expectError(.connectivity) { _ = try await fetcher(.cacheFirst).fetch(CacheFixtures.request(0)) }
     }
 
-    @Test(arguments: [ScriptedSource.Mode.unauthorized, .notFound])
-    func cacheFirstStaleEntryAndHTTPErrorRethrows(mode: ScriptedSource.Mode) async throws {
+    @Test(arguments: CacheBackendKind.available, [ScriptedSource.Mode.unauthorized, .notFound])
+    func cacheFirstStaleEntryAndHTTPErrorRethrows(backend: CacheBackendKind, mode: ScriptedSource.Mode) async throws {
+        try await use(backend)
         try await warmCache(fetchedAt: Date().addingTimeInterval(-7200))
         source.mode = mode
         await expectError(mode == .unauthorized ? .authentication : .http) {
@@ -199,7 +232,9 @@ import Testing
 
     // MARK: cache-and-remote
 
-    @Test func cacheAndRemoteDeliversTheCachedPageThenTheFreshOne() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func cacheAndRemoteDeliversTheCachedPageThenTheFreshOne(backend: CacheBackendKind) async throws {
+        try await use(backend)
         let stamp = Date(timeIntervalSince1970: 1_700_000_000)
         try await warmCache(fetchedAt: stamp)
         source.rows = CacheFixtures.rows(9, tag: "v2")
@@ -213,17 +248,23 @@ import Testing
         #expect(provisional.all.first?.rows == Array(CacheFixtures.rows(9)[4..<7]))
         #expect(final.origin == .remote)
         #expect(final.rows == Array(CacheFixtures.rows(9, tag: "v2")[4..<7]))
-        #expect(try await store.read(key: key.text, page: 1)?.rows == final.rows)
+        // PostgreSQL publishes a load when it is complete; one page is not.
+        let stored = backend.publishesEachPage ? final.rows : Array(CacheFixtures.rows(9)[4..<7])
+        #expect(try await store.read(key: key.text, page: 1)?.rows == stored)
     }
 
-    @Test func cacheAndRemoteWithoutACachedPageDeliversOnlyTheFreshOne() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func cacheAndRemoteWithoutACachedPageDeliversOnlyTheFreshOne(backend: CacheBackendKind) async throws {
+        try await use(backend)
         let provisional = ProvisionalPages()
         let final = try await fetcher(.cacheAndRemote).fetch(CacheFixtures.request(0), provisional: provisional.callback)
         #expect(provisional.all.isEmpty)
         #expect(final.origin == .remote)
     }
 
-    @Test func cacheAndRemoteServerDownMakesTheCachedPageFinal() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func cacheAndRemoteServerDownMakesTheCachedPageFinal(backend: CacheBackendKind) async throws {
+        try await use(backend)
         try await warmCache()
         source.mode = .down
         let provisional = ProvisionalPages()
@@ -233,13 +274,15 @@ import Testing
         #expect(final.rows == Array(CacheFixtures.rows(9)[0..<4]))
         #expect(final.rowCount == 9)
 
-        let empty = try CacheStore(path: directory.file("empty.sqlite"))
+        let emptyDirectory = try TemporaryDirectory()
+        let empty = try await backend.open(in: emptyDirectory)
         let uncached = try CachedPageFetcher(base: source, store: empty, policy: .cacheAndRemote, key: key, pipeline: "p")
         await expectError(.connectivity) { _ = try await uncached.fetch(CacheFixtures.request(0)) }
     }
 
-    @Test(arguments: [ScriptedSource.Mode.unauthorized, .notFound])
-    func cacheAndRemoteHTTPErrorsRethrowAfterTheProvisionalPage(mode: ScriptedSource.Mode) async throws {
+    @Test(arguments: CacheBackendKind.available, [ScriptedSource.Mode.unauthorized, .notFound])
+    func cacheAndRemoteHTTPErrorsRethrowAfterTheProvisionalPage(backend: CacheBackendKind, mode: ScriptedSource.Mode) async throws {
+        try await use(backend)
         try await warmCache()
         source.mode = mode
         let provisional = ProvisionalPages()
@@ -251,7 +294,9 @@ import Testing
 
     // MARK: refresh
 
-    @Test func refreshSkipsCacheReadsAndStores() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func refreshSkipsCacheReadsAndStores(backend: CacheBackendKind) async throws {
+        try await use(backend)
         try await warmCache()
         source.rows = CacheFixtures.rows(9, tag: "v2")
         let provisional = ProvisionalPages()
@@ -260,6 +305,8 @@ import Testing
             #expect(page.origin == .remote)
         }
         #expect(provisional.all.isEmpty)
+        // PostgreSQL publishes a load when it is complete: finish one.
+        if !backend.publishesEachPage { _ = try await CacheFixtures.loadAll(try fetcher(.remoteFirst, refresh: true)) }
         #expect(try await store.read(key: key.text, page: 0)?.rows == Array(CacheFixtures.rows(9, tag: "v2")[0..<4]))
         // A refresh means the server's answer or nothing: no silent stale fallback.
         source.mode = .down
@@ -287,7 +334,9 @@ import Testing
         #expect(overridden.policy == .cacheOnly)
     }
 
-    @Test func anotherUserOrLocaleNeverSeesTheseRows() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func anotherUserOrLocaleNeverSeesTheseRows(backend: CacheBackendKind) async throws {
+        try await use(backend)
         let spanish = CacheFixtures.bookmarksSpec(locale: "es_ES")
         _ = try await CacheFixtures.loadAll(try CachedPageFetcher(base: source, store: store, spec: spanish, policy: .remoteOnly))
         let others = [

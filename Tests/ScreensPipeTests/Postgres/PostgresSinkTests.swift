@@ -79,6 +79,48 @@ struct PostgresSinkTests {
         #expect(stored[1]["extra"] == #""a new field""#)
     }
 
+    @Test func tombstonesDeleteTheirKeysAndMirrorDeletesWhatTheListLacks() async throws {
+        let target = try await PostgresTesting.freshDatabase()
+        func ids() async throws -> [String?] { try await tableRows(target, "bookmarks", order: "\"entryId\"").map { $0["entryId"] ?? nil } }
+        func bookmark(_ index: Int, status: Int = 0) -> JSONValue {
+            ["entryId": .int(Int64(100 + index)), "name": .string("b\(index)"), "status": .int(Int64(status))]
+        }
+        let sink = "table: bookmarks, key: entryId, batch-size: 2"
+        #expect(try await run((0..<8).map { bookmark($0) }, into: target, sink: sink).failures.isEmpty)
+        #expect(try await ids().count == 8)
+
+        // A tombstone deletes its key; one for a key the table never had writes nothing.
+        let tombstones = [bookmark(0, status: 8), bookmark(1), bookmark(50, status: 8)]
+        let deleted = try await run(tombstones, into: target, sink: sink + ", deleted: { field: status, equals: 8 }")
+        #expect(deleted.failures.isEmpty, "\(deleted.failures)")
+        #expect(try await ids() == (1..<8).map { String(100 + $0) })
+
+        // Mirror: the table becomes the list, across batches (3 rows, batches of 2).
+        let mirrored = try await run([bookmark(3), bookmark(1), bookmark(2)], into: target, sink: sink + ", mode: mirror")
+        #expect(mirrored.failures.isEmpty, "\(mirrored.failures)")
+        #expect(try await ids() == ["101", "102", "103"])
+
+        // Both: a tombstone in a mirror run is a key not delivered.
+        let both = try await run([bookmark(1, status: 8), bookmark(2)], into: target, sink: sink + ", mode: mirror, deleted: { field: status, equals: 8 }")
+        #expect(both.failures.isEmpty, "\(both.failures)")
+        #expect(try await ids() == ["102"])
+
+        // A complete run of an empty list empties the table.
+        #expect(try await run([], into: target, sink: sink + ", mode: mirror").failures.isEmpty)
+        #expect(try await ids().isEmpty)
+    }
+
+    @Test func aMirrorRunThatFailsDeletesNothing() async throws {
+        let target = try await PostgresTesting.freshDatabase()
+        let rows: [JSONValue] = (0..<6).map { ["id": .int(Int64($0))] }
+        #expect(try await run(rows, into: target, sink: "table: t, key: id").failures.isEmpty)
+        // The fourth row has no key: its batch fails, and the run with it, before the end.
+        let failing: [JSONValue] = [["id": 0], ["id": 1], ["id": 2], ["name": "no key"]]
+        let summary = try await run(failing, into: target, sink: "table: t, key: id, batch-size: 2, mode: mirror")
+        #expect(!summary.failures.isEmpty)
+        #expect(try await tableRows(target, "t", order: "id").count == 6)
+    }
+
     @Test func jsonbModeKeepsTheKeyColumnsAndTheWholeRow() async throws {
         let target = try await PostgresTesting.freshDatabase()
         let rows: [JSONValue] = [

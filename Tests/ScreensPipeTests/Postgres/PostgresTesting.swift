@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Logging
 import PostgresNIO
 import ScreensPipe
@@ -61,6 +62,10 @@ enum CacheBackendKind: String, CaseIterable, CustomTestStringConvertible, Sendab
 
     var testDescription: String { rawValue }
 
+    /// Whether a page a load stores is visible at once (SQLite), or only once the load is a
+    /// complete list (PostgreSQL: a fleet reads the last complete snapshot, see SharedStorage).
+    var publishesEachPage: Bool { self == .sqlite }
+
     /// A new, empty cache of this kind. `directory` holds the SQLite file.
     func open(in directory: TemporaryDirectory) async throws -> any CacheBackend {
         switch self {
@@ -76,6 +81,23 @@ enum CacheBackendKind: String, CaseIterable, CustomTestStringConvertible, Sendab
         case let postgres as PostgresCacheStore: try await PostgresCacheStore.open(postgres.target)
         default: throw CancellationError()
         }
+    }
+}
+
+/// The cache a suite's tests use: the SQLite store its initializer opened, until a test asks
+/// for PostgreSQL, which opens a fresh database for that test alone.
+final class OpenedCacheBackend: Sendable {
+    private let current: Mutex<any CacheBackend>
+
+    init(_ store: any CacheBackend) { current = Mutex(store) }
+
+    var store: any CacheBackend { current.withLock { $0 } }
+
+    /// Switches to a fresh `kind` cache, unless `kind` is SQLite (already open).
+    func use(_ kind: CacheBackendKind, in directory: TemporaryDirectory) async throws {
+        guard kind != .sqlite else { return }
+        let opened = try await kind.open(in: directory)
+        current.withLock { $0 = opened }
     }
 }
 
