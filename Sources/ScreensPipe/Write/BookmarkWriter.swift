@@ -15,7 +15,7 @@ import ScreensBus
 /// the rows still missing are sent again. The journal marks rows `pending` before their
 /// batch is sent, so a run killed mid-batch leaves the next run the same question, which it
 /// answers the same way.
-final class BookmarkWriter {
+final class BookmarkWriter: RowWriter {
     /// What a batch does to one row.
     private enum Operation {
         case add
@@ -33,6 +33,7 @@ final class BookmarkWriter {
     private let journal: WriteJournal?
     private let bus: EventBus
     private let rejects: RejectsFile
+    private let events: WriteEvents
     private let dryRun: Bool
     private var journaled: [String: WriteJournal.Record] = [:]
     private var seenKeys: [String: Int] = [:]
@@ -50,6 +51,7 @@ final class BookmarkWriter {
         self.journal = journal
         self.bus = bus
         self.rejects = rejects
+        events = WriteEvents(bus: bus, pipeline: pipeline, rejects: rejects)
         self.dryRun = dryRun
         journaled = try await journal?.records() ?? [:]
     }
@@ -99,18 +101,16 @@ final class BookmarkWriter {
 
     private func reject(line: Int, input: String?, truncated: Bool, reason: String) async throws(ScreensPipeError) {
         summary.rejected += 1
-        try rejects.append(line: line, input: input, truncated: truncated, reason: reason)
-        await bus.publish(.error(ListError(pipeline: pipeline, row: line, kind: "rejected", message: "line \(line): \(reason)")))
-        await bus.publish(custom: "result", pipeline: pipeline, payload: ["line": .int(Int64(line)), "outcome": "rejected", "reason": .string(reason)])
+        try await events.reject(line: line, input: input, truncated: truncated, reason: reason)
     }
 
     private func result(_ row: BookmarkRow, _ outcome: String, entryId: Int64?, reason: String? = nil) async {
-        var payload: JSONObject = ["line": .int(Int64(row.line)), "outcome": .string(outcome)]
-        if let entryId { payload["entryId"] = .int(entryId) }
-        payload["url"] = .string(row.url)
-        payload["folderId"] = .int(row.folderId)
-        if let reason { payload["reason"] = .string(reason) }
-        await bus.publish(custom: "result", pipeline: pipeline, payload: .object(payload))
+        var details = JSONObject()
+        if let entryId { details["entryId"] = .int(entryId) }
+        details["url"] = .string(row.url)
+        details["folderId"] = .int(row.folderId)
+        if let reason { details["reason"] = .string(reason) }
+        await events.result(line: row.line, outcome: outcome, details: details)
     }
 
     // MARK: - Batches
@@ -264,15 +264,7 @@ final class BookmarkWriter {
 
     /// `--dry-run`: the request as it would be sent, credentials redacted.
     private func publishPlan(_ commands: [(service: String, params: JSONObject)]) async throws(ScreensPipeError) {
-        let request = try transport.request(commands)
-        var headerObject = JSONObject()
-        for field in redactedHeaders(request.headers).fields {
-            headerObject[field.name] = .string(redactingValues(field.value, request.secretValues))
-        }
-        let body = (request.body.flatMap { try? JSONValue(parsing: $0) }) ?? .null
-        await bus.publish(
-            custom: "request", pipeline: pipeline,
-            payload: ["request": .string(request.requestDescription), "headers": .object(headerObject), "body": body])
+        await events.plan(try transport.request(commands))
     }
 }
 

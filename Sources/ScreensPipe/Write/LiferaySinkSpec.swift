@@ -31,14 +31,17 @@ public struct LiferaySinkSpec: Sendable, Hashable {
     /// The folder every row goes to (`folder-id`, `0` for the site's root); nil takes each
     /// row's own `folderId`, which is then required.
     public var folderId: Int64?
-    /// The fields that identify an entry (`key`, default `[url, folderId]`): what the
-    /// write looks up before it retries a create whose outcome it could not see.
+    /// The fields that identify an entry (`key`, default `[url, folderId]` for bookmarks,
+    /// `[title]` for web content): what the write looks up before it retries a create whose
+    /// outcome it could not see.
     public var key: [String]
+    /// The web content structure of rows that name none (`content-structure-id`).
+    public var contentStructureId: Int64?
 
     /// Creates a sink spec with the defaults of the pipeline file.
     public init(
         connection: SourceSpec, service: WriteService = .bookmark, transport: WriteTransport = .jsonws,
-        batchSize: Int = 25, groupId: Int64, folderId: Int64? = nil, key: [String] = ["url", "folderId"]
+        batchSize: Int = 25, groupId: Int64, folderId: Int64? = nil, key: [String]? = nil, contentStructureId: Int64? = nil
     ) {
         self.connection = connection
         self.service = service
@@ -46,7 +49,8 @@ public struct LiferaySinkSpec: Sendable, Hashable {
         self.batchSize = batchSize
         self.groupId = groupId
         self.folderId = folderId
-        self.key = key
+        self.key = key ?? service.defaultKey
+        self.contentStructureId = contentStructureId
     }
 }
 
@@ -54,24 +58,44 @@ public struct LiferaySinkSpec: Sendable, Hashable {
 public enum WriteService: String, Sendable, Hashable, CaseIterable {
     /// A bookmarks entry: `/bookmarks.bookmarksentry/add-entry` and `update-entry`.
     case bookmark
+    /// A web content article: headless-delivery's structured contents.
+    case webContent = "web-content"
+
+    /// The fields that may identify an entry of this kind (`key`).
+    public var keyFields: Set<String> {
+        switch self {
+        case .bookmark: ["url", "folderId", "name"]
+        case .webContent: ["title", "friendlyUrlPath"]
+        }
+    }
+
+    /// The key when the sink declares none.
+    public var defaultKey: [String] {
+        switch self {
+        case .bookmark: ["url", "folderId"]
+        case .webContent: ["title"]
+        }
+    }
 }
 
 /// How a `liferay` sink reaches the portal.
 public enum WriteTransport: String, Sendable, Hashable, CaseIterable {
     /// `POST /api/jsonws/invoke` with a batch of commands.
     case jsonws
+    /// Headless REST: `POST` to a site's list, `PUT .../by-external-reference-code/{erc}`.
+    case headless
 }
 
 enum LiferaySinkKeys {
     /// The sink's own keys; the connection keys are those of a networked source.
-    static let own = ["type", "service", "transport", "batch-size", "group-id", "folder-id", "key"]
+    static let own = ["type", "service", "transport", "batch-size", "group-id", "folder-id", "key", "content-structure-id"]
     static let connection = [
         "server", "auth", "timeout", "connect-timeout", "retry", "max-response-size", "allow-insecure-auth",
         "ca-file", "insecure-skip-tls-verify", "headers",
     ]
     static let all = own + connection
-    /// The fields of a bookmark that may identify it.
-    static let bookmarkKeyFields: Set<String> = ["url", "folderId", "name"]
+    /// Every field name some service accepts in `key`.
+    static let allKeyFields: Set<String> = WriteService.allCases.reduce(into: []) { $0.formUnion($1.keyFields) }
     static let maximumBatchSize = 500
 }
 
@@ -89,25 +113,46 @@ extension SpecDecoder {
         var groupId = section.int("group-id", atLeast: 1, atMost: Int.max).map(Int64.init)
         if groupId == nil { groupId = connection.serverContext?.groupId }
         if groupId == nil { context.fail("sink type 'liferay' needs 'group-id' (or server.group-id): the site the entries go to", at: section.location) }
-        var key = ["url", "folderId"]
+        var key = service.defaultKey
         if let node = section["key"] {
-            key = decodeWriteKey(node)
+            key = decodeWriteKey(node, service: service)
+        }
+        let structureId = section.int("content-structure-id", atLeast: 1, atMost: Int.max).map(Int64.init)
+        switch (service, transport) {
+        case (.bookmark, .headless):
+            context.fail(
+                "Liferay has no headless API for bookmarks (headless-delivery serves no BookmarksEntry): write them with 'transport: jsonws'",
+                at: section["transport"]?.location ?? section.location)
+        case (.webContent, .jsonws):
+            context.fail(
+                "'service: web-content' is written through headless-delivery's structured contents: set 'transport: headless'",
+                at: section["transport"]?.location ?? section.location)
+        case (.webContent, .headless):
+            if section["folder-id"] != nil {
+                context.fail(
+                    "'folder-id' places bookmarks; a web content row names its folder with 'structuredContentFolderId'",
+                    at: section["folder-id"]?.location ?? section.location)
+            }
+        case (.bookmark, .jsonws):
+            if structureId != nil {
+                context.fail("'content-structure-id' is for 'service: web-content'", at: section.location)
+            }
         }
         guard let groupId, context.errors.isEmpty else { return nil }
         return LiferaySinkSpec(
             connection: connection, service: service, transport: transport, batchSize: batchSize, groupId: groupId,
-            folderId: folderId, key: key)
+            folderId: folderId, key: key, contentStructureId: structureId)
     }
 
-    private func decodeWriteKey(_ node: YAMLNode) -> [String] {
+    private func decodeWriteKey(_ node: YAMLNode, service: WriteService) -> [String] {
         let items: [YAMLNode]
         if case .sequence(let sequence) = node { items = sequence.items } else { items = [node] }
         var fields: [String] = []
         for item in items {
             guard let name = context.nonEmptyString(item, key: "key") else { continue }
-            guard LiferaySinkKeys.bookmarkKeyFields.contains(name) else {
+            guard service.keyFields.contains(name) else {
                 context.fail(
-                    "'key' names fields of a bookmark that identify it (\(LiferaySinkKeys.bookmarkKeyFields.sorted().joined(separator: ", "))), found '\(name)'",
+                    "'key' names fields of a \(service.rawValue) that identify it (\(service.keyFields.sorted().joined(separator: ", "))), found '\(name)'",
                     at: item.location)
                 continue
             }
@@ -160,13 +205,15 @@ extension LiferaySinkKeys {
             return whole(1, Int.max, "The site the entries go to (liferay sink).")
         case "folder-id":
             return whole(0, Int.max, "The folder every row goes to, 0 for the site's root; without it each row's folderId (liferay sink).")
+        case "content-structure-id":
+            return whole(1, Int.max, "The web content structure (contentStructureId) of rows that name none (liferay sink, service web-content).")
         case "key":
             return [
                 "anyOf": [
-                    ["enum": .array(bookmarkKeyFields.sorted().map { .string($0) })],
-                    ["type": "array", "items": ["enum": .array(bookmarkKeyFields.sorted().map { .string($0) })], "minItems": 1],
+                    ["enum": .array(allKeyFields.sorted().map { .string($0) })],
+                    ["type": "array", "items": ["enum": .array(allKeyFields.sorted().map { .string($0) })], "minItems": 1],
                 ],
-                "description": "The fields that identify an entry, looked up before an unanswered create is sent again (liferay sink, default [url, folderId]).",
+                "description": "The fields that identify an entry, looked up before an unanswered create is sent again (liferay sink; default [url, folderId] for bookmarks, [title] for web content).",
             ]
         default:
             return nil

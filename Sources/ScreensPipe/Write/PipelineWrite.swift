@@ -77,7 +77,6 @@ public enum PipelineWrite {
         let rejects = RejectsFile(path: options.rejectsPath)
         do throws(ScreensPipeError) {
             let settings = HTTPSourceSettings(source: sink.connection, configuredURL: baseURL, onRetry: nil, logger: environment.logger)
-            let transport = JSONWSBookmarkTransport(settings: settings, client: client, baseURL: baseURL)
             // A sandbox started for this run is new every time: a journal of it would skip
             // rows that no longer exist.
             var journal: WriteJournal?
@@ -86,9 +85,19 @@ public enum PipelineWrite {
                 journal = try await WriteJournal(
                     store: store, pipeline: spec.name, target: "\(redactedURL(baseURL)) group \(sink.groupId)")
             }
-            let writer = try await BookmarkWriter(
-                spec: sink, pipeline: spec.name, transport: transport, journal: journal, bus: bus, rejects: rejects,
-                dryRun: options.dryRun)
+            let writer: any RowWriter
+            switch sink.transport {
+            case .jsonws:
+                writer = try await BookmarkWriter(
+                    spec: sink, pipeline: spec.name,
+                    transport: JSONWSBookmarkTransport(settings: settings, client: client, baseURL: baseURL), journal: journal,
+                    bus: bus, rejects: rejects, dryRun: options.dryRun)
+            case .headless:
+                writer = try await StructuredContentWriter(
+                    spec: sink, pipeline: spec.name,
+                    transport: HeadlessWriteTransport(settings: settings, client: client, baseURL: baseURL, siteId: sink.groupId),
+                    journal: journal, bus: bus, rejects: rejects, dryRun: options.dryRun)
+            }
             await bus.publish(.started(RunStarted(pipeline: spec.name, source: "write \(sink.service.rawValue) to \(redactedURL(baseURL))")))
             switch options.input {
             case .standardInput:
@@ -120,7 +129,7 @@ public enum PipelineWrite {
         }
     }
 
-    private static func feed(_ input: WriteInputLines, to writer: BookmarkWriter) async throws(ScreensPipeError) {
+    private static func feed(_ input: WriteInputLines, to writer: any RowWriter) async throws(ScreensPipeError) {
         do throws(ScreensPipeError) {
             for await line in input.lines {
                 try Task.checkCancellation(orThrow: ScreensPipeError(.cancelled, "the write was cancelled"))
@@ -134,7 +143,7 @@ public enum PipelineWrite {
     }
 
     /// Reads the pipeline's source list and writes its selected rows, in list order.
-    private static func copy(spec: PipelineSpec, environment: PipelineEnvironment, to writer: BookmarkWriter) async throws(ScreensPipeError) {
+    private static func copy(spec: PipelineSpec, environment: PipelineEnvironment, to writer: any RowWriter) async throws(ScreensPipeError) {
         let reader = Pipeline(spec: spec, environment: environment)
         let subscription = reader.subscribe()
         let reading = Task { () -> Result<RunSummary, ScreensPipeError> in
