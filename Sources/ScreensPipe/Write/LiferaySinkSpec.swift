@@ -35,8 +35,12 @@ public struct LiferaySinkSpec: Sendable, Hashable {
     /// `[title]` for web content): what the write looks up before it retries a create whose
     /// outcome it could not see.
     public var key: [String]
-    /// The web content structure of rows that name none (`content-structure-id`).
+    /// The web content structure of rows that name none (`content-structure-id`, headless).
     public var contentStructureId: Int64?
+    /// The web content structure key of rows that name none (`structure-key`, JSON-WS).
+    public var structureKey: String?
+    /// The web content template key of rows that name none (`template-key`, JSON-WS).
+    public var templateKey: String?
 
     /// Creates a sink spec with the defaults of the pipeline file.
     public init(
@@ -88,7 +92,10 @@ public enum WriteTransport: String, Sendable, Hashable, CaseIterable {
 
 enum LiferaySinkKeys {
     /// The sink's own keys; the connection keys are those of a networked source.
-    static let own = ["type", "service", "transport", "batch-size", "group-id", "folder-id", "key", "content-structure-id"]
+    static let own = [
+        "type", "service", "transport", "batch-size", "group-id", "folder-id", "key", "content-structure-id", "structure-key",
+        "template-key",
+    ]
     static let connection = [
         "server", "auth", "timeout", "connect-timeout", "retry", "max-response-size", "allow-insecure-auth",
         "ca-file", "insecure-skip-tls-verify", "headers",
@@ -124,9 +131,9 @@ extension SpecDecoder {
                 "Liferay has no headless API for bookmarks (headless-delivery serves no BookmarksEntry): write them with 'transport: jsonws'",
                 at: section["transport"]?.location ?? section.location)
         case (.webContent, .jsonws):
-            context.fail(
-                "'service: web-content' is written through headless-delivery's structured contents: set 'transport: headless'",
-                at: section["transport"]?.location ?? section.location)
+            if structureId != nil {
+                context.fail("'content-structure-id' is for 'transport: headless'; JSON-WS names the structure with 'structure-key'", at: section.location)
+            }
         case (.webContent, .headless):
             if section["folder-id"] != nil {
                 context.fail(
@@ -138,10 +145,18 @@ extension SpecDecoder {
                 context.fail("'content-structure-id' is for 'service: web-content'", at: section.location)
             }
         }
+        let structureKey = section.string("structure-key")
+        let templateKey = section.string("template-key")
+        if (structureKey != nil || templateKey != nil) && !(service == .webContent && transport == .jsonws) {
+            context.fail("'structure-key' and 'template-key' are for 'service: web-content' over 'transport: jsonws'", at: section.location)
+        }
         guard let groupId, context.errors.isEmpty else { return nil }
-        return LiferaySinkSpec(
+        var spec = LiferaySinkSpec(
             connection: connection, service: service, transport: transport, batchSize: batchSize, groupId: groupId,
             folderId: folderId, key: key, contentStructureId: structureId)
+        spec.structureKey = structureKey
+        spec.templateKey = templateKey
+        return spec
     }
 
     private func decodeWriteKey(_ node: YAMLNode, service: WriteService) -> [String] {
@@ -205,6 +220,10 @@ extension LiferaySinkKeys {
             return whole(1, Int.max, "The site the entries go to (liferay sink).")
         case "folder-id":
             return whole(0, Int.max, "The folder every row goes to, 0 for the site's root; without it each row's folderId (liferay sink).")
+        case "structure-key":
+            return ["type": "string", "minLength": 1, "description": "The web content structure key (ddmStructureKey) of rows that name none (liferay sink, web-content over jsonws)."]
+        case "template-key":
+            return ["type": "string", "description": "The web content template key (ddmTemplateKey) of rows that name none (liferay sink, web-content over jsonws)."]
         case "content-structure-id":
             return whole(1, Int.max, "The web content structure (contentStructureId) of rows that name none (liferay sink, service web-content).")
         case "key":

@@ -85,19 +85,9 @@ public enum PipelineWrite {
                 journal = try await WriteJournal(
                     store: store, pipeline: spec.name, target: "\(redactedURL(baseURL)) group \(sink.groupId)")
             }
-            let writer: any RowWriter
-            switch sink.transport {
-            case .jsonws:
-                writer = try await BookmarkWriter(
-                    spec: sink, pipeline: spec.name,
-                    transport: JSONWSBookmarkTransport(settings: settings, client: client, baseURL: baseURL), journal: journal,
-                    bus: bus, rejects: rejects, dryRun: options.dryRun)
-            case .headless:
-                writer = try await StructuredContentWriter(
-                    spec: sink, pipeline: spec.name,
-                    transport: HeadlessWriteTransport(settings: settings, client: client, baseURL: baseURL, siteId: sink.groupId),
-                    journal: journal, bus: bus, rejects: rejects, dryRun: options.dryRun)
-            }
+            let writer = try await makeWriter(
+                sink: sink, pipeline: spec.name, settings: settings, client: client, baseURL: baseURL, journal: journal, bus: bus,
+                rejects: rejects, dryRun: options.dryRun)
             await bus.publish(.started(RunStarted(pipeline: spec.name, source: "write \(sink.service.rawValue) to \(redactedURL(baseURL))")))
             switch options.input {
             case .standardInput:
@@ -126,6 +116,31 @@ public enum PipelineWrite {
             await client.shutdown()
             await server?.stop()
             throw error
+        }
+    }
+
+    /// The writer for the sink's service and transport.
+    private static func makeWriter(
+        sink: LiferaySinkSpec, pipeline: String, settings: HTTPSourceSettings, client: HTTPClient, baseURL: String,
+        journal: WriteJournal?, bus: EventBus, rejects: RejectsFile, dryRun: Bool
+    ) async throws(ScreensPipeError) -> any RowWriter {
+        let jsonws = JSONWSBookmarkTransport(settings: settings, client: client, baseURL: baseURL)
+        func batches<Model: JSONWSWriteModel>(_ model: Model) async throws(ScreensPipeError) -> any RowWriter {
+            try await JSONWSWriter(
+                spec: sink, model: model, pipeline: pipeline, transport: jsonws, journal: journal, bus: bus, rejects: rejects,
+                dryRun: dryRun)
+        }
+        switch (sink.service, sink.transport) {
+        case (.webContent, .headless):
+            return try await StructuredContentWriter(
+                spec: sink, pipeline: pipeline,
+                transport: HeadlessWriteTransport(settings: settings, client: client, baseURL: baseURL, siteId: sink.groupId),
+                journal: journal, bus: bus, rejects: rejects, dryRun: dryRun)
+        case (.webContent, .jsonws):
+            return try await batches(WebContentModel(spec: sink))
+        case (.bookmark, _):
+            // The pipeline decoder refuses bookmarks over headless: Liferay has no such API.
+            return try await batches(BookmarkModel(spec: sink))
         }
     }
 

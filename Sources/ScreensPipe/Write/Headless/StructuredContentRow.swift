@@ -86,7 +86,7 @@ enum StructuredContentRowValidator {
 
     /// `[{name, contentFieldValue: {data}}]`, keeping only what a write sends; a field
     /// read from a list also has `dataType`, `label`, `inputControl`...
-    private static func contentFields(_ value: JSONValue?) throws(RowRejection) -> [JSONValue] {
+    static func contentFields(_ value: JSONValue?) throws(RowRejection) -> [JSONValue] {
         guard let value, !value.isNull else { return [] }
         guard let fields = value.arrayValue else {
             throw RowRejection(message: "'contentFields' must be a list of {name, contentFieldValue: {data}}, found \(value.typeName)")
