@@ -49,6 +49,7 @@ struct JSONWSInvoker: Sendable {
             let action = JSONWSServices.actions[signature.path] ?? ClassNameService.actions[signature.path]
                 ?? BookmarksEntryWriteService.actions[signature.path]
                 ?? JournalArticleWriteService.actions[signature.path]
+                ?? DDLRecordWriteService.actions[signature.path]
         else { throw PortalError.noSuchAction(path) }
         return try action(portal, ServiceParameters(raw).restricted(to: signature), account)
     }

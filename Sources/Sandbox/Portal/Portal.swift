@@ -11,6 +11,8 @@ struct Portal: Sendable {
     let entries: BookmarkEntries
     /// Web content as writes left it, over the data files' articles.
     var written = WrittenArticles()
+    /// DDL records as writes left them, over the data files' records.
+    var writtenRecords = WrittenRecords()
 
     /// Every article: the data files' with the written changes, then the written ones.
     var allArticles: [Article] { written.merged(data.articles) }
@@ -80,7 +82,7 @@ struct Portal: Sendable {
     func records(recordSetId: Int64, userId: Int64?, for account: Account) throws -> [JSONValue] {
         guard let set = data.recordSets[recordSetId] else { throw PortalError.noSuchRecordSet(recordSetId) }
         try checkGroup(set.groupId, for: account)
-        let records = data.records[recordSetId] ?? []
+        let records = writtenRecords.merged(recordSetId: recordSetId, data.records[recordSetId] ?? [])
         guard let userId else { return records }
         return records.filter { $0["modelAttributes"]?["userId"]?.int64Value == userId }
     }

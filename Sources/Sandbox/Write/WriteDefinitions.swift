@@ -49,5 +49,23 @@ extension JSONWSSignatures {
             versions: .v7_0 ... .v7_4,
             sources: DefinitionSource.mobileSDK(["v71", "v72", "v73"], "journalarticle/JournalArticleService")
                 + [.mobileSDKiOS70("journalarticle", "LRJournalArticleService")]),
+        ServiceSignature(
+            "/ddl.ddlrecord/add-record",
+            [
+                .init("groupId", "long"), .init("recordSetId", "long"), .init("displayIndex", "int"),
+                .init("fieldsMap", "java.util.Map<java.lang.String, java.io.Serializable>"),
+                .init("serviceContext", "com.liferay.portal.kernel.service.ServiceContext"),
+            ],
+            versions: .v7_0 ... .v7_0,
+            sources: DefinitionSource.mobileSDK(["v7"], "ddlrecord/DDLRecordService")),
+        ServiceSignature(
+            "/ddl.ddlrecord/update-record",
+            [
+                .init("recordId", "long"), .init("displayIndex", "int"),
+                .init("fieldsMap", "java.util.Map<java.lang.String, java.io.Serializable>"), .init("mergeFields", "boolean"),
+                .init("serviceContext", "com.liferay.portal.kernel.service.ServiceContext"),
+            ],
+            versions: .v7_0 ... .v7_2,
+            sources: DefinitionSource.mobileSDK(["v7", "v71", "v72"], "ddlrecord/DDLRecordService")),
     ]
 }

@@ -132,7 +132,9 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
             case .some(let record):
                 // A changed row: its entry is updated in place, found by the journal's id
                 // unless the service's update needs what only a lookup tells (a version).
-                if let entryId = record.entryId, !model.updatesNeedLookup {
+                if !model.canUpdate {
+                    try await rejectChanged(row)
+                } else if let entryId = record.entryId, !model.updatesNeedLookup {
                     planned.append(Planned(row: row, operation: .update(FoundEntry(id: entryId, content: record.content))))
                 } else {
                     undecided.append(row)
@@ -231,13 +233,22 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
                 let state: WriteJournal.State =
                     if case .update = item.operation { .updated } else if sent || journaled[item.row.key]?.state == .pending { .created } else { .unchanged }
                 outcomes.append((item.row, state, entry.id))
-            } else {
+            } else if model.canUpdate {
                 missing.append(Planned(row: item.row, operation: .update(entry)))
+            } else {
+                try await rejectChanged(item.row)
             }
         }
         try await journal?.record(outcomes)
         for outcome in outcomes { await done(outcome.row, outcome.state, entryId: outcome.entryId) }
         return missing
+    }
+
+    /// A row whose entry holds other values, for a service that cannot change it.
+    private func rejectChanged(_ row: Row) async throws(ScreensPipeError) {
+        try await reject(
+            line: row.line, input: model.inputText(row), truncated: false,
+            reason: "an earlier run wrote this entry with other values, and \(model.serviceName) declares no update command")
     }
 
     private func done(_ row: Row, _ state: WriteJournal.State, entryId: Int64?) async {

@@ -25,6 +25,8 @@ protocol JSONWSWriteModel: Sendable {
     /// Whether an update needs what only a lookup tells (an article's version), rather
     /// than the id the journal kept.
     var updatesNeedLookup: Bool { get }
+    /// Whether the service can change an entry it wrote (a declared command cannot).
+    var canUpdate: Bool { get }
 
     /// Checks one row against the service's parameters (the `validateData` of a Screenlet).
     func row(_ value: JSONValue, line: Int) throws(RowRejection) -> Row
@@ -40,6 +42,10 @@ protocol JSONWSWriteModel: Sendable {
     func details(_ row: Row) -> JSONObject
     /// The row as a rejects file shows it when its input line is not at hand.
     func inputText(_ row: Row) -> String
+}
+
+extension JSONWSWriteModel {
+    var canUpdate: Bool { true }
 }
 
 extension ScreensPipeError {

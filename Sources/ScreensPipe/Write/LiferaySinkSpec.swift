@@ -41,6 +41,10 @@ public struct LiferaySinkSpec: Sendable, Hashable {
     public var structureKey: String?
     /// The web content template key of rows that name none (`template-key`, JSON-WS).
     public var templateKey: String?
+    /// `service: custom`: the command and how rows fill its parameters.
+    public var declared: DeclaredService?
+    /// `service: ddl-record`: the dynamic data list written to (`record-set-id`).
+    public var recordSetId: Int64?
 
     /// Creates a sink spec with the defaults of the pipeline file.
     public init(
@@ -64,20 +68,29 @@ public enum WriteService: String, Sendable, Hashable, CaseIterable {
     case bookmark
     /// A web content article: headless-delivery's structured contents.
     case webContent = "web-content"
+    /// A JSON-WS command the pipeline names (`command`), its parameters mapped from row
+    /// fields (`fields`).
+    case custom
+    /// A dynamic data list record: `/ddl.ddlrecord/add-record` and `update-record`.
+    case ddlRecord = "ddl-record"
 
-    /// The fields that may identify an entry of this kind (`key`).
+    /// The fields that may identify an entry of this kind (`key`); a custom command's are
+    /// its declared parameters.
     public var keyFields: Set<String> {
         switch self {
         case .bookmark: ["url", "folderId", "name"]
         case .webContent: ["title", "friendlyUrlPath"]
+        case .custom, .ddlRecord: []
         }
     }
 
-    /// The key when the sink declares none.
+    /// The key when the sink declares none (a custom command's: all its parameters; a
+    /// record's: all its fields).
     public var defaultKey: [String] {
         switch self {
         case .bookmark: ["url", "folderId"]
         case .webContent: ["title"]
+        case .custom, .ddlRecord: []
         }
     }
 }
@@ -94,7 +107,7 @@ enum LiferaySinkKeys {
     /// The sink's own keys; the connection keys are those of a networked source.
     static let own = [
         "type", "service", "transport", "batch-size", "group-id", "folder-id", "key", "content-structure-id", "structure-key",
-        "template-key",
+        "template-key", "command", "fields", "optional", "record-set-id",
     ]
     static let connection = [
         "server", "auth", "timeout", "connect-timeout", "retry", "max-response-size", "allow-insecure-auth",
@@ -120,9 +133,22 @@ extension SpecDecoder {
         var groupId = section.int("group-id", atLeast: 1, atMost: Int.max).map(Int64.init)
         if groupId == nil { groupId = connection.serverContext?.groupId }
         if groupId == nil { context.fail("sink type 'liferay' needs 'group-id' (or server.group-id): the site the entries go to", at: section.location) }
-        var key = service.defaultKey
+        let declared = service == .custom ? decodeDeclaredService(section) : nil
+        let recordSetId = section.int("record-set-id", atLeast: 1, atMost: Int.max).map(Int64.init)
+        if service == .ddlRecord, recordSetId == nil, section["record-set-id"] == nil {
+            context.fail("'service: ddl-record' needs 'record-set-id': the dynamic data list the records go to", at: section.location)
+        } else if service != .ddlRecord, section["record-set-id"] != nil {
+            context.fail("'record-set-id' is for 'service: ddl-record'", at: section["record-set-id"]?.location ?? section.location)
+        }
+        if service != .custom {
+            for name in ["command", "fields", "optional"] where section[name] != nil {
+                context.fail("'\(name)' is for 'service: custom'", at: section[name]?.location ?? section.location)
+            }
+        }
+        var key = declared.map { $0.parameters.map(\.name) } ?? service.defaultKey
         if let node = section["key"] {
-            key = decodeWriteKey(node, service: service)
+            let allowed: Set<String>? = service == .ddlRecord ? nil : declared.map { Set($0.parameters.map(\.name)) } ?? service.keyFields
+            key = decodeWriteKey(node, allowed: allowed, of: service)
         }
         let structureId = section.int("content-structure-id", atLeast: 1, atMost: Int.max).map(Int64.init)
         switch (service, transport) {
@@ -140,7 +166,11 @@ extension SpecDecoder {
                     "'folder-id' places bookmarks; a web content row names its folder with 'structuredContentFolderId'",
                     at: section["folder-id"]?.location ?? section.location)
             }
-        case (.bookmark, .jsonws):
+        case (.ddlRecord, .headless):
+            context.fail("Liferay's headless DDL records are another API (headless-form); write records with 'transport: jsonws'", at: section["transport"]?.location ?? section.location)
+        case (.custom, .headless):
+            context.fail("'service: custom' names a JSON-WS command: write it with 'transport: jsonws'", at: section["transport"]?.location ?? section.location)
+        case (.bookmark, .jsonws), (.custom, .jsonws), (.ddlRecord, .jsonws):
             if structureId != nil {
                 context.fail("'content-structure-id' is for 'service: web-content'", at: section.location)
             }
@@ -156,18 +186,21 @@ extension SpecDecoder {
             folderId: folderId, key: key, contentStructureId: structureId)
         spec.structureKey = structureKey
         spec.templateKey = templateKey
+        spec.declared = declared
+        spec.recordSetId = recordSetId
         return spec
     }
 
-    private func decodeWriteKey(_ node: YAMLNode, service: WriteService) -> [String] {
+    /// The `key` list; `allowed` nil takes any field name (a record's fields are the list's own).
+    private func decodeWriteKey(_ node: YAMLNode, allowed: Set<String>?, of service: WriteService) -> [String] {
         let items: [YAMLNode]
         if case .sequence(let sequence) = node { items = sequence.items } else { items = [node] }
         var fields: [String] = []
         for item in items {
             guard let name = context.nonEmptyString(item, key: "key") else { continue }
-            guard service.keyFields.contains(name) else {
+            if let allowed, !allowed.contains(name) {
                 context.fail(
-                    "'key' names fields of a \(service.rawValue) that identify it (\(service.keyFields.sorted().joined(separator: ", "))), found '\(name)'",
+                    "'key' names fields of a \(service.rawValue) that identify it (\(allowed.sorted().joined(separator: ", "))), found '\(name)'",
                     at: item.location)
                 continue
             }
@@ -220,6 +253,20 @@ extension LiferaySinkKeys {
             return whole(1, Int.max, "The site the entries go to (liferay sink).")
         case "folder-id":
             return whole(0, Int.max, "The folder every row goes to, 0 for the site's root; without it each row's folderId (liferay sink).")
+        case "record-set-id":
+            return whole(1, Int.max, "The dynamic data list the records go to (liferay sink, service ddl-record).")
+        case "command":
+            return ["type": "string", "pattern": "^/", "description": "The JSON-WS command each row becomes (liferay sink, service custom), e.g. /bookmarks.bookmarksentry/add-entry."]
+        case "fields":
+            return [
+                "type": "object", "additionalProperties": true,
+                "description": "The command's parameters: row.<field> takes a row's value, anything else is a constant (liferay sink, service custom).",
+            ]
+        case "optional":
+            return [
+                "anyOf": [["type": "string"], ["type": "array", "items": ["type": "string"]]],
+                "description": "Parameters a row may lack, sent as null; the others are required (liferay sink, service custom).",
+            ]
         case "structure-key":
             return ["type": "string", "minLength": 1, "description": "The web content structure key (ddmStructureKey) of rows that name none (liferay sink, web-content over jsonws)."]
         case "template-key":
@@ -229,8 +276,8 @@ extension LiferaySinkKeys {
         case "key":
             return [
                 "anyOf": [
-                    ["enum": .array(allKeyFields.sorted().map { .string($0) })],
-                    ["type": "array", "items": ["enum": .array(allKeyFields.sorted().map { .string($0) })], "minItems": 1],
+                    ["type": "string", "minLength": 1],
+                    ["type": "array", "items": ["type": "string", "minLength": 1], "minItems": 1],
                 ],
                 "description": "The fields that identify an entry, looked up before an unanswered create is sent again (liferay sink; default [url, folderId] for bookmarks, [title] for web content).",
             ]
