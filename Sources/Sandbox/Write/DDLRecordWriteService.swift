@@ -27,7 +27,9 @@ enum DDLRecordWriteService {
         },
         "/ddl.ddlrecord/update-record": { portal, params, account in
             let recordId = try params.long("recordId")
-            guard let (recordSetId, existing) = portal.record(recordId) else { throw PortalError.noSuchRecord(recordId) }
+            guard let found = portal.record(recordId) else { throw PortalError.noSuchRecord(recordId) }
+            let recordSetId = found.recordSetId
+            let existing = found.record
             guard let set = portal.data.recordSets[recordSetId] else { throw PortalError.noSuchRecordSet(recordSetId) }
             try portal.checkGroup(set.groupId, for: account)
             var fields = try checkedFields(portal, params, recordSetId: recordSetId)

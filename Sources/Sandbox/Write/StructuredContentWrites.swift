@@ -57,7 +57,7 @@ struct StructuredContentWrites: Sendable {
             case ("POST", .site(let site)):
                 let body = try Self.object(request.body)
                 try checkSite(site, account)
-                let values = try values(body, site: site, erc: body["externalReferenceCode"]?.stringValue)
+                let values = try checkedValues(body, site: site, erc: body["externalReferenceCode"]?.stringValue)
                 if let erc = values.externalReferenceCode, find(site: site, erc: erc) != nil {
                     throw HeadlessError.badRequest("Duplicate external reference code \(erc)")
                 }
@@ -69,7 +69,7 @@ struct StructuredContentWrites: Sendable {
             case ("PUT", .byExternalReferenceCode(let site, let erc)):
                 let body = try Self.object(request.body)
                 try checkSite(site, account)
-                let values = try values(body, site: site, erc: erc)
+                let values = try checkedValues(body, site: site, erc: erc)
                 guard let existing = find(site: site, erc: erc) else { return answer(create(values, account: account)) }
                 let article = portal.written.replace(existing.resourcePrimKey, now: Self.currentMilliseconds()) { date in
                     Article.written(
@@ -113,7 +113,7 @@ struct StructuredContentWrites: Sendable {
     }
 
     /// The checks JournalArticleLocalServiceImpl makes, in its order, as headless reports them.
-    private func values(_ body: JSONValue, site: Int64, erc: String?) throws -> ArticleValues {
+    private func checkedValues(_ body: JSONValue, site: Int64, erc: String?) throws -> ArticleValues {
         guard let title = body["title"]?.stringValue, !title.allSatisfy(\.isWhitespace) else {
             throw HeadlessError.badRequest("Title is required (ArticleTitleException)")
         }

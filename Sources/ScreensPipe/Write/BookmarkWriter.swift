@@ -162,7 +162,7 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
                 for item in remaining { await result(item.row, "planned", entryId: nil) }
                 return
             }
-            try await journal?.record(remaining.map { ($0.row, .pending, nil) })
+            try await journal?.record(remaining.map { (row: $0.row, state: WriteJournal.State.pending, entryId: Int64?.none) })
             batchNumber += 1
             summary.batches += 1
             switch try await transport.send(commands) {

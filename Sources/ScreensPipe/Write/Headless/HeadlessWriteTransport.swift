@@ -76,7 +76,7 @@ struct HeadlessWriteTransport: Sendable {
         var thrown: ScreensPipeError?
         let answer: Answer
         do {
-            answer = try await sender.send(request) { response in
+            answer = try await sender.send(request, interpret: { response in
                 do throws(ScreensPipeError) {
                     let verdict = try interpret(response, request: request)
                     if case .ambiguous(let reason) = verdict { return .retryable(verdict, reason: .invalidResponse(reason)) }
@@ -85,7 +85,7 @@ struct HeadlessWriteTransport: Sendable {
                     thrown = error
                     return .final(.ambiguous(error.message))
                 }
-            }
+            })
         } catch {
             if error.kind == .cancelled { throw ScreensPipeError(.cancelled, "the write was cancelled", request: request.requestDescription) }
             return .ambiguous("\(error)")

@@ -75,12 +75,12 @@ final class StructuredContentWriter: RowWriter {
             return
         }
         if dryRun {
-            let request =
-                if let erc = row.externalReferenceCode {
-                    try transport.request("PUT", url: transport.url(externalReferenceCode: erc), body: row.body)
-                } else {
-                    try transport.request("POST", url: transport.listURL, body: row.body)
-                }
+            let request: HTTPRequest
+            if let erc = row.externalReferenceCode {
+                request = try transport.request("PUT", url: transport.url(externalReferenceCode: erc), body: row.body)
+            } else {
+                request = try transport.request("POST", url: transport.listURL, body: row.body)
+            }
             await events.plan(request)
             await result(row, "planned", id: nil)
             return
@@ -95,7 +95,7 @@ final class StructuredContentWriter: RowWriter {
     /// The idempotent upsert: sent until answered; a row left pending is sent again by the
     /// next run, which is safe for the same reason.
     private func put(_ row: StructuredContentRow, erc: String, written: Bool) async throws(ScreensPipeError) {
-        try await journal?.record([(row, .pending, nil)])
+        try await journal?.record([(row: row, state: WriteJournal.State.pending, entryId: Int64?.none)])
         requestNumber += 1
         summary.batches += 1
         switch try await transport.put(erc, row.body) {
@@ -122,7 +122,7 @@ final class StructuredContentWriter: RowWriter {
         if undecided, try await settle(row) { return }
         var attempt = 1
         while true {
-            try await journal?.record([(row, .pending, nil)])
+            try await journal?.record([(row: row, state: WriteJournal.State.pending, entryId: Int64?.none)])
             requestNumber += 1
             summary.batches += 1
             switch try await transport.post(row.body) {
@@ -164,7 +164,7 @@ final class StructuredContentWriter: RowWriter {
     }
 
     private func done(_ row: StructuredContentRow, _ state: WriteJournal.State, id: Int64?) async throws(ScreensPipeError) {
-        try await journal?.record([(row, state, id)])
+        try await journal?.record([(row: row, state: state, entryId: id)])
         switch state {
         case .created: summary.created += 1
         case .updated: summary.updated += 1

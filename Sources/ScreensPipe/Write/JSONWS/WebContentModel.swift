@@ -77,11 +77,11 @@ struct WebContentModel: JSONWSWriteModel {
             contentXML: ArticleXMLText.document(fields, locale: Self.locale), fields: fields, structureKey: structureKey,
             templateKey: template.isEmpty ? spec.templateKey ?? "" : template,
             urlTitle: try WriteRowParsing.text(value, "friendlyUrlPath", required: false, limit: 255), key: "")
-        row.key = key(title: title, urlTitle: row.urlTitle)
+        row.key = keyOf(title: title, urlTitle: row.urlTitle)
         return row
     }
 
-    private func key(title: String, urlTitle: String) -> String {
+    private func keyOf(title: String, urlTitle: String) -> String {
         spec.key.map { $0 == "title" ? title : urlTitle }.joined(separator: "\u{1F}")
     }
 
@@ -136,7 +136,7 @@ struct WebContentModel: JSONWSWriteModel {
                     contentXML: "", fields: ArticleXMLText.fields(article["content"]?.stringValue ?? ""),
                     structureKey: article["DDMStructureKey"]?.stringValue ?? "", templateKey: "",
                     urlTitle: article["urlTitle"]?.stringValue ?? "", key: "")
-                let key = key(title: title, urlTitle: stored.urlTitle)
+                let key = keyOf(title: title, urlTitle: stored.urlTitle)
                 let version = article["version"]?.doubleValue ?? 1
                 // A list may hold several versions of an article: the latest one is updated.
                 if let earlier = found[key], earlier.id != id || (earlier.updateParameters["version"]?.doubleValue ?? 0) >= version { continue }
