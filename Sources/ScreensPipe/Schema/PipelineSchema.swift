@@ -332,7 +332,7 @@ public enum PipelineSchema {
         "sink.batch-size": integer(1, PostgresSinkSpec.maximumBatchSize, "postgres: rows per transaction (default 500)."),
         "sink.path": string("The output file, written atomically."),
         "sink.format": enumeration(SinkFormat.allCases.map(\.rawValue), "What is written."),
-        "sink.fields": fieldPaths,
+        "sink.fields": LiferaySinkKeys.fieldsSchema(projection: fieldPaths),
 
         "incremental.cursor": string("The path of the cursor field (modifiedDate, dateModified, id...) in the row."),
         "incremental.in": enumeration(CursorRow.allCases.map(\.rawValue), "Read the cursor in the raw row (default; can be pushed to the server) or the converted one."),

@@ -235,6 +235,20 @@ extension SourceSpec {
 }
 
 extension LiferaySinkKeys {
+    /// `sink.fields`: the projection of a stdout or file sink (`projection`), or a custom
+    /// liferay command's parameters.
+    static func fieldsSchema(projection: JSONValue) -> JSONValue {
+        [
+            "anyOf": [
+                projection,
+                [
+                    "type": "object", "minProperties": 1,
+                    "description": "The command's parameters (liferay sink, service custom): row.<field> takes a row's value, anything else is a constant.",
+                ],
+            ]
+        ]
+    }
+
     /// The schema of a `liferay` sink's key: a connection key is described as in `source:`.
     static func schemaValue(_ key: String, sourceValue: JSONValue?) -> JSONValue? {
         if connection.contains(key) { return sourceValue }
@@ -257,11 +271,6 @@ extension LiferaySinkKeys {
             return whole(1, Int.max, "The dynamic data list the records go to (liferay sink, service ddl-record).")
         case "command":
             return ["type": "string", "pattern": "^/", "description": "The JSON-WS command each row becomes (liferay sink, service custom), e.g. /bookmarks.bookmarksentry/add-entry."]
-        case "fields":
-            return [
-                "type": "object", "additionalProperties": true,
-                "description": "The command's parameters: row.<field> takes a row's value, anything else is a constant (liferay sink, service custom).",
-            ]
         case "optional":
             return [
                 "anyOf": [["type": "string"], ["type": "array", "items": ["type": "string"]]],
