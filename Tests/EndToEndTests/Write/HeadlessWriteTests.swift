@@ -100,7 +100,7 @@ struct HeadlessWriteTests {
     func killAndRerun() async throws {
         let workspace = try WriteWorkspace()
         defer { workspace.remove() }
-        try await withSandbox(faults: FaultPlan(stallEvery: 4, stallDuration: .seconds(3))) { harness in
+        try await withSandbox(faults: FaultPlan(stallEvery: 4, stallDuration: .seconds(8))) { harness in
             let pipeline = try workspace.webContentPipeline(server: harness.server.baseURL)
             let rows = try workspace.articles(10)
             let killed = try await CommandRunner.shell(
