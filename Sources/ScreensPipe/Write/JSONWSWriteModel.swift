@@ -58,7 +58,7 @@ extension ScreensPipeError {
 
 /// `service: bookmark`: `/bookmarks.bookmarksentry/add-entry` and `update-entry`, as Add
 /// Bookmark Screenlet's interactor calls them; a folder's `get-entries` is the lookup.
-struct BookmarkModel: JSONWSWriteModel {
+struct BookmarkWriteModel: JSONWSWriteModel {
     let spec: LiferaySinkSpec
 
     var serviceName: String { "bookmark" }

@@ -137,16 +137,16 @@ public enum PipelineWrite {
                 transport: HeadlessWriteTransport(settings: settings, client: client, baseURL: baseURL, siteId: sink.groupId),
                 journal: journal, bus: bus, rejects: rejects, dryRun: dryRun)
         case (.webContent, .jsonws):
-            return try await batches(WebContentModel(spec: sink))
+            return try await batches(WebContentWriteModel(spec: sink))
         case (.ddlRecord, _):
             guard let recordSetId = sink.recordSetId else { throw ScreensPipeError.configuration("service: ddl-record needs 'record-set-id'") }
-            return try await batches(DDLRecordModel(spec: sink, recordSetId: recordSetId))
+            return try await batches(DDLRecordWriteModel(spec: sink, recordSetId: recordSetId))
         case (.custom, _):
             guard let declared = sink.declared else { throw ScreensPipeError.configuration("service: custom needs 'command' and 'fields'") }
             return try await batches(DeclaredServiceModel(spec: sink, service: declared))
         case (.bookmark, _):
             // The pipeline decoder refuses bookmarks over headless: Liferay has no such API.
-            return try await batches(BookmarkModel(spec: sink))
+            return try await batches(BookmarkWriteModel(spec: sink))
         }
     }
 

@@ -19,7 +19,7 @@ struct DDLRecordRow: JournaledRow, Hashable {
 ///
 /// A row's fields are its `modelValues` (a row read from a record list copies as it is),
 /// else its `fields`, else the row itself; each value a text, number or boolean.
-struct DDLRecordModel: JSONWSWriteModel {
+struct DDLRecordWriteModel: JSONWSWriteModel {
     let spec: LiferaySinkSpec
     let recordSetId: Int64
     /// The most fields a record may have: the bound keeps a hostile row's request small.

@@ -31,7 +31,7 @@ struct ArticleRow: JournaledRow, Hashable {
 /// {data}}]` (or `content`, the document itself), `folderId`, `ddmStructureKey` and
 /// `ddmTemplateKey` (or the sink's `structure-key` and `template-key`). Text is written in
 /// `en_US`, the sandbox's and a default portal's default locale.
-struct WebContentModel: JSONWSWriteModel {
+struct WebContentWriteModel: JSONWSWriteModel {
     let spec: LiferaySinkSpec
     static let locale = "en_US"
 
