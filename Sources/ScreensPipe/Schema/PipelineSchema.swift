@@ -89,7 +89,9 @@ public enum PipelineSchema {
             "description": "One paged list: source -> cache -> convert -> filter -> sink. See PipelineFileReference.md.",
             "type": "object",
             "additionalProperties": false,
-            "required": ["source"],
+            // A file whose sink writes to a portal reads JSON lines when it has no source.
+            "if": LiferaySinkKeys.writesToAPortal,
+            "else": ["required": ["source"]],
             "properties": .object(topLevelProperties(&missing)),
             "definitions": .object(definitions),
         ]

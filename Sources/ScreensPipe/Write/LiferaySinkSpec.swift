@@ -235,6 +235,12 @@ extension SourceSpec {
 }
 
 extension LiferaySinkKeys {
+    /// The schema condition "the sink is `type: liferay`", under which `source` is optional.
+    static let writesToAPortal: JSONValue = [
+        "required": ["sink"],
+        "properties": ["sink": ["required": ["type"], "properties": ["type": ["const": "liferay"]]]],
+    ]
+
     /// `sink.fields`: the projection of a stdout or file sink (`projection`), or a custom
     /// liferay command's parameters.
     static func fieldsSchema(projection: JSONValue) -> JSONValue {
