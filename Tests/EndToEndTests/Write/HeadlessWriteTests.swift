@@ -144,6 +144,21 @@ struct HeadlessWriteTests {
         }
     }
 
+    @Test("a reader that stops after one result line (| head) ends the output, not the write: every row is still written")
+    func closedStandardOutput() async throws {
+        let workspace = try WriteWorkspace()
+        defer { workspace.remove() }
+        try await withSandbox { harness in
+            let pipeline = try workspace.webContentPipeline(server: harness.server.baseURL)
+            let result = try await CommandRunner.shell(
+                #""$SP" write "$PIPELINE" --input "$ROWS" --rejects "$DIR/rejects.jsonl" 2> "$DIR/stderr" | head -n 1 > /dev/null; echo "status ${PIPESTATUS[0]}""#,
+                environment: workspace.environment.merging(
+                    ["PIPELINE": pipeline, "ROWS": try workspace.articles(40), "DIR": workspace.directory.path]) { $1 })
+            #expect(result.stdoutText == "status 0\n", "stderr: \((try? String(contentsOfFile: workspace.path("stderr"), encoding: .utf8)) ?? "")")
+            #expect(try await workspace.readBackWebContent(server: harness.server.baseURL).count == 40)
+        }
+    }
+
     @Test("bookmarks over headless: a configuration error that says Liferay has no such API, before any request")
     func bookmarksHaveNoHeadlessAPI() async throws {
         let workspace = try WriteWorkspace()
