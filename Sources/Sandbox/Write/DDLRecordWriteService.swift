@@ -99,7 +99,7 @@ final class WrittenRecords: Sendable {
             table.nextRecordId += 1
             table.lastModified = max(now, table.lastModified + 1)
             let attributes: JSONObject = [
-                "uuid": .string("00000000-0000-4000-b000-\(String(recordId, radix: 16))"), "recordId": .int(recordId), "groupId": .int(groupId),
+                "uuid": .string(WrittenUUID.make(recordId, kind: "b000")), "recordId": .int(recordId), "groupId": .int(groupId),
                 "companyId": .int(20099), "userId": .int(account.userId), "userName": .string(account.emailAddress),
                 "versionUserId": .int(account.userId), "versionUserName": .string(account.emailAddress),
                 "createDate": .int(table.lastModified), "modifiedDate": .int(table.lastModified), "DDMStorageId": .int(recordId + 1000),

@@ -78,7 +78,7 @@ extension Article {
     ) -> Article {
         let locale = values.locale
         var row = JSONObject(minimumCapacity: 34)
-        row.appendUnchecked(key: "uuid", value: .string(uuid ?? writtenUUID(key)))
+        row.appendUnchecked(key: "uuid", value: .string(uuid ?? WrittenUUID.make(key, kind: "a000")))
         row.appendUnchecked(key: "id", value: .int(key + 100_000))
         row.appendUnchecked(key: "resourcePrimKey", value: .int(key))
         row.appendUnchecked(key: "groupId", value: .int(values.groupId))
@@ -120,9 +120,14 @@ extension Article {
             fields: values.fields.map { ContentField(name: $0.name, type: "text", values: LocalizedText(defaultLocale: locale, values: [(locale, $0.data)])) })
     }
 
-    private static func writtenUUID(_ key: Int64) -> String {
-        let hex = String(key, radix: 16)
-        return "00000000-0000-4000-a000-" + String(repeating: "0", count: max(0, 12 - hex.count)) + hex
+}
+
+/// The uuid of an entry a write created: its id in the last group, `kind` (one per model)
+/// in the fourth, so uuids of different models never collide.
+enum WrittenUUID {
+    static func make(_ id: Int64, kind: String) -> String {
+        let hex = String(id, radix: 16)
+        return "00000000-0000-4000-\(kind)-" + String(repeating: "0", count: max(0, 12 - hex.count)) + hex
     }
 }
 

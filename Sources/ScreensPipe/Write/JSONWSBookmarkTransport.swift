@@ -23,10 +23,7 @@ struct JSONWSBookmarkTransport: Sendable {
     /// The request for `commands`, with the sink's credentials, headers and limits.
     func request(_ commands: [JSONWSCommand]) throws(ScreensPipeError) -> HTTPRequest {
         var request = JSONWSBatch.request(commands, baseURL: baseURL)
-        let decision = try CredentialPolicy.check(
-            url: request.url, configured: settings.configuredURL, hasCredentials: settings.hasCredentials,
-            source: settings.source)
-        settings.apply(to: &request, withCredentials: decision == .sendWithCredentials)
+        try settings.authorize(&request)
         return request
     }
 

@@ -33,6 +33,16 @@ struct WriteEvents {
     }
 }
 
+extension HTTPSourceSettings {
+    /// Applies the sink's headers, limits and, where the credential policy allows it for
+    /// the request's URL, its credentials.
+    func authorize(_ request: inout HTTPRequest) throws(ScreensPipeError) {
+        let decision = try CredentialPolicy.check(
+            url: request.url, configured: configuredURL, hasCredentials: hasCredentials, source: source)
+        apply(to: &request, withCredentials: decision == .sendWithCredentials)
+    }
+}
+
 /// Takes rows and writes them: one per service and transport.
 protocol RowWriter: AnyObject {
     /// Takes one input line.

@@ -47,10 +47,7 @@ struct HeadlessWriteTransport: Sendable {
         var request = HTTPRequest(method: method, url: url, body: body.map { JSONValue.object($0).jsonBytes })
         if body != nil { request.headers.add(name: "Content-Type", value: "application/json") }
         request.headers.add(name: "Accept", value: "application/json")
-        let decision = try CredentialPolicy.check(
-            url: request.url, configured: settings.configuredURL, hasCredentials: settings.hasCredentials,
-            source: settings.source)
-        settings.apply(to: &request, withCredentials: decision == .sendWithCredentials)
+        try settings.authorize(&request)
         return request
     }
 
