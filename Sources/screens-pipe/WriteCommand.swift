@@ -63,6 +63,9 @@ struct WriteCommand: AsyncParsableCommand {
         let subscription = bus.subscribe()
         let showEvents = events || dryRun
         let printing = Task {
+            // A reader that goes away (`| head`) ends the output, not the write: the
+            // journal and the rejects file still account for every row.
+            var stdoutOpen = true
             for await event in subscription {
                 let line: JSONValue?
                 switch event {
@@ -70,7 +73,12 @@ struct WriteCommand: AsyncParsableCommand {
                 case _ where showEvents: line = event.envelope
                 default: line = nil
                 }
-                if let line { FileHandle.standardOutput.write(Data(line.jsonBytes + [UInt8(ascii: "\n")])) }
+                guard stdoutOpen, let line else { continue }
+                do {
+                    try FileHandle.standardOutput.write(contentsOf: Data(line.jsonBytes + [UInt8(ascii: "\n")]))
+                } catch {
+                    stdoutOpen = false
+                }
             }
         }
         let interrupts = InterruptWatcher()

@@ -119,7 +119,8 @@ final class SandboxChanges: Sendable {
             }
             clock = editor.clock
             state.clock = clock
-            state.portal = Portal(data: data, generated: state.portal.generated, hideEvery: state.portal.hideEvery, entries: state.portal.entries)
+            state.portal = Portal(data: data, generated: state.portal.generated, hideEvery: state.portal.hideEvery, entries: state.portal.entries,
+                written: state.portal.written, writtenRecords: state.portal.writtenRecords)
             var report = editor.report
             report.clock = clock - 1000
             return report

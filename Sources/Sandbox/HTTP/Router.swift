@@ -81,6 +81,12 @@ struct Router: Sendable {
             let (status, body) = JSONWSInvoker(portal: portal, matcher: jsonwsMatcher).invoke(body: request.body, account: account)
             return .json(status, body)
 
+        case _ where version.servesHeadlessDelivery && StructuredContentWrites.target(of: request) != nil:
+            guard case .user(let account) = authentication else {
+                return unauthenticated(request, baseURL: baseURL, body: ["status": "UNAUTHORIZED", "title": "Authenticated access required"])
+            }
+            return StructuredContentWrites(portal: portal).respond(to: request, target: StructuredContentWrites.target(of: request)!, account: account)
+
         case _ where StructuredContents.siteId(ofPath: request.path) != nil && version.servesHeadlessDelivery:
             return headless(request, authentication, baseURL: baseURL) { account in
                 let (body, locale) = try StructuredContents(portal: portal).page(

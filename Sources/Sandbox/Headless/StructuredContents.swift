@@ -112,7 +112,8 @@ struct StructuredContents: Sendable {
         portal.data.structureIds[article.row["DDMStructureKey"]?.stringValue ?? ""] ?? 0
     }
 
-    private func item(_ article: Article, locale requested: String?) -> JSONValue {
+    /// One article as a `StructuredContent` (the list's items and the write endpoints' answers).
+    func item(_ article: Article, locale requested: String?) -> JSONValue {
         let locale = Self.match(requested, in: article.title)
         let row = article.row
         let fields: [JSONValue] = article.fields.map { field in
@@ -140,7 +141,7 @@ struct StructuredContents: Sendable {
             "dateModified": .string(ISODate.format(epochMilliseconds: wholeSeconds(row["modifiedDate"]?.int64Value ?? 0))),
             "datePublished": .string(ISODate.format(epochMilliseconds: wholeSeconds(row["displayDate"]?.int64Value ?? 0))),
             "description": .string(article.description.text(for: Self.match(requested, in: article.description))),
-            "externalReferenceCode": .string(row["articleId"]?.stringValue ?? ""),
+            "externalReferenceCode": .string(article.externalReferenceCode),
             "friendlyUrlPath": .string(row["urlTitle"]?.stringValue ?? ""),
             "id": .int(row["resourcePrimKey"]?.int64Value ?? 0),
             "key": .string(row["articleId"]?.stringValue ?? ""),

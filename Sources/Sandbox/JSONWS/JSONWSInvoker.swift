@@ -48,6 +48,8 @@ struct JSONWSInvoker: Sendable {
         guard let signature = matcher.match(path: path, parameterNames: JSONWSActionMatcher.parameterNames(raw.keys)),
             let action = JSONWSServices.actions[signature.path] ?? ClassNameService.actions[signature.path]
                 ?? BookmarksEntryWriteService.actions[signature.path]
+                ?? JournalArticleWriteService.actions[signature.path]
+                ?? DDLRecordWriteService.actions[signature.path]
         else { throw PortalError.noSuchAction(path) }
         return try action(portal, ServiceParameters(raw).restricted(to: signature), account)
     }

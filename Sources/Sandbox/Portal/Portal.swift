@@ -9,6 +9,13 @@ struct Portal: Sendable {
     let hideEvery: Int?
     /// Bookmarks as they stand now: the data files' plus what writes changed.
     let entries: BookmarkEntries
+    /// Web content as writes left it, over the data files' articles.
+    var written = WrittenArticles()
+    /// DDL records as writes left them, over the data files' records.
+    var writtenRecords = WrittenRecords()
+
+    /// Every article: the data files' with the written changes, then the written ones.
+    var allArticles: [Article] { written.merged(data.articles) }
 
     /// Checks that the site exists (404) and that `account` may see it (403).
     func checkGroup(_ groupId: Int64, for account: Account) throws {
@@ -50,14 +57,14 @@ struct Portal: Sendable {
                 throw PortalError.noSuchJournalFolder(folderId)
             }
         }
-        let articles = data.articles.filter { $0.groupId == groupId && $0.folderId == folderId }
+        let articles = allArticles.filter { $0.groupId == groupId && $0.folderId == folderId }
         return sort.map { articles.sorted(by: $0.areInIncreasingOrder) } ?? articles
     }
 
     /// Every article of a site, in every folder (headless structured contents).
     func articles(siteId: Int64, for account: Account) throws -> [Article] {
         try checkGroup(siteId, for: account)
-        return data.articles.filter { $0.groupId == siteId }
+        return allArticles.filter { $0.groupId == siteId }
     }
 
     /// The asset entries an `AssetEntryQuery` selects; without `groupIds`, all sites the user sees.
@@ -75,7 +82,7 @@ struct Portal: Sendable {
     func records(recordSetId: Int64, userId: Int64?, for account: Account) throws -> [JSONValue] {
         guard let set = data.recordSets[recordSetId] else { throw PortalError.noSuchRecordSet(recordSetId) }
         try checkGroup(set.groupId, for: account)
-        let records = data.records[recordSetId] ?? []
+        let records = writtenRecords.merged(recordSetId: recordSetId, data.records[recordSetId] ?? [])
         guard let userId else { return records }
         return records.filter { $0["modelAttributes"]?["userId"]?.int64Value == userId }
     }

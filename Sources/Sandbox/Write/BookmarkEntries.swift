@@ -109,7 +109,7 @@ final class BookmarkEntries: Sendable {
         uuid: String? = nil
     ) -> JSONValue {
         var row = JSONObject(minimumCapacity: 21)
-        row.appendUnchecked(key: "uuid", value: .string(uuid ?? writtenUUID(entryId)))
+        row.appendUnchecked(key: "uuid", value: .string(uuid ?? WrittenUUID.make(entryId, kind: "9000")))
         row.appendUnchecked(key: "entryId", value: .int(entryId))
         row.appendUnchecked(key: "groupId", value: .int(values.groupId))
         row.appendUnchecked(key: "companyId", value: .int(20099))
@@ -133,10 +133,6 @@ final class BookmarkEntries: Sendable {
         return .object(row)
     }
 
-    private static func writtenUUID(_ entryId: Int64) -> String {
-        let hex = String(entryId, radix: 16)
-        return "00000000-0000-4000-9000-" + String(repeating: "0", count: max(0, 12 - hex.count)) + hex
-    }
 }
 
 /// The values `add-entry` and `update-entry` store, after the portal's checks.

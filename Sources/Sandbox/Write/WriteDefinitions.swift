@@ -28,5 +28,44 @@ extension JSONWSSignatures {
             ],
             versions: .v7_0 ... .v7_4,
             sources: DefinitionSource.mobileSDK(["v7", "v71", "v72", "v73"], "bookmarksentry/BookmarksEntryService")),
+        ServiceSignature(
+            "/journal.journalarticle/add-article",
+            [
+                .init("groupId", "long"), .init("folderId", "long"), .init("titleMap", "java.util.Map<java.util.Locale, java.lang.String>"),
+                .init("descriptionMap", "java.util.Map<java.util.Locale, java.lang.String>"), .init("content", "String"),
+                .init("ddmStructureKey", "String"), .init("ddmTemplateKey", "String"),
+                .init("serviceContext", "com.liferay.portal.kernel.service.ServiceContext"),
+            ],
+            versions: .v7_2 ... .v7_4,
+            sources: DefinitionSource.mobileSDK(["v72", "v73"], "journalarticle/JournalArticleService")),
+        ServiceSignature(
+            "/journal.journalarticle/update-article",
+            [
+                .init("userId", "long"), .init("groupId", "long"), .init("folderId", "long"), .init("articleId", "String"),
+                .init("version", "double"), .init("titleMap", "java.util.Map<java.util.Locale, java.lang.String>"),
+                .init("descriptionMap", "java.util.Map<java.util.Locale, java.lang.String>"), .init("content", "String"),
+                .init("layoutUuid", "String"), .init("serviceContext", "com.liferay.portal.kernel.service.ServiceContext"),
+            ],
+            versions: .v7_0 ... .v7_4,
+            sources: DefinitionSource.mobileSDK(["v71", "v72", "v73"], "journalarticle/JournalArticleService")
+                + [.mobileSDKiOS70("journalarticle", "LRJournalArticleService")]),
+        ServiceSignature(
+            "/ddl.ddlrecord/add-record",
+            [
+                .init("groupId", "long"), .init("recordSetId", "long"), .init("displayIndex", "int"),
+                .init("fieldsMap", "java.util.Map<java.lang.String, java.io.Serializable>"),
+                .init("serviceContext", "com.liferay.portal.kernel.service.ServiceContext"),
+            ],
+            versions: .v7_0 ... .v7_0,
+            sources: DefinitionSource.mobileSDK(["v7"], "ddlrecord/DDLRecordService")),
+        ServiceSignature(
+            "/ddl.ddlrecord/update-record",
+            [
+                .init("recordId", "long"), .init("displayIndex", "int"),
+                .init("fieldsMap", "java.util.Map<java.lang.String, java.io.Serializable>"), .init("mergeFields", "boolean"),
+                .init("serviceContext", "com.liferay.portal.kernel.service.ServiceContext"),
+            ],
+            versions: .v7_0 ... .v7_2,
+            sources: DefinitionSource.mobileSDK(["v7", "v71", "v72"], "ddlrecord/DDLRecordService")),
     ]
 }

@@ -89,7 +89,9 @@ public enum PipelineSchema {
             "description": "One paged list: source -> cache -> convert -> filter -> sink. See PipelineFileReference.md.",
             "type": "object",
             "additionalProperties": false,
-            "required": ["source"],
+            // A file whose sink writes to a portal reads JSON lines when it has no source.
+            "if": LiferaySinkKeys.writesToAPortal,
+            "else": ["required": ["source"]],
             "properties": .object(topLevelProperties(&missing)),
             "definitions": .object(definitions),
         ]
@@ -343,7 +345,7 @@ public enum PipelineSchema {
         ],
         "sink.path": string("The output file, written atomically."),
         "sink.format": enumeration(SinkFormat.allCases.map(\.rawValue), "What is written."),
-        "sink.fields": fieldPaths,
+        "sink.fields": LiferaySinkKeys.fieldsSchema(projection: fieldPaths),
 
         "incremental.cursor": string("The path of the cursor field (modifiedDate, dateModified, id...) in the row."),
         "incremental.in": enumeration(CursorRow.allCases.map(\.rawValue), "Read the cursor in the raw row (default; can be pushed to the server) or the converted one."),

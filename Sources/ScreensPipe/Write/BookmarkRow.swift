@@ -46,16 +46,7 @@ enum BookmarkRowValidator {
 
     /// Parses and checks one input line.
     static func row(_ line: WriteInputLine, spec: LiferaySinkSpec) throws(RowRejection) -> BookmarkRow {
-        if line.truncated {
-            throw RowRejection(message: "the line is longer than \(WriteInputLines.maximumLineLength) bytes")
-        }
-        let value: JSONValue
-        do {
-            value = try JSONValue(parsing: line.bytes)
-        } catch {
-            throw RowRejection(message: "the line is not JSON: \(error)")
-        }
-        return try row(value, line: line.number, spec: spec)
+        try row(WriteRowParsing.object(line), line: line.number, spec: spec)
     }
 
     /// Checks one row (from a line, or from a source's list when copying).
@@ -63,14 +54,14 @@ enum BookmarkRowValidator {
         guard case .object = value else {
             throw RowRejection(message: "a row is a JSON object with url (and name, description, folderId), found \(value.typeName)")
         }
-        let url = try text(value, "url", required: true, limit: urlLength)
+        let url = try WriteRowParsing.text(value, "url", required: true, limit: urlLength)
         guard isURL(url) else {
             throw RowRejection(
                 message: "'url' is not a URL the portal accepts (EntryURLException): it needs a scheme such as https:, found '\(url.prefix(200))'")
         }
-        var name = try text(value, "name", required: false, limit: nameLength)
+        var name = try WriteRowParsing.text(value, "name", required: false, limit: nameLength)
         if name.isEmpty { name = url }
-        let description = try text(value, "description", required: false, limit: descriptionLength)
+        let description = try WriteRowParsing.text(value, "description", required: false, limit: descriptionLength)
         // The sink's folder-id puts every row in one folder: a copied row's folderId names a
         // folder of the source portal, which means nothing in the target.
         let folderId: Int64
@@ -99,21 +90,6 @@ enum BookmarkRowValidator {
             default: String(row.folderId)
             }
         }.joined(separator: "\u{1F}")
-    }
-
-    private static func text(_ row: JSONValue, _ field: String, required: Bool, limit: Int) throws(RowRejection) -> String {
-        guard let value = row[field], !value.isNull else {
-            if required { throw RowRejection(message: "missing '\(field)'") }
-            return ""
-        }
-        guard let text = value.stringValue else {
-            throw RowRejection(message: "'\(field)' must be text, found \(value.typeName)")
-        }
-        if required, text.allSatisfy(\.isWhitespace) { throw RowRejection(message: "'\(field)' is empty") }
-        guard text.count <= limit else {
-            throw RowRejection(message: "'\(field)' is \(text.count) characters, longer than the portal's \(limit)")
-        }
-        return text
     }
 
     /// A folder id as a JSON number or numeric text, as the portal's converter takes it.

@@ -1,8 +1,9 @@
 package import Logging
 import ScreensBus
 
-/// Writes rows to a portal as a `liferay` sink says, exactly once each, and tells the bus
-/// how each one ended.
+/// Writes rows to a portal through JSON-WS batches as a `liferay` sink says, exactly once
+/// each, and tells the bus how each one ended; `Model` is the service (bookmarks, web
+/// content, DDL records, or a declared service's `fields`).
 ///
 /// Rows are checked first (a reject never reaches the portal), then sent in batches in
 /// input order. Every row ends as one `result` event on the bus: `created`, `updated`,
@@ -10,53 +11,59 @@ import ScreensBus
 /// Bookmark Screenlet. A rejected row is also an `error` event and a line of the rejects
 /// file; each answered batch is a `response` event.
 ///
-/// Exactly once: an `add-entry` whose answer was lost (a reset, a timeout, a gateway's 5xx)
-/// is never sent again blindly. The folder is looked up by the rows' key first, and only
-/// the rows still missing are sent again. The journal marks rows `pending` before their
+/// Exactly once: an add command whose answer was lost (a reset, a timeout, a gateway's 5xx)
+/// is never sent again blindly. The entries are looked up by the rows' key first (a
+/// bookmark folder's `get-entries`, say), and only the rows still missing are sent again. The journal marks rows `pending` before their
 /// batch is sent, so a run killed mid-batch leaves the next run the same question, which it
 /// answers the same way.
-final class BookmarkWriter {
+final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
+    typealias Row = Model.Row
+
     /// What a batch does to one row.
     private enum Operation {
         case add
-        case update(entryId: Int64)
+        case update(FoundEntry)
     }
 
     private struct Planned {
-        var row: BookmarkRow
+        var row: Row
         var operation: Operation
     }
 
     private let spec: LiferaySinkSpec
+    private let model: Model
     private let pipeline: String
     private let transport: JSONWSBookmarkTransport
     private let journal: WriteJournal?
     private let bus: EventBus
     private let rejects: RejectsFile
+    private let events: WriteEvents
     private let dryRun: Bool
     private var journaled: [String: WriteJournal.Record] = [:]
     private var seenKeys: [String: Int] = [:]
-    private var batch: [BookmarkRow] = []
+    private var batch: [Row] = []
     private var batchNumber = 0
     private(set) var summary = WriteSummary()
 
     init(
-        spec: LiferaySinkSpec, pipeline: String, transport: JSONWSBookmarkTransport, journal: WriteJournal?,
+        spec: LiferaySinkSpec, model: Model, pipeline: String, transport: JSONWSBookmarkTransport, journal: WriteJournal?,
         bus: EventBus, rejects: RejectsFile, dryRun: Bool
     ) async throws(ScreensPipeError) {
         self.spec = spec
+        self.model = model
         self.pipeline = pipeline
         self.transport = transport
         self.journal = journal
         self.bus = bus
         self.rejects = rejects
+        events = WriteEvents(bus: bus, pipeline: pipeline, rejects: rejects)
         self.dryRun = dryRun
         journaled = try await journal?.records() ?? [:]
     }
 
     /// Takes one input line.
     func take(_ line: WriteInputLine) async throws(ScreensPipeError) {
-        switch Result(catching: { () throws(RowRejection) in try BookmarkRowValidator.row(line, spec: spec) }) {
+        switch Result(catching: { () throws(RowRejection) in try model.row(WriteRowParsing.object(line), line: line.number) }) {
         case .success(let row): try await accept(row)
         case .failure(let rejection):
             try await reject(
@@ -67,7 +74,7 @@ final class BookmarkWriter {
 
     /// Takes one row of a source's list (copying), numbered from 1.
     func take(row value: JSONValue, number: Int) async throws(ScreensPipeError) {
-        switch Result(catching: { () throws(RowRejection) in try BookmarkRowValidator.row(value, line: number, spec: spec) }) {
+        switch Result(catching: { () throws(RowRejection) in try model.row(value, line: number) }) {
         case .success(let row): try await accept(row)
         case .failure(let rejection): try await reject(line: number, input: value.jsonString, truncated: false, reason: rejection.message)
         }
@@ -82,9 +89,9 @@ final class BookmarkWriter {
 
     // MARK: - Rows
 
-    private func accept(_ row: BookmarkRow) async throws(ScreensPipeError) {
+    private func accept(_ row: Row) async throws(ScreensPipeError) {
         if let first = seenKeys[row.key] {
-            try await reject(line: row.line, input: row.inputText, truncated: false, reason: "the same entry (key \(spec.key.joined(separator: "+"))) as line \(first)")
+            try await reject(line: row.line, input: model.inputText(row), truncated: false, reason: "the same entry (key \(spec.key.joined(separator: "+"))) as line \(first)")
             return
         }
         seenKeys[row.key] = row.line
@@ -99,18 +106,15 @@ final class BookmarkWriter {
 
     private func reject(line: Int, input: String?, truncated: Bool, reason: String) async throws(ScreensPipeError) {
         summary.rejected += 1
-        try rejects.append(line: line, input: input, truncated: truncated, reason: reason)
-        await bus.publish(.error(ListError(pipeline: pipeline, row: line, kind: "rejected", message: "line \(line): \(reason)")))
-        await bus.publish(custom: "result", pipeline: pipeline, payload: ["line": .int(Int64(line)), "outcome": "rejected", "reason": .string(reason)])
+        try await events.reject(line: line, input: input, truncated: truncated, reason: reason)
     }
 
-    private func result(_ row: BookmarkRow, _ outcome: String, entryId: Int64?, reason: String? = nil) async {
-        var payload: JSONObject = ["line": .int(Int64(row.line)), "outcome": .string(outcome)]
-        if let entryId { payload["entryId"] = .int(entryId) }
-        payload["url"] = .string(row.url)
-        payload["folderId"] = .int(row.folderId)
-        if let reason { payload["reason"] = .string(reason) }
-        await bus.publish(custom: "result", pipeline: pipeline, payload: .object(payload))
+    private func result(_ row: Row, _ outcome: String, entryId: Int64?, reason: String? = nil) async {
+        var details = JSONObject()
+        if let entryId { details[model.idField] = .int(entryId) }
+        for (name, value) in model.details(row) { details[name] = value }
+        if let reason { details["reason"] = .string(reason) }
+        await events.result(line: row.line, outcome: outcome, details: details)
     }
 
     // MARK: - Batches
@@ -120,14 +124,21 @@ final class BookmarkWriter {
         let rows = batch
         batch = []
         var planned: [Planned] = []
-        var undecided: [BookmarkRow] = []
+        var undecided: [Row] = []
         for row in rows {
             switch journaled[row.key] {
             case .some(let record) where record.state == .pending:
                 undecided.append(row)  // an earlier run sent it and never saw the answer
             case .some(let record):
-                if let entryId = record.entryId { planned.append(Planned(row: row, operation: .update(entryId: entryId))) }
-                else { undecided.append(row) }
+                // A changed row: its entry is updated in place, found by the journal's id
+                // unless the service's update needs what only a lookup tells (a version).
+                if !model.canUpdate {
+                    try await rejectChanged(row)
+                } else if let entryId = record.entryId, !model.updatesNeedLookup {
+                    planned.append(Planned(row: row, operation: .update(FoundEntry(id: entryId, content: record.content))))
+                } else {
+                    undecided.append(row)
+                }
             case nil:
                 planned.append(Planned(row: row, operation: .add))
             }
@@ -151,15 +162,15 @@ final class BookmarkWriter {
                 for item in remaining { await result(item.row, "planned", entryId: nil) }
                 return
             }
-            try await journal?.record(remaining.map { ($0.row, .pending, nil) })
+            try await journal?.record(remaining.map { (row: $0.row, state: WriteJournal.State.pending, entryId: Int64?.none) })
             batchNumber += 1
             summary.batches += 1
             switch try await transport.send(commands) {
             case .results(let results):
                 await publishResponse(remaining)
-                var outcomes: [(row: BookmarkRow, state: WriteJournal.State, entryId: Int64?)] = []
+                var outcomes: [(row: Row, state: WriteJournal.State, entryId: Int64?)] = []
                 for (item, answer) in zip(remaining, results) {
-                    let entryId = answer["entryId"]?.int64Value
+                    let entryId = model.id(ofResult: answer)
                     let state: WriteJournal.State = if case .add = item.operation { .created } else { .updated }
                     outcomes.append((item.row, state, entryId))
                 }
@@ -171,7 +182,7 @@ final class BookmarkWriter {
                 guard remaining.count > 1 else {
                     try await journal?.forget([remaining[0].row])
                     let reason = [error.exceptionType, error.message].compactMap { $0 }.joined(separator: ": ")
-                    try await reject(line: remaining[0].row.line, input: remaining[0].row.inputText, truncated: false, reason: "the portal refused it: \(reason)")
+                    try await reject(line: remaining[0].row.line, input: model.inputText(remaining[0].row), truncated: false, reason: "the portal refused it: \(reason)")
                     return
                 }
                 // Commands before the refused one may have run: settle them, then send the
@@ -207,31 +218,25 @@ final class BookmarkWriter {
     /// `sent` says this run sent them (or an earlier run did, whose journal kept them
     /// pending): an entry found with the row's values was created by that request.
     private func settleByLookup(_ planned: [Planned], sent: Bool) async throws(ScreensPipeError) -> [Planned] {
-        var byFolder: [Int64: [String: JSONWSBookmarkTransport.Found]] = [:]
+        guard let found = try await model.lookup(planned.map(\.row), transport: transport) else {
+            throw ScreensPipeError.connectivity(
+                "\(model.serviceName) has no lookup to tell whether lines \(planned.map { String($0.row.line) }.joined(separator: ", ")) were written, so they are not sent again: check the portal, then rerun")
+        }
         var missing: [Planned] = []
-        var outcomes: [(row: BookmarkRow, state: WriteJournal.State, entryId: Int64?)] = []
+        var outcomes: [(row: Row, state: WriteJournal.State, entryId: Int64?)] = []
         for item in planned {
-            if byFolder[item.row.folderId] == nil {
-                do throws(ScreensPipeError) {
-                    byFolder[item.row.folderId] = try await transport.lookup(
-                        groupId: item.row.groupId, folderId: item.row.folderId, keyFields: spec.key)
-                } catch where error.code == .http && error.status.map({ (400..<500).contains($0) }) == true {
-                    // The portal refuses to list the folder (it does not exist, or the user
-                    // may not see it): nothing was created in it. Sent alone, each row gets
-                    // the portal's own reason.
-                    byFolder[item.row.folderId] = [:]
-                }
-            }
-            guard let found = byFolder[item.row.folderId]?[item.row.key] else {
+            guard let entry = found[item.row.key] else {
                 missing.append(Planned(row: item.row, operation: .add))
                 continue
             }
-            if found.content == item.row.content {
+            if entry.content == item.row.content {
                 let state: WriteJournal.State =
                     if case .update = item.operation { .updated } else if sent || journaled[item.row.key]?.state == .pending { .created } else { .unchanged }
-                outcomes.append((item.row, state, found.entryId))
+                outcomes.append((item.row, state, entry.id))
+            } else if model.canUpdate {
+                missing.append(Planned(row: item.row, operation: .update(entry)))
             } else {
-                missing.append(Planned(row: item.row, operation: .update(entryId: found.entryId)))
+                try await rejectChanged(item.row)
             }
         }
         try await journal?.record(outcomes)
@@ -239,7 +244,14 @@ final class BookmarkWriter {
         return missing
     }
 
-    private func done(_ row: BookmarkRow, _ state: WriteJournal.State, entryId: Int64?) async {
+    /// A row whose entry holds other values, for a service that cannot change it.
+    private func rejectChanged(_ row: Row) async throws(ScreensPipeError) {
+        try await reject(
+            line: row.line, input: model.inputText(row), truncated: false,
+            reason: "an earlier run wrote this entry with other values, and \(model.serviceName) declares no update command")
+    }
+
+    private func done(_ row: Row, _ state: WriteJournal.State, entryId: Int64?) async {
         switch state {
         case .created: summary.created += 1
         case .updated: summary.updated += 1
@@ -249,10 +261,10 @@ final class BookmarkWriter {
         await result(row, state.rawValue, entryId: entryId)
     }
 
-    private func command(for item: Planned) -> (service: String, params: JSONObject) {
+    private func command(for item: Planned) -> JSONWSCommand {
         switch item.operation {
-        case .add: ("/bookmarks.bookmarksentry/add-entry", item.row.parameters())
-        case .update(let entryId): ("/bookmarks.bookmarksentry/update-entry", item.row.parameters(entryId: entryId))
+        case .add: model.addCommand(item.row)
+        case .update(let entry): model.updateCommand(item.row, entry)
         }
     }
 
@@ -263,23 +275,8 @@ final class BookmarkWriter {
     }
 
     /// `--dry-run`: the request as it would be sent, credentials redacted.
-    private func publishPlan(_ commands: [(service: String, params: JSONObject)]) async throws(ScreensPipeError) {
-        let request = try transport.request(commands)
-        var headerObject = JSONObject()
-        for field in redactedHeaders(request.headers).fields {
-            headerObject[field.name] = .string(redactingValues(field.value, request.secretValues))
-        }
-        let body = (request.body.flatMap { try? JSONValue(parsing: $0) }) ?? .null
-        await bus.publish(
-            custom: "request", pipeline: pipeline,
-            payload: ["request": .string(request.requestDescription), "headers": .object(headerObject), "body": body])
-    }
-}
-
-extension BookmarkRow {
-    /// The row as a rejects file shows it when its input line is not at hand.
-    var inputText: String {
-        JSONValue.object(["name": .string(name), "url": .string(url), "description": .string(description), "folderId": .int(folderId)]).jsonString
+    private func publishPlan(_ commands: [JSONWSCommand]) async throws(ScreensPipeError) {
+        await events.plan(try transport.request(commands))
     }
 }
 

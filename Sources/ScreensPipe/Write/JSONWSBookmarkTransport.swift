@@ -1,9 +1,9 @@
 package import Logging
 import ScreensBus
 
-/// The JSON-WS side of a bookmark write: batches of `add-entry` / `update-entry` commands
-/// in one `POST /api/jsonws/invoke`, and the `get-entries` lookup that settles an
-/// ambiguous outcome.
+/// The JSON-WS side of a write: batches of add and update commands (`add-entry`,
+/// `add-article`, `add-record`...) in one `POST /api/jsonws/invoke`, and the read
+/// commands of the lookups that settle an ambiguous outcome.
 struct JSONWSBookmarkTransport: Sendable {
     /// What one batch request came to.
     enum BatchAnswer: Sendable {
@@ -16,28 +16,19 @@ struct JSONWSBookmarkTransport: Sendable {
         case ambiguous(String)
     }
 
-    /// An entry found on the portal by key.
-    struct Found: Sendable {
-        var entryId: Int64
-        var content: String
-    }
-
     let settings: HTTPSourceSettings
     let client: HTTPClient
     let baseURL: String
 
     /// The request for `commands`, with the sink's credentials, headers and limits.
-    func request(_ commands: [(service: String, params: JSONObject)]) throws(ScreensPipeError) -> HTTPRequest {
+    func request(_ commands: [JSONWSCommand]) throws(ScreensPipeError) -> HTTPRequest {
         var request = JSONWSBatch.request(commands, baseURL: baseURL)
-        let decision = try CredentialPolicy.check(
-            url: request.url, configured: settings.configuredURL, hasCredentials: settings.hasCredentials,
-            source: settings.source)
-        settings.apply(to: &request, withCredentials: decision == .sendWithCredentials)
+        try settings.authorize(&request)
         return request
     }
 
     /// Sends a batch of writes once: a write is never sent twice blindly.
-    func send(_ commands: [(service: String, params: JSONObject)]) async throws(ScreensPipeError) -> BatchAnswer {
+    func send(_ commands: [JSONWSCommand]) async throws(ScreensPipeError) -> BatchAnswer {
         var request = try request(commands)
         request.freshConnection = true
         let response: HTTPResponse
@@ -73,43 +64,25 @@ struct JSONWSBookmarkTransport: Sendable {
         }
     }
 
-    /// The entries of one folder, by key: one `get-entries` for every row of the folder,
-    /// retried like a read (it changes nothing).
-    func lookup(groupId: Int64, folderId: Int64, keyFields: [String]) async throws(ScreensPipeError) -> [String: Found] {
-        var params = JSONObject()
-        params["groupId"] = .int(groupId)
-        params["folderId"] = .int(folderId)
-        params["start"] = .int(-1)
-        params["end"] = .int(-1)
-        let request = try request([(service: "/bookmarks.bookmarksentry/get-entries", params: params)])
+    /// The result of one read command (a lookup's `get-entries`, `get-articles`...),
+    /// retried like a read: it changes nothing. `what` names the list in messages.
+    func read(_ command: JSONWSCommand, what: String) async throws(ScreensPipeError) -> JSONValue {
+        let request = try request([command])
         let sender = RetryingSender(client: client, policy: settings.retry)
         let response: HTTPResponse
         do {
             response = try await sender.send(request)
         } catch {
-            throw ScreensPipeError.connectivity("cannot look entries up in folder \(folderId): \(error)", request: request.requestDescription)
+            throw ScreensPipeError.connectivity("cannot look \(what) up: \(error)", request: request.requestDescription)
         }
         guard response.isSuccess else {
             throw LiferayErrorBody.error(for: response, page: 0, request: request.requestDescription)
         }
-        let entries: [JSONValue]
         do {
             let body = try JSONValue(parsing: response.body)
-            entries = try JSONWSBatch.results(body, count: 1)[0].arrayValue ?? []
+            return try JSONWSBatch.results(body, count: 1)[0]
         } catch {
-            throw ScreensPipeError.malformedResponse("the entries of folder \(folderId) could not be read: \(error)", request: request.requestDescription)
+            throw ScreensPipeError.malformedResponse("\(what) could not be read: \(error)", request: request.requestDescription)
         }
-        var found: [String: Found] = [:]
-        for entry in entries {
-            guard let entryId = entry["entryId"]?.int64Value else { continue }
-            let row = BookmarkRow(
-                line: 0, groupId: groupId, folderId: entry["folderId"]?.int64Value ?? folderId,
-                name: entry["name"]?.stringValue ?? "", url: entry["url"]?.stringValue ?? "",
-                description: entry["description"]?.stringValue ?? "", key: "")
-            // The first entry with a key wins, as a portal lists the oldest first.
-            let key = BookmarkRowValidator.key(of: row, fields: keyFields)
-            if found[key] == nil { found[key] = Found(entryId: entryId, content: row.content) }
-        }
-        return found
     }
 }

@@ -31,14 +31,25 @@ public struct LiferaySinkSpec: Sendable, Hashable {
     /// The folder every row goes to (`folder-id`, `0` for the site's root); nil takes each
     /// row's own `folderId`, which is then required.
     public var folderId: Int64?
-    /// The fields that identify an entry (`key`, default `[url, folderId]`): what the
-    /// write looks up before it retries a create whose outcome it could not see.
+    /// The fields that identify an entry (`key`, default `[url, folderId]` for bookmarks,
+    /// `[title]` for web content): what the write looks up before it retries a create whose
+    /// outcome it could not see.
     public var key: [String]
+    /// The web content structure of rows that name none (`content-structure-id`, headless).
+    public var contentStructureId: Int64?
+    /// The web content structure key of rows that name none (`structure-key`, JSON-WS).
+    public var structureKey: String?
+    /// The web content template key of rows that name none (`template-key`, JSON-WS).
+    public var templateKey: String?
+    /// `service: custom`: the command and how rows fill its parameters.
+    public var declared: DeclaredService?
+    /// `service: ddl-record`: the dynamic data list written to (`record-set-id`).
+    public var recordSetId: Int64?
 
     /// Creates a sink spec with the defaults of the pipeline file.
     public init(
         connection: SourceSpec, service: WriteService = .bookmark, transport: WriteTransport = .jsonws,
-        batchSize: Int = 25, groupId: Int64, folderId: Int64? = nil, key: [String] = ["url", "folderId"]
+        batchSize: Int = 25, groupId: Int64, folderId: Int64? = nil, key: [String]? = nil, contentStructureId: Int64? = nil
     ) {
         self.connection = connection
         self.service = service
@@ -46,7 +57,8 @@ public struct LiferaySinkSpec: Sendable, Hashable {
         self.batchSize = batchSize
         self.groupId = groupId
         self.folderId = folderId
-        self.key = key
+        self.key = key ?? service.defaultKey
+        self.contentStructureId = contentStructureId
     }
 }
 
@@ -54,24 +66,56 @@ public struct LiferaySinkSpec: Sendable, Hashable {
 public enum WriteService: String, Sendable, Hashable, CaseIterable {
     /// A bookmarks entry: `/bookmarks.bookmarksentry/add-entry` and `update-entry`.
     case bookmark
+    /// A web content article: headless-delivery's structured contents.
+    case webContent = "web-content"
+    /// A JSON-WS command the pipeline names (`command`), its parameters mapped from row
+    /// fields (`fields`).
+    case custom
+    /// A dynamic data list record: `/ddl.ddlrecord/add-record` and `update-record`.
+    case ddlRecord = "ddl-record"
+
+    /// The fields that may identify an entry of this kind (`key`); a custom command's are
+    /// its declared parameters.
+    public var keyFields: Set<String> {
+        switch self {
+        case .bookmark: ["url", "folderId", "name"]
+        case .webContent: ["title", "friendlyUrlPath"]
+        case .custom, .ddlRecord: []
+        }
+    }
+
+    /// The key when the sink declares none (a custom command's: all its parameters; a
+    /// record's: all its fields).
+    public var defaultKey: [String] {
+        switch self {
+        case .bookmark: ["url", "folderId"]
+        case .webContent: ["title"]
+        case .custom, .ddlRecord: []
+        }
+    }
 }
 
 /// How a `liferay` sink reaches the portal.
 public enum WriteTransport: String, Sendable, Hashable, CaseIterable {
     /// `POST /api/jsonws/invoke` with a batch of commands.
     case jsonws
+    /// Headless REST: `POST` to a site's list, `PUT .../by-external-reference-code/{erc}`.
+    case headless
 }
 
 enum LiferaySinkKeys {
     /// The sink's own keys; the connection keys are those of a networked source.
-    static let own = ["type", "service", "transport", "batch-size", "group-id", "folder-id", "key"]
+    static let own = [
+        "type", "service", "transport", "batch-size", "group-id", "folder-id", "key", "content-structure-id", "structure-key",
+        "template-key", "command", "fields", "optional", "record-set-id",
+    ]
     static let connection = [
         "server", "auth", "timeout", "connect-timeout", "retry", "max-response-size", "allow-insecure-auth",
         "ca-file", "insecure-skip-tls-verify", "headers",
     ]
     static let all = own + connection
-    /// The fields of a bookmark that may identify it.
-    static let bookmarkKeyFields: Set<String> = ["url", "folderId", "name"]
+    /// Every field name some service accepts in `key`.
+    static let allKeyFields: Set<String> = WriteService.allCases.reduce(into: []) { $0.formUnion($1.keyFields) }
     static let maximumBatchSize = 500
 }
 
@@ -89,25 +133,74 @@ extension SpecDecoder {
         var groupId = section.int("group-id", atLeast: 1, atMost: Int.max).map(Int64.init)
         if groupId == nil { groupId = connection.serverContext?.groupId }
         if groupId == nil { context.fail("sink type 'liferay' needs 'group-id' (or server.group-id): the site the entries go to", at: section.location) }
-        var key = ["url", "folderId"]
+        let declared = service == .custom ? decodeDeclaredService(section) : nil
+        let recordSetId = section.int("record-set-id", atLeast: 1, atMost: Int.max).map(Int64.init)
+        if service == .ddlRecord, recordSetId == nil, section["record-set-id"] == nil {
+            context.fail("'service: ddl-record' needs 'record-set-id': the dynamic data list the records go to", at: section.location)
+        } else if service != .ddlRecord, section["record-set-id"] != nil {
+            context.fail("'record-set-id' is for 'service: ddl-record'", at: section["record-set-id"]?.location ?? section.location)
+        }
+        if service != .custom {
+            for name in ["command", "fields", "optional"] where section[name] != nil {
+                context.fail("'\(name)' is for 'service: custom'", at: section[name]?.location ?? section.location)
+            }
+        }
+        var key = declared.map { $0.parameters.map(\.name) } ?? service.defaultKey
         if let node = section["key"] {
-            key = decodeWriteKey(node)
+            let allowed: Set<String>? = service == .ddlRecord ? nil : declared.map { Set($0.parameters.map(\.name)) } ?? service.keyFields
+            key = decodeWriteKey(node, allowed: allowed, of: service)
+        }
+        let structureId = section.int("content-structure-id", atLeast: 1, atMost: Int.max).map(Int64.init)
+        switch (service, transport) {
+        case (.bookmark, .headless):
+            context.fail(
+                "Liferay has no headless API for bookmarks (headless-delivery serves no BookmarksEntry): write them with 'transport: jsonws'",
+                at: section["transport"]?.location ?? section.location)
+        case (.webContent, .jsonws):
+            if structureId != nil {
+                context.fail("'content-structure-id' is for 'transport: headless'; JSON-WS names the structure with 'structure-key'", at: section.location)
+            }
+        case (.webContent, .headless):
+            if section["folder-id"] != nil {
+                context.fail(
+                    "'folder-id' places bookmarks; a web content row names its folder with 'structuredContentFolderId'",
+                    at: section["folder-id"]?.location ?? section.location)
+            }
+        case (.ddlRecord, .headless):
+            context.fail("Liferay's headless DDL records are another API (headless-form); write records with 'transport: jsonws'", at: section["transport"]?.location ?? section.location)
+        case (.custom, .headless):
+            context.fail("'service: custom' names a JSON-WS command: write it with 'transport: jsonws'", at: section["transport"]?.location ?? section.location)
+        case (.bookmark, .jsonws), (.custom, .jsonws), (.ddlRecord, .jsonws):
+            if structureId != nil {
+                context.fail("'content-structure-id' is for 'service: web-content'", at: section.location)
+            }
+        }
+        let structureKey = section.string("structure-key")
+        let templateKey = section.string("template-key")
+        if (structureKey != nil || templateKey != nil) && !(service == .webContent && transport == .jsonws) {
+            context.fail("'structure-key' and 'template-key' are for 'service: web-content' over 'transport: jsonws'", at: section.location)
         }
         guard let groupId, context.errors.isEmpty else { return nil }
-        return LiferaySinkSpec(
+        var spec = LiferaySinkSpec(
             connection: connection, service: service, transport: transport, batchSize: batchSize, groupId: groupId,
-            folderId: folderId, key: key)
+            folderId: folderId, key: key, contentStructureId: structureId)
+        spec.structureKey = structureKey
+        spec.templateKey = templateKey
+        spec.declared = declared
+        spec.recordSetId = recordSetId
+        return spec
     }
 
-    private func decodeWriteKey(_ node: YAMLNode) -> [String] {
+    /// The `key` list; `allowed` nil takes any field name (a record's fields are the list's own).
+    private func decodeWriteKey(_ node: YAMLNode, allowed: Set<String>?, of service: WriteService) -> [String] {
         let items: [YAMLNode]
         if case .sequence(let sequence) = node { items = sequence.items } else { items = [node] }
         var fields: [String] = []
         for item in items {
             guard let name = context.nonEmptyString(item, key: "key") else { continue }
-            guard LiferaySinkKeys.bookmarkKeyFields.contains(name) else {
+            if let allowed, !allowed.contains(name) {
                 context.fail(
-                    "'key' names fields of a bookmark that identify it (\(LiferaySinkKeys.bookmarkKeyFields.sorted().joined(separator: ", "))), found '\(name)'",
+                    "'key' names fields of a \(service.rawValue) that identify it (\(allowed.sorted().joined(separator: ", "))), found '\(name)'",
                     at: item.location)
                 continue
             }
@@ -142,6 +235,26 @@ extension SourceSpec {
 }
 
 extension LiferaySinkKeys {
+    /// The schema condition "the sink is `type: liferay`", under which `source` is optional.
+    static let writesToAPortal: JSONValue = [
+        "required": ["sink"],
+        "properties": ["sink": ["required": ["type"], "properties": ["type": ["const": "liferay"]]]],
+    ]
+
+    /// `sink.fields`: the projection of a stdout or file sink (`projection`), or a custom
+    /// liferay command's parameters.
+    static func fieldsSchema(projection: JSONValue) -> JSONValue {
+        [
+            "anyOf": [
+                projection,
+                [
+                    "type": "object", "minProperties": 1,
+                    "description": "The command's parameters (liferay sink, service custom): row.<field> takes a row's value, anything else is a constant.",
+                ],
+            ]
+        ]
+    }
+
     /// The schema of a `liferay` sink's key: a connection key is described as in `source:`.
     static func schemaValue(_ key: String, sourceValue: JSONValue?) -> JSONValue? {
         if connection.contains(key) { return sourceValue }
@@ -160,13 +273,28 @@ extension LiferaySinkKeys {
             return whole(1, Int.max, "The site the entries go to (liferay sink).")
         case "folder-id":
             return whole(0, Int.max, "The folder every row goes to, 0 for the site's root; without it each row's folderId (liferay sink).")
+        case "record-set-id":
+            return whole(1, Int.max, "The dynamic data list the records go to (liferay sink, service ddl-record).")
+        case "command":
+            return ["type": "string", "pattern": "^/", "description": "The JSON-WS command each row becomes (liferay sink, service custom), e.g. /bookmarks.bookmarksentry/add-entry."]
+        case "optional":
+            return [
+                "anyOf": [["type": "string"], ["type": "array", "items": ["type": "string"]]],
+                "description": "Parameters a row may lack, sent as null; the others are required (liferay sink, service custom).",
+            ]
+        case "structure-key":
+            return ["type": "string", "minLength": 1, "description": "The web content structure key (ddmStructureKey) of rows that name none (liferay sink, web-content over jsonws)."]
+        case "template-key":
+            return ["type": "string", "description": "The web content template key (ddmTemplateKey) of rows that name none (liferay sink, web-content over jsonws)."]
+        case "content-structure-id":
+            return whole(1, Int.max, "The web content structure (contentStructureId) of rows that name none (liferay sink, service web-content).")
         case "key":
             return [
                 "anyOf": [
-                    ["enum": .array(bookmarkKeyFields.sorted().map { .string($0) })],
-                    ["type": "array", "items": ["enum": .array(bookmarkKeyFields.sorted().map { .string($0) })], "minItems": 1],
+                    ["type": "string", "minLength": 1],
+                    ["type": "array", "items": ["type": "string", "minLength": 1], "minItems": 1],
                 ],
-                "description": "The fields that identify an entry, looked up before an unanswered create is sent again (liferay sink, default [url, folderId]).",
+                "description": "The fields that identify an entry, looked up before an unanswered create is sent again (liferay sink; default [url, folderId] for bookmarks, [title] for web content).",
             ]
         default:
             return nil

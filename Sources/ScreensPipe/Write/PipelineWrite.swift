@@ -77,7 +77,6 @@ public enum PipelineWrite {
         let rejects = RejectsFile(path: options.rejectsPath)
         do throws(ScreensPipeError) {
             let settings = HTTPSourceSettings(source: sink.connection, configuredURL: baseURL, onRetry: nil, logger: environment.logger)
-            let transport = JSONWSBookmarkTransport(settings: settings, client: client, baseURL: baseURL)
             // A sandbox started for this run is new every time: a journal of it would skip
             // rows that no longer exist.
             var journal: WriteJournal?
@@ -86,9 +85,9 @@ public enum PipelineWrite {
                 journal = try await WriteJournal(
                     store: store, pipeline: spec.name, target: "\(redactedURL(baseURL)) group \(sink.groupId)")
             }
-            let writer = try await BookmarkWriter(
-                spec: sink, pipeline: spec.name, transport: transport, journal: journal, bus: bus, rejects: rejects,
-                dryRun: options.dryRun)
+            let writer = try await makeWriter(
+                sink: sink, pipeline: spec.name, settings: settings, client: client, baseURL: baseURL, journal: journal, bus: bus,
+                rejects: rejects, dryRun: options.dryRun)
             await bus.publish(.started(RunStarted(pipeline: spec.name, source: "write \(sink.service.rawValue) to \(redactedURL(baseURL))")))
             switch options.input {
             case .standardInput:
@@ -120,7 +119,38 @@ public enum PipelineWrite {
         }
     }
 
-    private static func feed(_ input: WriteInputLines, to writer: BookmarkWriter) async throws(ScreensPipeError) {
+    /// The writer for the sink's service and transport.
+    private static func makeWriter(
+        sink: LiferaySinkSpec, pipeline: String, settings: HTTPSourceSettings, client: HTTPClient, baseURL: String,
+        journal: WriteJournal?, bus: EventBus, rejects: RejectsFile, dryRun: Bool
+    ) async throws(ScreensPipeError) -> any RowWriter {
+        let jsonws = JSONWSBookmarkTransport(settings: settings, client: client, baseURL: baseURL)
+        func batches<Model: JSONWSWriteModel>(_ model: Model) async throws(ScreensPipeError) -> any RowWriter {
+            try await JSONWSWriter(
+                spec: sink, model: model, pipeline: pipeline, transport: jsonws, journal: journal, bus: bus, rejects: rejects,
+                dryRun: dryRun)
+        }
+        switch (sink.service, sink.transport) {
+        case (.webContent, .headless):
+            return try await StructuredContentWriter(
+                spec: sink, pipeline: pipeline,
+                transport: HeadlessWriteTransport(settings: settings, client: client, baseURL: baseURL, siteId: sink.groupId),
+                journal: journal, bus: bus, rejects: rejects, dryRun: dryRun)
+        case (.webContent, .jsonws):
+            return try await batches(WebContentWriteModel(spec: sink))
+        case (.ddlRecord, _):
+            guard let recordSetId = sink.recordSetId else { throw ScreensPipeError.configuration("service: ddl-record needs 'record-set-id'") }
+            return try await batches(DDLRecordWriteModel(spec: sink, recordSetId: recordSetId))
+        case (.custom, _):
+            guard let declared = sink.declared else { throw ScreensPipeError.configuration("service: custom needs 'command' and 'fields'") }
+            return try await batches(DeclaredServiceModel(spec: sink, service: declared))
+        case (.bookmark, _):
+            // The pipeline decoder refuses bookmarks over headless: Liferay has no such API.
+            return try await batches(BookmarkWriteModel(spec: sink))
+        }
+    }
+
+    private static func feed(_ input: WriteInputLines, to writer: any RowWriter) async throws(ScreensPipeError) {
         do throws(ScreensPipeError) {
             for await line in input.lines {
                 try Task.checkCancellation(orThrow: ScreensPipeError(.cancelled, "the write was cancelled"))
@@ -134,7 +164,7 @@ public enum PipelineWrite {
     }
 
     /// Reads the pipeline's source list and writes its selected rows, in list order.
-    private static func copy(spec: PipelineSpec, environment: PipelineEnvironment, to writer: BookmarkWriter) async throws(ScreensPipeError) {
+    private static func copy(spec: PipelineSpec, environment: PipelineEnvironment, to writer: any RowWriter) async throws(ScreensPipeError) {
         let reader = Pipeline(spec: spec, environment: environment)
         let subscription = reader.subscribe()
         let reading = Task { () -> Result<RunSummary, ScreensPipeError> in

@@ -14,7 +14,7 @@ struct WriteJournal: Sendable {
 
     struct Record: Sendable {
         var state: State
-        /// The stored values when the outcome was recorded (``BookmarkRow/content``).
+        /// The stored values when the outcome was recorded (``JournaledRow/content``).
         var content: String
         var entryId: Int64?
     }
@@ -64,7 +64,7 @@ struct WriteJournal: Sendable {
     }
 
     /// Records rows' states in one transaction: all of them or none.
-    func record(_ entries: [(row: BookmarkRow, state: State, entryId: Int64?)]) async throws(ScreensPipeError) {
+    func record<Row: JournaledRow>(_ entries: [(row: Row, state: State, entryId: Int64?)]) async throws(ScreensPipeError) {
         guard !entries.isEmpty else { return }
         do {
             try await pool.write { [pipeline, target] db in
@@ -89,7 +89,7 @@ struct WriteJournal: Sendable {
     }
 
     /// Forgets a row that was pending and then refused by the portal: nothing was created.
-    func forget(_ rows: [BookmarkRow]) async throws(ScreensPipeError) {
+    func forget<Row: JournaledRow>(_ rows: [Row]) async throws(ScreensPipeError) {
         guard !rows.isEmpty else { return }
         do {
             try await pool.write { [pipeline, target] db in
@@ -104,3 +104,15 @@ struct WriteJournal: Sendable {
         }
     }
 }
+
+/// A row as the journal knows it: what identifies the entry, and what it holds.
+protocol JournaledRow: Sendable {
+    /// The input line (or list position) the row came from.
+    var line: Int { get }
+    /// The declared key fields' values, joined: the same text for the same entry.
+    var key: String { get }
+    /// The values the portal stores, to tell a changed row from one already written.
+    var content: String { get }
+}
+
+extension BookmarkRow: JournaledRow {}

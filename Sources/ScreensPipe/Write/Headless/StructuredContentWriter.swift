@@ -1,0 +1,195 @@
+package import Logging
+import ScreensBus
+
+/// Writes web content rows through headless-delivery, one request per row in input order,
+/// exactly once each.
+///
+/// A row with an `externalReferenceCode` is a `PUT .../by-external-reference-code/{erc}`:
+/// idempotent, so it is retried like a read, and a run killed mid-write simply sends the
+/// rows its journal left pending again. A row without one is a `POST`, which is never sent
+/// twice blindly: after an ambiguous failure (a reset, a timeout, a gateway's 5xx) the
+/// site's list is looked up by the declared key (`key`, default `[title]`) first, and the
+/// row is sent again only when nothing was created.
+final class StructuredContentWriter: RowWriter {
+    private let spec: LiferaySinkSpec
+    private let transport: HeadlessWriteTransport
+    private let journal: WriteJournal?
+    private let bus: EventBus
+    private let pipeline: String
+    private let events: WriteEvents
+    private let rejects: RejectsFile
+    private let dryRun: Bool
+    private var journaled: [String: WriteJournal.Record] = [:]
+    private var seenKeys: [String: Int] = [:]
+    private var requestNumber = 0
+    private(set) var summary = WriteSummary()
+
+    init(
+        spec: LiferaySinkSpec, pipeline: String, transport: HeadlessWriteTransport, journal: WriteJournal?,
+        bus: EventBus, rejects: RejectsFile, dryRun: Bool
+    ) async throws(ScreensPipeError) {
+        self.spec = spec
+        self.transport = transport
+        self.journal = journal
+        self.bus = bus
+        self.pipeline = pipeline
+        self.rejects = rejects
+        events = WriteEvents(bus: bus, pipeline: pipeline, rejects: rejects)
+        self.dryRun = dryRun
+        journaled = try await journal?.records() ?? [:]
+    }
+
+    func take(_ line: WriteInputLine) async throws(ScreensPipeError) {
+        switch Result(catching: { () throws(RowRejection) in try StructuredContentRowValidator.row(line, spec: spec) }) {
+        case .success(let row): try await write(row)
+        case .failure(let rejection):
+            try await reject(line: line.number, input: String(decoding: line.bytes, as: UTF8.self), truncated: line.truncated, reason: rejection.message)
+        }
+    }
+
+    func take(row value: JSONValue, number: Int) async throws(ScreensPipeError) {
+        switch Result(catching: { () throws(RowRejection) in try StructuredContentRowValidator.row(value, line: number, spec: spec) }) {
+        case .success(let row): try await write(row)
+        case .failure(let rejection): try await reject(line: number, input: value.jsonString, truncated: false, reason: rejection.message)
+        }
+    }
+
+    func finish() async throws(ScreensPipeError) -> WriteSummary {
+        summary.rejectsPath = try rejects.close()
+        return summary
+    }
+
+    // MARK: - Rows
+
+    private func write(_ row: StructuredContentRow) async throws(ScreensPipeError) {
+        if let first = seenKeys[row.key] {
+            let what = row.externalReferenceCode.map { "externalReferenceCode \($0)" } ?? "key \(spec.key.joined(separator: "+"))"
+            try await reject(line: row.line, input: row.inputText, truncated: false, reason: "the same web content (\(what)) as line \(first)")
+            return
+        }
+        seenKeys[row.key] = row.line
+        let record = journaled[row.key]
+        if let record, record.state != .pending, record.content == row.content {
+            summary.skipped += 1
+            await result(row, "unchanged", id: record.entryId, reason: "written by an earlier run (journal)")
+            return
+        }
+        if dryRun {
+            let request: HTTPRequest
+            if let erc = row.externalReferenceCode {
+                request = try transport.request("PUT", url: transport.url(externalReferenceCode: erc), body: row.body)
+            } else {
+                request = try transport.request("POST", url: transport.listURL, body: row.body)
+            }
+            await events.plan(request)
+            await result(row, "planned", id: nil)
+            return
+        }
+        if let erc = row.externalReferenceCode {
+            try await put(row, erc: erc, written: record.map { $0.state != .pending } ?? false)
+        } else {
+            try await post(row, undecided: record?.state == .pending)
+        }
+    }
+
+    /// The idempotent upsert: sent until answered; a row left pending is sent again by the
+    /// next run, which is safe for the same reason.
+    private func put(_ row: StructuredContentRow, erc: String, written: Bool) async throws(ScreensPipeError) {
+        try await journal?.record([(row: row, state: WriteJournal.State.pending, entryId: Int64?.none)])
+        requestNumber += 1
+        summary.batches += 1
+        switch try await transport.put(erc, row.body) {
+        case .stored(let stored):
+            await publishResponse(row)
+            // The answer does not say whether the code was new: an article this pipeline
+            // wrote before, or one whose dates differ, was updated.
+            let dateCreated = stored["dateCreated"]?.stringValue
+            let updated = written || (dateCreated != nil && dateCreated != stored["dateModified"]?.stringValue)
+            try await done(row, updated ? .updated : .created, id: stored["id"]?.int64Value)
+        case .refused(let reason, let status):
+            await publishResponse(row)
+            try await journal?.forget([row])
+            try await reject(line: row.line, input: row.inputText, truncated: false, reason: "the portal refused it (HTTP \(status)): \(reason)")
+        case .ambiguous(let reason):
+            throw ScreensPipeError.connectivity(
+                "line \(row.line) (externalReferenceCode \(erc)) got no answer after \(transport.settings.retry.attempts) attempts (\(reason)); the journal keeps it pending, and a rerun sends the same PUT again")
+        }
+    }
+
+    /// The create: one attempt at a time, each after a lookup when the last one went
+    /// unanswered (or an earlier run's did).
+    private func post(_ row: StructuredContentRow, undecided: Bool) async throws(ScreensPipeError) {
+        if undecided, try await settle(row) { return }
+        var attempt = 1
+        while true {
+            try await journal?.record([(row: row, state: WriteJournal.State.pending, entryId: Int64?.none)])
+            requestNumber += 1
+            summary.batches += 1
+            switch try await transport.post(row.body) {
+            case .stored(let stored):
+                await publishResponse(row)
+                try await done(row, .created, id: stored["id"]?.int64Value)
+                return
+            case .refused(let reason, let status):
+                await publishResponse(row)
+                try await journal?.forget([row])
+                try await reject(line: row.line, input: row.inputText, truncated: false, reason: "the portal refused it (HTTP \(status)): \(reason)")
+                return
+            case .ambiguous(let reason):
+                guard attempt < transport.settings.retry.attempts else {
+                    throw ScreensPipeError.connectivity(
+                        "line \(row.line) got no answer after \(attempt) attempts (\(reason)); the journal keeps it pending, and a rerun looks it up before writing")
+                }
+                let delay = transport.settings.retry.exponentialDelay(beforeRetry: attempt)
+                attempt += 1
+                transport.settings.logger.warning("line \(row.line) got no answer (\(reason)); looking it up before sending again")
+                do { try await Task.sleep(for: delay) } catch { throw ScreensPipeError(.cancelled, "the write was cancelled") }
+                do throws(ScreensPipeError) {
+                    if try await settle(row) { return }
+                } catch {
+                    throw ScreensPipeError(
+                        error.code,
+                        "line \(row.line) got no answer (\(reason)) and the lookup that would settle it failed: \(error.message); the journal keeps it pending, and a rerun looks it up before writing",
+                        request: error.request, status: error.status)
+                }
+            }
+        }
+    }
+
+    /// Looks the row up by key: found means an unanswered request created it.
+    private func settle(_ row: StructuredContentRow) async throws(ScreensPipeError) -> Bool {
+        guard let found = try await transport.lookup(keyFields: spec.key)[row.key] else { return false }
+        try await done(row, .created, id: found.id)
+        return true
+    }
+
+    private func done(_ row: StructuredContentRow, _ state: WriteJournal.State, id: Int64?) async throws(ScreensPipeError) {
+        try await journal?.record([(row: row, state: state, entryId: id)])
+        switch state {
+        case .created: summary.created += 1
+        case .updated: summary.updated += 1
+        case .unchanged, .pending: summary.unchanged += 1
+        }
+        journaled[row.key] = WriteJournal.Record(state: state, content: row.content, entryId: id)
+        await result(row, state.rawValue, id: id)
+    }
+
+    private func reject(line: Int, input: String?, truncated: Bool, reason: String) async throws(ScreensPipeError) {
+        summary.rejected += 1
+        try await events.reject(line: line, input: input, truncated: truncated, reason: reason)
+    }
+
+    private func result(_ row: StructuredContentRow, _ outcome: String, id: Int64?, reason: String? = nil) async {
+        var details = JSONObject()
+        if let id { details["id"] = .int(id) }
+        if let erc = row.externalReferenceCode { details["externalReferenceCode"] = .string(erc) }
+        details["title"] = .string(row.title)
+        if let reason { details["reason"] = .string(reason) }
+        await events.result(line: row.line, outcome: outcome, details: details)
+    }
+
+    private func publishResponse(_ row: StructuredContentRow) async {
+        await bus.publish(
+            .response(ListResponse(pipeline: pipeline, page: requestNumber - 1, startRow: row.line, endRow: row.line + 1, rowCount: nil, rows: 1, origin: .remote)))
+    }
+}

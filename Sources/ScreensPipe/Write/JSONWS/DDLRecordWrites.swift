@@ -1,0 +1,107 @@
+import ScreensBus
+
+/// One dynamic data list record: the `fieldsMap` of `add-record`.
+struct DDLRecordRow: JournaledRow, Hashable {
+    var line: Int
+    var displayIndex: Int64
+    /// The field values, names sorted: the same record always reads the same.
+    var fields: JSONObject
+    var key: String
+    var content: String { JSONValue.object(fields).jsonString }
+}
+
+/// `service: ddl-record`: `/ddl.ddlrecord/add-record(groupId, recordSetId, displayIndex,
+/// fieldsMap, serviceContext)` and `update-record(recordId, displayIndex, fieldsMap,
+/// mergeFields, serviceContext)`, the `fieldsMap` overloads of the Mobile SDK's
+/// `DDLRecordService`; Liferay 7.0 serves both (7.1 and later add records from
+/// `DDMFormValues` only, which the Mobile SDK does not carry). The record set's
+/// `/screens.screensddlrecord/get-ddl-records` is the lookup.
+///
+/// A row's fields are its `modelValues` (a row read from a record list copies as it is),
+/// else its `fields`, else the row itself; each value a text, number or boolean.
+struct DDLRecordWriteModel: JSONWSWriteModel {
+    let spec: LiferaySinkSpec
+    let recordSetId: Int64
+    /// The most fields a record may have: the bound keeps a hostile row's request small.
+    static let maximumFields = 500
+
+    var serviceName: String { "ddl-record" }
+    var idField: String { "recordId" }
+    var updatesNeedLookup: Bool { false }
+
+    func row(_ value: JSONValue, line: Int) throws(RowRejection) -> DDLRecordRow {
+        guard case .object(let object) = value else {
+            throw RowRejection(message: "a row is a JSON object of field values, found \(value.typeName)")
+        }
+        let nested = value["modelValues"]?.objectValue ?? value["fields"]?.objectValue
+        // A flat row is the record's fields, but for its displayIndex.
+        let source = nested ?? object
+        guard !source.isEmpty else { throw RowRejection(message: "a record needs at least one field") }
+        guard source.count <= Self.maximumFields else {
+            throw RowRejection(message: "the record has \(source.count) fields, more than \(Self.maximumFields)")
+        }
+        var fields = JSONObject(minimumCapacity: source.count)
+        for name in source.keys.sorted() where nested != nil || name != "displayIndex" {
+            guard let field = source[name] else { continue }
+            switch field {
+            case .string, .int, .double, .bool: fields.appendUnchecked(key: name, value: field)
+            case .null: continue
+            default: throw RowRejection(message: "field '\(name.prefix(100))' must be text, a number or a boolean, found \(field.typeName)")
+            }
+        }
+        let displayIndex = value["modelAttributes"]?["displayIndex"]?.int64Value ?? value["displayIndex"]?.int64Value ?? 0
+        for name in spec.key where fields[name] == nil {
+            throw RowRejection(message: "missing '\(name)', a field of the key")
+        }
+        let key = spec.key.isEmpty ? JSONValue.object(fields).jsonString : spec.key.map { fields[$0]?.jsonString ?? "" }.joined(separator: "\u{1F}")
+        return DDLRecordRow(line: line, displayIndex: displayIndex, fields: fields, key: key)
+    }
+
+    func addCommand(_ row: DDLRecordRow) -> JSONWSCommand {
+        var params = JSONObject(minimumCapacity: 5)
+        params.appendUnchecked(key: "groupId", value: .int(spec.groupId))
+        params.appendUnchecked(key: "recordSetId", value: .int(recordSetId))
+        params.appendUnchecked(key: "displayIndex", value: .int(row.displayIndex))
+        params.appendUnchecked(key: "fieldsMap", value: .object(row.fields))
+        params.appendUnchecked(key: "serviceContext", value: .null)
+        return ("/ddl.ddlrecord/add-record", params)
+    }
+
+    func updateCommand(_ row: DDLRecordRow, _ found: FoundEntry) -> JSONWSCommand {
+        var params = JSONObject(minimumCapacity: 5)
+        params.appendUnchecked(key: "recordId", value: .int(found.id))
+        params.appendUnchecked(key: "displayIndex", value: .int(row.displayIndex))
+        params.appendUnchecked(key: "fieldsMap", value: .object(row.fields))
+        // The row holds every field: a field it lacks is cleared, not kept.
+        params.appendUnchecked(key: "mergeFields", value: .bool(false))
+        params.appendUnchecked(key: "serviceContext", value: .null)
+        return ("/ddl.ddlrecord/update-record", params)
+    }
+
+    func id(ofResult result: JSONValue) -> Int64? { result["recordId"]?.int64Value }
+
+    func lookup(_ rows: [DDLRecordRow], transport: JSONWSBookmarkTransport) async throws(ScreensPipeError) -> [String: FoundEntry]? {
+        let params: JSONObject = ["ddlRecordSetId": .int(recordSetId), "locale": "en_US", "start": .int(-1), "end": .int(-1), "obc": .null]
+        let records: [JSONValue]
+        do throws(ScreensPipeError) {
+            records = try await transport.read(("/screens.screensddlrecord/get-ddl-records", params), what: "the records of record set \(recordSetId)").arrayValue ?? []
+        } catch where error.isRefusedRead {
+            return [:]
+        }
+        var found: [String: FoundEntry] = [:]
+        for record in records {
+            guard let recordId = record["modelAttributes"]?["recordId"]?.int64Value else { continue }
+            guard let stored = try? row(record, line: 0) else { continue }
+            if found[stored.key] == nil { found[stored.key] = FoundEntry(id: recordId, content: stored.content) }
+        }
+        return found
+    }
+
+    func details(_ row: DDLRecordRow) -> JSONObject {
+        var details: JSONObject = ["recordSetId": .int(recordSetId)]
+        for name in spec.key { details[name] = row.fields[name] ?? .null }
+        return details
+    }
+
+    func inputText(_ row: DDLRecordRow) -> String { row.content }
+}

@@ -1,0 +1,255 @@
+import ScreensBus
+
+/// One web content row for JSON-WS: the values of `add-article`.
+struct ArticleRow: JournaledRow, Hashable {
+    var line: Int
+    var groupId: Int64
+    var folderId: Int64
+    var title: String
+    var description: String
+    /// The structured content document (`<root><dynamic-element>...`).
+    var contentXML: String
+    /// The fields as name and text, the comparable form of `contentXML`.
+    var fields: [ArticleXMLText.Field]
+    var structureKey: String
+    var templateKey: String
+    var urlTitle: String
+    var key: String
+
+    var content: String {
+        ([title, description, String(folderId), structureKey] + fields.map { "\($0.name)=\($0.data)" }).joined(separator: "\u{1F}")
+    }
+}
+
+/// `service: web-content` over JSON-WS: `/journal.journalarticle/add-article` and
+/// `update-article` with the 7.2-7.4 parameter lists of the Mobile SDK's
+/// `JournalArticleService` (v72, v73); a folder's `get-articles(groupId, folderId, locale)`
+/// is the lookup, and gives an update the `articleId`, `version` and author it needs.
+///
+/// A row has the headless shape, so the same JSON lines go through either transport:
+/// `title` (required), `description`, `contentFields` as `[{name, contentFieldValue:
+/// {data}}]` (or `content`, the document itself), `folderId`, `ddmStructureKey` and
+/// `ddmTemplateKey` (or the sink's `structure-key` and `template-key`). Text is written in
+/// `en_US`, the sandbox's and a default portal's default locale.
+struct WebContentWriteModel: JSONWSWriteModel {
+    let spec: LiferaySinkSpec
+    static let locale = "en_US"
+
+    var serviceName: String { "web-content" }
+    var idField: String { "resourcePrimKey" }
+    var updatesNeedLookup: Bool { true }
+
+    func row(_ value: JSONValue, line: Int) throws(RowRejection) -> ArticleRow {
+        guard case .object = value else {
+            throw RowRejection(message: "a row is a JSON object with title and contentFields, found \(value.typeName)")
+        }
+        let title = try WriteRowParsing.text(value, "title", required: true, limit: StructuredContentRowValidator.titleLength)
+        let description = try WriteRowParsing.text(value, "description", required: false, limit: 4000)
+        let folderId: Int64
+        if let target = spec.folderId {
+            folderId = target
+        } else if let given = value["folderId"], !given.isNull {
+            guard let number = given.int64Value, number >= 0 else {
+                throw RowRejection(message: "'folderId' must be a folder id (a whole number, 0 for the site's root), found \(given.jsonString.prefix(100))")
+            }
+            folderId = number
+        } else {
+            folderId = 0
+        }
+        let given = try WriteRowParsing.text(value, "ddmStructureKey", required: false, limit: 75)
+        let structureKey = given.isEmpty ? spec.structureKey ?? "" : given
+        guard !structureKey.isEmpty else {
+            throw RowRejection(message: "missing 'ddmStructureKey' (and the sink names no structure-key)")
+        }
+        let template = try WriteRowParsing.text(value, "ddmTemplateKey", required: false, limit: 75)
+        let fields: [ArticleXMLText.Field]
+        if value["contentFields"] != nil {
+            fields = try StructuredContentRowValidator.contentFields(value["contentFields"]).map { field in
+                let data = field["contentFieldValue"]?["data"]
+                return ArticleXMLText.Field(name: field["name"]?.stringValue ?? "", data: data?.stringValue ?? data?.jsonString ?? "")
+            }
+        } else {
+            let document = try WriteRowParsing.text(value, "content", required: false, limit: WriteInputLines.maximumLineLength)
+            fields = ArticleXMLText.fields(document)
+        }
+        var row = ArticleRow(
+            line: line, groupId: spec.groupId, folderId: folderId, title: title, description: description,
+            contentXML: ArticleXMLText.document(fields, locale: Self.locale), fields: fields, structureKey: structureKey,
+            templateKey: template.isEmpty ? spec.templateKey ?? "" : template,
+            urlTitle: try WriteRowParsing.text(value, "friendlyUrlPath", required: false, limit: 255), key: "")
+        row.key = keyOf(title: title, urlTitle: row.urlTitle)
+        return row
+    }
+
+    private func keyOf(title: String, urlTitle: String) -> String {
+        spec.key.map { $0 == "title" ? title : urlTitle }.joined(separator: "\u{1F}")
+    }
+
+    func addCommand(_ row: ArticleRow) -> JSONWSCommand {
+        var params = JSONObject(minimumCapacity: 8)
+        params.appendUnchecked(key: "groupId", value: .int(row.groupId))
+        params.appendUnchecked(key: "folderId", value: .int(row.folderId))
+        params.appendUnchecked(key: "titleMap", value: [Self.locale: .string(row.title)])
+        params.appendUnchecked(key: "descriptionMap", value: [Self.locale: .string(row.description)])
+        params.appendUnchecked(key: "content", value: .string(row.contentXML))
+        params.appendUnchecked(key: "ddmStructureKey", value: .string(row.structureKey))
+        params.appendUnchecked(key: "ddmTemplateKey", value: .string(row.templateKey))
+        params.appendUnchecked(key: "serviceContext", value: .null)
+        return ("/journal.journalarticle/add-article", params)
+    }
+
+    func updateCommand(_ row: ArticleRow, _ found: FoundEntry) -> JSONWSCommand {
+        var params = JSONObject(minimumCapacity: 10)
+        params.appendUnchecked(key: "userId", value: found.updateParameters["userId"] ?? .int(0))
+        params.appendUnchecked(key: "groupId", value: .int(row.groupId))
+        params.appendUnchecked(key: "folderId", value: .int(row.folderId))
+        params.appendUnchecked(key: "articleId", value: found.updateParameters["articleId"] ?? .string(""))
+        params.appendUnchecked(key: "version", value: found.updateParameters["version"] ?? .double(1))
+        params.appendUnchecked(key: "titleMap", value: [Self.locale: .string(row.title)])
+        params.appendUnchecked(key: "descriptionMap", value: [Self.locale: .string(row.description)])
+        params.appendUnchecked(key: "content", value: .string(row.contentXML))
+        params.appendUnchecked(key: "layoutUuid", value: .string(""))
+        params.appendUnchecked(key: "serviceContext", value: .null)
+        return ("/journal.journalarticle/update-article", params)
+    }
+
+    func id(ofResult result: JSONValue) -> Int64? { result["resourcePrimKey"]?.int64Value }
+
+    /// One `get-articles` per folder of `rows`; the latest version of each article.
+    func lookup(_ rows: [ArticleRow], transport: JSONWSBookmarkTransport) async throws(ScreensPipeError) -> [String: FoundEntry]? {
+        var found: [String: FoundEntry] = [:]
+        var folders: Set<Int64> = []
+        for row in rows where folders.insert(row.folderId).inserted {
+            let params: JSONObject = ["groupId": .int(row.groupId), "folderId": .int(row.folderId), "locale": .string(Self.locale)]
+            let articles: [JSONValue]
+            do throws(ScreensPipeError) {
+                articles = try await transport.read(("/journal.journalarticle/get-articles", params), what: "the articles of folder \(row.folderId)").arrayValue ?? []
+            } catch where error.isRefusedRead {
+                continue
+            }
+            for article in articles {
+                guard let id = article["resourcePrimKey"]?.int64Value else { continue }
+                let title = ArticleXMLText.localized(article["title"]?.stringValue ?? "", locale: Self.locale)
+                let stored = ArticleRow(
+                    line: 0, groupId: row.groupId, folderId: article["folderId"]?.int64Value ?? row.folderId, title: title,
+                    description: ArticleXMLText.localized(article["description"]?.stringValue ?? "", locale: Self.locale),
+                    contentXML: "", fields: ArticleXMLText.fields(article["content"]?.stringValue ?? ""),
+                    structureKey: article["DDMStructureKey"]?.stringValue ?? "", templateKey: "",
+                    urlTitle: article["urlTitle"]?.stringValue ?? "", key: "")
+                let key = keyOf(title: title, urlTitle: stored.urlTitle)
+                let version = article["version"]?.doubleValue ?? 1
+                // A list may hold several versions of an article: the latest one is updated.
+                if let earlier = found[key], earlier.id != id || (earlier.updateParameters["version"]?.doubleValue ?? 0) >= version { continue }
+                found[key] = FoundEntry(
+                    id: id, content: stored.content,
+                    updateParameters: [
+                        "userId": article["userId"] ?? .int(0), "articleId": article["articleId"] ?? .string(""), "version": .double(version),
+                    ])
+            }
+        }
+        return found
+    }
+
+    func details(_ row: ArticleRow) -> JSONObject {
+        ["title": .string(row.title), "folderId": .int(row.folderId)]
+    }
+
+    func inputText(_ row: ArticleRow) -> String {
+        JSONValue.object([
+            "title": .string(row.title), "description": .string(row.description), "folderId": .int(row.folderId),
+            "ddmStructureKey": .string(row.structureKey), "content": .string(row.contentXML),
+        ]).jsonString
+    }
+}
+
+/// The XML Liferay keeps article titles and structured content in: written for
+/// `add-article`, read back from `get-articles` to compare. A scanner for the documents
+/// the portal writes (`<root>` with `language-id` elements, `dynamic-element` /
+/// `dynamic-content`, CDATA and the five entities), not a general XML parser.
+enum ArticleXMLText {
+    struct Field: Sendable, Hashable {
+        var name: String
+        var data: String
+    }
+
+    /// A structured content document holding `fields` in `locale`.
+    static func document(_ fields: [Field], locale: String) -> String {
+        var xml = "<?xml version=\"1.0\"?>\n<root available-locales=\"\(locale)\" default-locale=\"\(locale)\">"
+        for field in fields {
+            xml += "<dynamic-element name=\"\(escaped(field.name))\" type=\"text\" index-type=\"keyword\"><dynamic-content language-id=\"\(locale)\">\(escaped(field.data))</dynamic-content></dynamic-element>"
+        }
+        return xml + "</root>"
+    }
+
+    /// The fields of a document, each with its first value (a document from a portal may
+    /// hold several locales; the first is the default one in what Liferay writes).
+    static func fields(_ xml: String) -> [Field] {
+        var fields: [Field] = []
+        var rest = Substring(xml)
+        while let start = rest.range(of: "<dynamic-element ") {
+            rest = rest[start.upperBound...]
+            guard let name = attribute("name", in: rest.prefix { $0 != ">" }) else { break }
+            guard let open = rest.range(of: "<dynamic-content") else { break }
+            let afterOpen = rest[open.upperBound...]
+            guard let close = afterOpen.firstIndex(of: ">"), let end = afterOpen.range(of: "</dynamic-content>") else { break }
+            let raw = afterOpen[afterOpen.index(after: close)..<end.lowerBound]
+            fields.append(Field(name: decoded(name), data: decoded(raw)))
+            rest = afterOpen[end.upperBound...]
+        }
+        return fields
+    }
+
+    /// The text of a localized document in `locale` (or its first value); text that is not
+    /// such a document is the text itself.
+    static func localized(_ xml: String, locale: String) -> String {
+        guard xml.contains("<root") else { return xml }
+        var first: String?
+        var rest = Substring(xml)
+        while let marker = rest.range(of: "language-id=\"") {
+            let value = rest[marker.upperBound...]
+            guard let quote = value.firstIndex(of: "\""), let close = value[quote...].firstIndex(of: ">") else { break }
+            let id = value[..<quote]
+            let text = value[value.index(after: close)...]
+            guard let end = text.range(of: "</") else { break }
+            let decodedText = decoded(text[..<end.lowerBound])
+            if id == locale { return decodedText }
+            if first == nil { first = decodedText }
+            rest = text[end.upperBound...]
+        }
+        return first ?? ""
+    }
+
+    private static func attribute(_ name: String, in text: Substring) -> Substring? {
+        guard let marker = text.range(of: "\(name)=\"") else { return nil }
+        let value = text[marker.upperBound...]
+        guard let quote = value.firstIndex(of: "\"") else { return nil }
+        return value[..<quote]
+    }
+
+    static func escaped(_ text: String) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&apos;"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+
+    private static func decoded(_ text: Substring) -> String {
+        if text.hasPrefix("<![CDATA["), text.hasSuffix("]]>") { return String(text.dropFirst(9).dropLast(3)) }
+        guard text.contains("&") else { return String(text) }
+        return String(text)
+            .replacingOccurrences(of: "&lt;", with: "<")
+            .replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&quot;", with: "\"")
+            .replacingOccurrences(of: "&apos;", with: "'")
+            .replacingOccurrences(of: "&amp;", with: "&")
+    }
+}

@@ -1,0 +1,54 @@
+import ScreensBus
+
+/// What every writer tells the bus and the rejects file, the same way whatever the service.
+struct WriteEvents {
+    let bus: EventBus
+    let pipeline: String
+    let rejects: RejectsFile
+
+    /// A refused row: a line of the rejects file, an `error` event and a `rejected` result.
+    func reject(line: Int, input: String?, truncated: Bool, reason: String) async throws(ScreensPipeError) {
+        try rejects.append(line: line, input: input, truncated: truncated, reason: reason)
+        await bus.publish(.error(ListError(pipeline: pipeline, row: line, kind: "rejected", message: "line \(line): \(reason)")))
+        await bus.publish(custom: "result", pipeline: pipeline, payload: ["line": .int(Int64(line)), "outcome": "rejected", "reason": .string(reason)])
+    }
+
+    /// One row's `result` event: `line`, `outcome`, then `details` (ids, key fields, reason).
+    func result(line: Int, outcome: String, details: JSONObject) async {
+        var payload: JSONObject = ["line": .int(Int64(line)), "outcome": .string(outcome)]
+        for (name, value) in details { payload[name] = value }
+        await bus.publish(custom: "result", pipeline: pipeline, payload: .object(payload))
+    }
+
+    /// `--dry-run`: the request as it would be sent, credentials redacted.
+    func plan(_ request: HTTPRequest) async {
+        var headerObject = JSONObject()
+        for field in redactedHeaders(request.headers).fields {
+            headerObject[field.name] = .string(redactingValues(field.value, request.secretValues))
+        }
+        let body = (request.body.flatMap { try? JSONValue(parsing: $0) }) ?? .null
+        await bus.publish(
+            custom: "request", pipeline: pipeline,
+            payload: ["request": .string(request.requestDescription), "headers": .object(headerObject), "body": body])
+    }
+}
+
+extension HTTPSourceSettings {
+    /// Applies the sink's headers, limits and, where the credential policy allows it for
+    /// the request's URL, its credentials.
+    func authorize(_ request: inout HTTPRequest) throws(ScreensPipeError) {
+        let decision = try CredentialPolicy.check(
+            url: request.url, configured: configuredURL, hasCredentials: hasCredentials, source: source)
+        apply(to: &request, withCredentials: decision == .sendWithCredentials)
+    }
+}
+
+/// Takes rows and writes them: one per service and transport.
+protocol RowWriter: AnyObject {
+    /// Takes one input line.
+    func take(_ line: WriteInputLine) async throws(ScreensPipeError)
+    /// Takes one row of a source's list (copying), numbered from 1.
+    func take(row value: JSONValue, number: Int) async throws(ScreensPipeError)
+    /// Sends what is left and closes the rejects file.
+    func finish() async throws(ScreensPipeError) -> WriteSummary
+}
