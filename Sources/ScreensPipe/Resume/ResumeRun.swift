@@ -4,7 +4,7 @@ internal import Glibc
 internal import Darwin
 #endif
 internal import Foundation
-import Logging
+internal import Logging
 import ScreensBus
 import Synchronization
 
@@ -88,12 +88,13 @@ final class ResumeRun: Sendable {
     static func prepare(
         spec: PipelineSpec, environment: PipelineEnvironment, startCursor: CursorValue?
     ) async throws(ScreensPipeError) -> ResumeRun? {
-        let refusal = resumability(of: spec, fullRefresh: environment.fullRefresh)
+        let refusal = resumability(of: spec, environment: environment)
         guard environment.resume else {
             guard refusal == nil, case .file(let path) = spec.sink.destination else { return nil }
+            let key = ResumeCheckpoint.key(for: try spec.stateKey())
+            let digest = try specDigest(of: spec, startCursor: startCursor)
             return ResumeRun(
-                key: ResumeCheckpoint.key(for: try spec.stateKey()), specDigest: try specDigest(of: spec, startCursor: startCursor), output: path,
-                snapshot: UUID().uuidString, resumed: nil, environment: environment, cacheSpec: spec.cache, store: nil, ownsStore: false)
+                key: key, specDigest: digest, output: path, snapshot: UUID().uuidString, resumed: nil, environment: environment, cacheSpec: spec.cache, store: nil, ownsStore: false)
         }
         if let refusal { throw cannotResume(spec, refusal) }
         guard case .file(let path) = spec.sink.destination else { throw cannotResume(spec, "it has no output file") }
@@ -111,7 +112,8 @@ final class ResumeRun: Sendable {
             guard checkpoint.output == path else {
                 throw cannotResume(spec, "the interrupted run wrote \(checkpoint.output), not \(path): resume with the same output")
             }
-            guard checkpoint.specDigest == (try specDigest(of: spec, startCursor: startCursor)) else {
+            let digest = try specDigest(of: spec, startCursor: startCursor)
+            guard checkpoint.specDigest == digest else {
                 throw cannotResume(spec, "the pipeline (or its options, its stored cursor) changed since the interrupted run, so the rest of the list would not match the kept part; run it again without --resume")
             }
             let partial = path + ".partial"
@@ -133,8 +135,8 @@ final class ResumeRun: Sendable {
     }
 
     /// Why runs of `spec` leave no checkpoint, or nil when they do.
-    private static func resumability(of spec: PipelineSpec, fullRefresh: Bool) -> String? {
-        if fullRefresh { return "--full-refresh starts over, which is the opposite of resuming" }
+    private static func resumability(of spec: PipelineSpec, environment: PipelineEnvironment) -> String? {
+        if environment.fullRefresh { return "--full-refresh starts over, which is the opposite of resuming" }
         guard case .file(let path) = spec.sink.destination, path != "-" else {
             return "its output is not a file (-o FILE): rows written to a stream cannot be taken back or continued"
         }
@@ -142,6 +144,11 @@ final class ResumeRun: Sendable {
             return "only JSON lines of rows (format items) are resumed; \(spec.sink.format.rawValue) output has a header or per-run lines"
         }
         if spec.source.fansOut { return "a for-each or recursive source loads many lists; only a single list is resumed" }
+        // Checkpoints live with the list's state, beside the cache: a pipeline that keeps
+        // neither gets no database created behind its back.
+        if spec.cache == nil, spec.incremental == nil, environment.stateStore == nil {
+            return "it has no cache: section, where the checkpoints of its runs are kept; add one (or run with --policy remote-first) to make its runs resumable"
+        }
         var status = stat()
         if lstat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
             return "its output \(path) is not a regular file"
@@ -195,7 +202,8 @@ final class ResumeRun: Sendable {
             guard let complete, complete.key + 1 > state.committedNextPage else { return nil }
             return (complete.key, complete.value)
         }
-        guard let (page, mark) = found, let kept = output.keptFile else { return }
+        guard let found, let kept = output.keptFile else { return }
+        let (page, mark) = found
         try output.sync()
         let checkpoint = ResumeCheckpoint(
             specDigest: specDigest, output: self.output, kept: kept.identity, nextPage: page + 1, bytes: output.length,

@@ -35,20 +35,22 @@ import Glibc
         return file
     }
 
-    /// The output of one clean run of `name`'s pipeline, on a sandbox of its own.
-    static func cleanOutput(name: String, pageSize: Int = 10, incremental: Bool = false) async throws -> Data {
+    /// The output of one clean run of `name`'s pipeline, on a sandbox of its own, and the
+    /// state it committed (`state show`).
+    static func cleanRun(name: String, pageSize: Int = 10, incremental: Bool = false) async throws -> (output: Data, state: JSONValue?) {
         try await withSandbox { sandbox in
             let workspace = try IncrementalWorkspace()
             let file = try pipeline(in: workspace, name: name, pageSize: pageSize, incremental: incremental)
             let output = workspace.path("clean.jsonl")
             let result = try await sandbox.run(file, ["-o", output])
             #expect(result.status == 0, "\(result.stderr)")
-            return try Data(contentsOf: URL(fileURLWithPath: output))
+            let state = try JSONValue(parsing: try await CommandRunner.run(["state", "show", file]).stdoutText)["state"]
+            return (try Data(contentsOf: URL(fileURLWithPath: output)), state)
         }
     }
 
     @Test func resumingAfterFaultsGivesTheCleanOutputAndAsksNoDeliveredPageAgain() async throws {
-        let clean = try await Self.cleanOutput(name: "resume-faults")
+        let clean = try await Self.cleanRun(name: "resume-faults").output
         // Every 4th data request fails: the first run dies at page 3, the first resume at page 6.
         try await withSandbox(faults: FaultPlan(failEvery: 4, failStatus: 503)) { sandbox in
             let workspace = try IncrementalWorkspace()
@@ -99,7 +101,7 @@ import Glibc
     }
 
     @Test func killNineAtRandomPointsThenResumeGivesTheCleanOutput() async throws {
-        let clean = try await Self.cleanOutput(name: "resume-kill", pageSize: 4)
+        let clean = try await Self.cleanRun(name: "resume-kill", pageSize: 4).output
         var generator = SystemRandomNumberGenerator()
         try await withSandbox(faults: FaultPlan(latency: .milliseconds(60))) { sandbox in
             let workspace = try IncrementalWorkspace()
@@ -114,23 +116,28 @@ import Glibc
                 running.send(SIGKILL)
                 let (status, stderr) = await running.wait()
                 if status == 0 { break }
-                if stderr.contains("nothing to resume") { arguments = ["run", file, "-o", output]; continue }
+                if stderr.contains("nothing to resume") {
+                    arguments = ["run", file, "-o", output]
+                    continue
+                }
+                if arguments.contains("--resume") { resumedOnce = true }
                 arguments = ["run", file, "-o", output, "--resume"]
-                resumedOnce = true
             }
             var finish = try await CommandRunner.run(arguments, environment: environment)
+            var resumedAtTheEnd = arguments.contains("--resume")
             if finish.status == 2, finish.stderr.contains("nothing to resume") {
+                resumedAtTheEnd = false
                 finish = try await CommandRunner.run(["run", file, "-o", output], environment: environment)
             }
             #expect(finish.status == 0, "\(finish.stderr)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == clean)
-            // The loop killed runs that had checkpointed (the first checkpoint follows page 0).
-            #expect(resumedOnce)
+            // At least one resumed run got going (the first checkpoint follows page 0).
+            #expect(resumedOnce || resumedAtTheEnd)
         }
     }
 
     @Test func aResumedIncrementalRunCommitsTheCursorOfTheWholeList() async throws {
-        let clean = try await Self.cleanOutput(name: "resume-inc", incremental: true)
+        let (clean, cleanState) = try await Self.cleanRun(name: "resume-inc", incremental: true)
         try await withSandbox(faults: FaultPlan(failEvery: 4, failStatus: 503)) { sandbox in
             let workspace = try IncrementalWorkspace()
             let file = try Self.pipeline(in: workspace, name: "resume-inc", incremental: true)
@@ -142,17 +149,10 @@ import Glibc
             let done = try await sandbox.run(file, ["-o", output, "--resume"])
             #expect(done.status == 0, "\(done.stderr)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == clean)
-            // The cursor is the newest row of the whole list, pages before the resume included.
-            let rows = try String(decoding: clean, as: UTF8.self).split(separator: "\n").map { try JSONValue(parsing: String($0)) }
-            let newest = try #require(rows.compactMap { $0["modifiedDate"]?.int64Value }.max())
-            let state = try JSONValue(parsing: try await CommandRunner.run(["state", "show", file]).stdoutText)
-            #expect(state["state"]?["cursor"]?.stringValue == CursorValue.date(epochMilliseconds: newest).text)
-            // Requests 9 and 12 fail now: the next incremental run succeeds or fails, but never repeats a row.
-            let next = workspace.path("next.jsonl")
-            let incremental = try await sandbox.run(file, ["-o", next])
-            if incremental.status == 0 {
-                #expect(try String(contentsOfFile: next, encoding: .utf8).isEmpty)
-            }
+            // The cursor (and its boundary) is the clean run's: pages before the resume count too.
+            let state = try JSONValue(parsing: try await CommandRunner.run(["state", "show", file]).stdoutText)["state"]
+            #expect(cleanState?["cursor"]?.stringValue != nil)
+            #expect(state == cleanState)
         }
     }
 
@@ -192,7 +192,9 @@ import Glibc
             #expect(elsewhere.stderr.contains("not \(workspace.path("other.jsonl"))"), "\(elsewhere.stderr)")
 
             // A .partial shorter than the checkpoint (cut by hand) is refused, and left alone.
-            try kept.prefix(kept.count - 10).write(to: URL(fileURLWithPath: partial))
+            let cutting = try FileHandle(forWritingTo: URL(fileURLWithPath: partial))
+            try cutting.truncate(atOffset: UInt64(kept.count - 10))
+            try cutting.close()
             let shorter = try await sandbox.run(file, ["-o", output, "--resume"])
             #expect(shorter.status == 2)
             #expect(shorter.stderr.contains("fewer than the \(kept.count) the checkpoint counted"), "\(shorter.stderr)")
@@ -208,7 +210,7 @@ import Glibc
     }
 
     @Test func aCheckpointLongerThanWhatFollowsItIsCutBack() async throws {
-        let clean = try await Self.cleanOutput(name: "resume-cut")
+        let clean = try await Self.cleanRun(name: "resume-cut").output
         try await withSandbox(faults: FaultPlan(failEvery: 4, failStatus: 503)) { sandbox in
             let workspace = try IncrementalWorkspace()
             let file = try Self.pipeline(in: workspace, name: "resume-cut")
