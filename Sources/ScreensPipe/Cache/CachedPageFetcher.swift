@@ -81,7 +81,8 @@ package struct CachedPageFetcher: PageFetcher {
     /// Throws a `.configuration` error for `refresh` under `cache-only`, which may not fetch.
     public init(
         base: any PageFetcher, store: any CacheBackend, policy: CachePolicy, ttl: Duration? = nil, key: CacheKey,
-        pipeline: String, refresh: Bool = false, logger: Logger = Logger(label: "screens-pipe.cache")
+        pipeline: String, refresh: Bool = false, logger: Logger = Logger(label: "screens-pipe.cache"),
+        snapshot: (id: String, reuse: Bool)? = nil
     ) throws(ScreensPipeError) {
         if refresh, policy == .cacheOnly {
             throw ScreensPipeError.configuration("--refresh fetches from the server, which the cache-only policy never does")
