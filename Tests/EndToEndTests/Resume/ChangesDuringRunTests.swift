@@ -5,7 +5,9 @@ import ScreensPipe
 import Testing
 
 /// Rows changed while an incremental run pages through the list: with a lookback as long
-/// as the run, the next run delivers every version the first one missed.
+/// as the run, the next run delivers every version the first one missed. The list is the
+/// sandbox's REST bookmarks in list order (the cursor applied client-side), which a
+/// modification leaves in place.
 @Suite(.serialized) struct ChangesDuringRunTests {
     @Test func rowsModifiedBetweenPagesComeWithTheNextRunWithinTheLookback() async throws {
         // 100 ms per page, one page at a time: the run takes over a second, and the changes
@@ -16,11 +18,12 @@ import Testing
             try """
                 name: inc-during
                 source:
-                  type: liferay-jsonws
+                  type: rest
                   server: ${LIFERAY_SERVER}
-                  auth: { basic: { username: test@liferay.com, password: test } }
-                  rows: { service: /bookmarks.bookmarksentry/get-entries, params: { groupId: 20143, folderId: 0 } }
-                  count: { service: /bookmarks.bookmarksentry/get-entries-count, params: { groupId: 20143, folderId: 0 } }
+                  url: /rest/bookmarks/offset
+                  records: data.records
+                  total: meta.total
+                  paginate: offset
                   pagination: { first-page-size: 7, page-size: 7, prefetch: 1 }
                 cache: { policy: remote-only, path: \(workspace.cachePath) }
                 incremental: { cursor: modifiedDate, type: date, lookback: 1h }
