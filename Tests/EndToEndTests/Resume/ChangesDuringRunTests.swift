@@ -10,9 +10,9 @@ import Testing
 /// modification leaves in place.
 @Suite(.serialized) struct ChangesDuringRunTests {
     @Test func rowsModifiedBetweenPagesComeWithTheNextRunWithinTheLookback() async throws {
-        // 100 ms per page, one page at a time: the run takes over a second, and the changes
-        // land between its pages.
-        try await withSandbox(faults: FaultPlan(latency: .milliseconds(100))) { sandbox in
+        // 300 ms per page, one page at a time: after its first pages the run still has seconds
+        // to go, and the changes land between its pages.
+        try await withSandbox(faults: FaultPlan(latency: .milliseconds(300))) { sandbox in
             let workspace = try IncrementalWorkspace()
             let file = workspace.path("during.yaml")
             try """
