@@ -224,15 +224,18 @@ final class ResumeRun: Sendable {
 
     /// After a run whose output is in place: forgets the checkpoint, which no longer
     /// describes a kept file. Then lets go of the store.
+    ///
+    /// A completed run that left no checkpoint of its own (a list of one page) still removes
+    /// one an earlier, failed run may have left, which `--resume` would otherwise continue.
     func finish(completed: Bool) async {
-        let (store, ownsStore, wrote) = state.withLock { ($0.store, $0.ownsStore, $0.lastCommit != nil) }
-        if completed, let store, wrote || resumed != nil {
+        if completed {
             do throws(ScreensPipeError) {
-                try await store.reset(key)
+                try await openedStore().reset(key)
             } catch {
                 environment.logger.warning("cannot remove the resume checkpoint of the completed run (\(error.message))")
             }
         }
+        let (store, ownsStore) = state.withLock { ($0.store, $0.ownsStore) }
         if ownsStore { await store?.close() }
     }
 
