@@ -12,6 +12,7 @@ in one run, every output written to a real file (never /dev/null) and checked:
   - the file source over the same rows as a JSON array and as JSON lines;
   - peak RSS (ru_maxrss) of the remote, file and cache runs at the list size (and at 10M
     rows with BENCH_LARGE=1);
+  - an incremental run after 100 changes against the full run (scripts/bench_incremental.sh);
   - prefetch 1, 2, 4 and 8 at 100 ms latency against the ideal (latency x rounds of requests);
   - JSON parse/write MB/s and filter rows/s (screens-pipe-bench).
 
@@ -306,6 +307,14 @@ def main():
         for name, (pipeline, path) in write_file_sources(big_file, work).items():
             result = timed(run(pipeline, "--output", os.path.join(work, f"large-{name}.out.jsonl")), env)
             report(f"10M rows: file source, JSON {name}", result, count=large_rows)
+
+    # Incremental: 100 of the rows modified, then an incremental run against the full run
+    # (scripts/bench_incremental.sh serves the list over REST, pages of 500).
+    text = subprocess.run(["bash", os.path.join(ROOT, "scripts/bench_incremental.sh"), str(rows)], capture_output=True, text=True,
+                          check=True, env=dict(env, SCREENS_PIPE_BIN=binary)).stdout
+    for line in re.finditer(r"^(full|incremental)\s+([\d.]+) s\s+(\d+) pages\s+(\d+) rows", text, re.M):
+        report(f"{line.group(1)} run, 100 of {rows:,} rows changed: {line.group(2)} s",
+               note=f"{int(line.group(3)):,} pages requested, {int(line.group(4)):,} rows delivered")
 
     # Prefetch at 100 ms latency: page 0 alone, then the other pages `prefetch` at a time.
     with Sandbox(binary, "--generate", str(LATENCY_PAGES * PAGE), "--latency", f"{int(LATENCY * 1000)}ms") as slow:

@@ -90,6 +90,9 @@ public final class Pipeline: Sendable {
         }
         let sinkSubscription = bus.subscribe()
         let tally = RunTally(metrics: metrics)
+        if let resumed = stages.resume?.resumed?.checkpoint {
+            tally.resume(pages: resumed.pages, rows: resumed.rows, selected: resumed.selected)
+        }
 
         // Loading runs in its own task so that an interruption, or a sink that failed, can
         // stop the fetching alone: the sink still writes everything published before it.
@@ -161,6 +164,7 @@ public final class Pipeline: Sendable {
             }
         }
         await stages.incremental?.close()
+        await stages.resume?.finish(completed: publishes && summary.succeeded)
         return summary
     }
 
@@ -189,6 +193,8 @@ public final class Pipeline: Sendable {
         var incremental: IncrementalRun?
         /// The sink's file, when it is one renamed into place (an incremental commit needs its inode).
         var output: OutputFile?
+        /// Resume checkpoints of a file of rows of one list (and the checkpoint `--resume` continues).
+        var resume: ResumeRun?
     }
 
     /// The stages of a run; `makesSink: false` for a session, which writes no sink.
@@ -220,16 +226,28 @@ public final class Pipeline: Sendable {
             await server?.stop()
             throw error
         }
+        let resume: ResumeRun?
+        do throws(ScreensPipeError) {
+            resume = makesSink ? try await ResumeRun.prepare(spec: spec, environment: environment, startCursor: incremental?.gate.startCursor) : nil
+        } catch {
+            await incremental?.close()
+            await server?.stop()
+            throw error
+        }
+        incremental?.gate.resume(from: resume?.resumed?.checkpoint.delivered)
+        var sourceEnvironment = instrumented(environment, metrics: metrics)
+        if let resume { sourceEnvironment.cacheSnapshot = (resume.snapshot, resume.resumed != nil) }
         var fetcher: (any PageFetcher)?
         var fanOut: FanOutRun?
         do throws(ScreensPipeError) {
             if spec.source.fansOut {
                 fanOut = try await FanOutRun.make(spec: spec, baseURL: baseURL, environment: instrumented(environment, metrics: metrics), metrics: metrics)
             } else {
-                let source = try await SourceFactory.makeFetcher(spec: incremental?.sourceSpec ?? spec, baseURL: baseURL, environment: instrumented(environment, metrics: metrics))
+                let source = try await SourceFactory.makeFetcher(spec: incremental?.sourceSpec ?? spec, baseURL: baseURL, environment: sourceEnvironment)
                 fetcher = InstrumentedFetcher(base: source, metrics: metrics, trace: environment.trace, cached: spec.cache != nil)
             }
         } catch {
+            await resume?.finish(completed: false)
             await incremental?.close()
             await server?.stop()
             throw error
@@ -238,8 +256,9 @@ public final class Pipeline: Sendable {
         let sink: any EventSink
         var output: OutputFile?
         do throws(ScreensPipeError) {
-            (sink, output) = makesSink ? try await makeSink() : (DiscardSink(), nil)
+            (sink, output) = makesSink ? try await makeSink(resume: resume) : (DiscardSink(), nil)
         } catch {
+            await resume?.finish(completed: false)
             await fetcher?.shutdown()
             await fanOut?.shutdown()
             await incremental?.close()
@@ -248,7 +267,7 @@ public final class Pipeline: Sendable {
         }
         return Stages(fetcher: fetcher, fanOut: fanOut, converter: converter, filter: filter, limit: spec.filter?.limit,
             skipsInvalidRows: spec.convert?.onInvalid == .skip, sink: sink, server: server, metrics: metrics, trace: environment.trace,
-            incremental: incremental, output: output)
+            incremental: incremental, output: output, resume: resume)
     }
 
     /// `environment` with retries and response sizes also counted in `metrics` and retry
@@ -266,18 +285,23 @@ public final class Pipeline: Sendable {
         return instrumented
     }
 
-    private func makeSink() async throws(ScreensPipeError) -> (any EventSink, OutputFile?) {
+    private func makeSink(resume: ResumeRun?) async throws(ScreensPipeError) -> (any EventSink, OutputFile?) {
         let output: OutputFile
         switch spec.sink.destination {
         case .discard: return (DiscardSink(), nil)
         case .postgres(let sink): return (try await PostgresSink.open(sink, environment: environment.variables), nil)
         case .stdout: output = OutputFile.standardOutput()
-        case .file(let path): output = try OutputFile.file(at: path)
+        case .file(let path):
+            if let resumed = resume?.resumed {
+                output = try OutputFile.resuming(path, kept: resumed.kept, length: resumed.checkpoint.bytes)
+            } else {
+                output = try OutputFile.file(at: path)
+            }
         }
         let projection = spec.sink.fields.map(FieldProjection.init)
         let sink: any EventSink =
             switch spec.sink.format {
-            case .items: JSONLinesSink(output: output, mode: .items, projection: projection)
+            case .items: JSONLinesSink(output: output, mode: .items, projection: projection, checkpoints: resume)
             case .events: JSONLinesSink(output: output, mode: .events, projection: projection)
             case .table: TableSink(output: output, colors: environment.colorOutput, projection: projection, width: environment.tableWidth)
             case .csv: DelimitedSink(output: output, dialect: .csv, projection: projection)
@@ -302,6 +326,7 @@ public final class Pipeline: Sendable {
                     started.cursor = incremental.gate.startCursor?.text
                     started.cursorPushed = incremental.pushed
                 }
+                started.resumedFromPage = stages.resume?.resumed?.checkpoint.nextPage
                 await bus.publish(.started(started))
                 try await loadList(fetcher, stages: stages, tally: tally, ending: &ending)
             }
@@ -419,6 +444,8 @@ public final class Pipeline: Sendable {
         var skipped = 0
         var decision = PageLoader.Decision.next
         let index = page.request.index
+        // Already in the kept output of the run this one resumes.
+        if let resume = stages.resume, index < resume.startPage { return decision }
         let rowStages = RowStages(stages)
         rows: for (offset, raw) in page.rows.enumerated() {
             if offset & 63 == 63, Task.isCancelled { throw ScreensPipeError.cancelled("the run was cancelled") }
@@ -449,6 +476,7 @@ public final class Pipeline: Sendable {
             decision = .stop
         }
         tally.record(page: page.rows.count, selectedTotal: selectedBefore, failures: failures, skipped: skipped)
+        stages.resume?.mark(page: index, summary: tally.summary, failed: !failures.isEmpty, gate: stages.incremental?.gate)
         stages.metrics.delivered(page, selected: selectedBefore - selectedAtStart)
         let spanArguments: JSONObject = ["page": .int(Int64(index)), "rows": .int(Int64(page.rows.count)), "selected": .int(Int64(selectedBefore - selectedAtStart))]
         if let trace = stages.trace, let convertStart {

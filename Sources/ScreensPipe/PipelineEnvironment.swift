@@ -30,6 +30,13 @@ public struct PipelineEnvironment: Sendable {
     /// Where incremental pipelines keep their cursor; nil uses the cache's database
     /// (``SQLiteListStateStore``).
     public var stateStore: (any ListStateStore)?
+    /// `run --resume`: continue the interrupted run whose output (`sink.output` or `-o`)
+    /// was kept as `.partial`, from its last checkpoint (see the Incremental Loads article,
+    /// "Resuming a run").
+    public var resume = false
+    /// The cache snapshot id the single list's pages are stored under, and whether pages
+    /// already stored under it are read instead of fetched (a resumed run); nil: a new id.
+    var cacheSnapshot: (id: String, reuse: Bool)?
     /// Told the size of each HTTP response body (metrics).
     var onResponseBody: (@Sendable (Int) -> Void)?
 

@@ -26,6 +26,15 @@ final class RunTally: Sendable {
         }
     }
 
+    /// Starts from the totals of the pages a resumed run's kept output already holds.
+    func resume(pages: Int, rows: Int, selected: Int) {
+        state.withLock { summary in
+            summary.pages = pages
+            summary.rows = rows
+            summary.selected = selected
+        }
+    }
+
     func record(failure: ScreensPipeError) {
         metrics.failed(failure)
         state.withLock { $0.record(failure) }

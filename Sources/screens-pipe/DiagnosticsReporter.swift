@@ -23,7 +23,10 @@ final class DiagnosticsReporter: ListDelegate {
     }
 
     func onRunStarted(_ started: RunStarted) async {
-        if verbose { write("\(started.pipeline): loading from \(started.source)") }
+        if verbose {
+            let resuming = started.resumedFromPage.map { ", resuming at page \($0)" } ?? ""
+            write("\(started.pipeline): loading from \(started.source)\(resuming)")
+        }
         progress?.start(pipeline: started.pipeline)
     }
 

@@ -20,6 +20,7 @@ struct RunCommand: AsyncParsableCommand {
               screens-pipe run pipelines/bookmarks.yaml --events | jq -c 'select(.page)'
               screens-pipe run pipelines/bookmarks.yaml --set filter.limit=10
               screens-pipe run pipelines/bookmarks.yaml --output bookmarks.jsonl
+              screens-pipe run pipelines/bookmarks.yaml --output bookmarks.jsonl --resume
               screens-pipe run pipelines/bookmarks.yaml --policy cache-only
             """
     )
@@ -46,6 +47,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @Flag(name: .customLong("full-refresh"), help: "An incremental pipeline: ignore and reset the stored cursor, deliver every row.")
     var fullRefresh = false
+
+    @OptionGroup var resumeOptions: ResumeOptions
 
     @Option(help: "Stop after this many selected rows.")
     var limit: Int?
@@ -124,6 +127,7 @@ struct RunCommand: AsyncParsableCommand {
             tableWidth: spec.sink.destination == .stdout ? Terminal.columns(of: 1, variables: variables) : nil)
         var runEnvironment = environment
         runEnvironment.fullRefresh = fullRefresh
+        runEnvironment.resume = resumeOptions.resume
         let pipeline = Pipeline(spec: spec, environment: runEnvironment)
         let reporter = DiagnosticsReporter(verbose: verbose && !quiet, progress: progressLine)
         let reporting = pipeline.attach(reporter)

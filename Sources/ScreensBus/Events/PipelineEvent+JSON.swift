@@ -12,6 +12,7 @@ extension PipelineEvent {
             object["source"] = .string(event.source)
             if let cursor = event.cursor { object["cursor"] = .string(cursor) }
             if let cursorPushed = event.cursorPushed { object["cursorPushed"] = .bool(cursorPushed) }
+            if let page = event.resumedFromPage { object["resumedFromPage"] = .int(Int64(page)) }
         case .response(let event):
             object["event"] = "response"
             object["pipeline"] = .string(event.pipeline)

@@ -54,6 +54,9 @@ public struct RunStarted: Sendable, Hashable {
     /// Whether the cursor was sent to the server (a filter or query parameter) rather than
     /// applied to every row client-side; nil for pipelines that are not incremental.
     public var cursorPushed: Bool?
+    /// For `run --resume`: the first page this run delivers; the pages before it are
+    /// already in the kept output (nil for a run that starts at the top of the list).
+    public var resumedFromPage: Int?
 
     /// Creates a start event for `pipeline`, reading from `source`.
     public init(pipeline: String, source: String) {

@@ -44,6 +44,9 @@ package struct CachedPageFetcher: PageFetcher {
     public let logger: Logger
     /// This run's snapshot id, stored with every page it fetches.
     public let snapshot: String
+    /// A resumed run: pages already stored under ``snapshot`` (by the interrupted load) are
+    /// read from the cache instead of fetched, whatever the policy.
+    public let reusesSnapshot: Bool
     private let run = RunState()
     /// Who loads the list from the server when processes share the cache: decided once per
     /// run, before the first request goes out, and awaited by every fetch (prefetches too).
@@ -78,7 +81,8 @@ package struct CachedPageFetcher: PageFetcher {
     /// Throws a `.configuration` error for `refresh` under `cache-only`, which may not fetch.
     public init(
         base: any PageFetcher, store: any CacheBackend, policy: CachePolicy, ttl: Duration? = nil, key: CacheKey,
-        pipeline: String, refresh: Bool = false, logger: Logger = Logger(label: "screens-pipe.cache")
+        pipeline: String, refresh: Bool = false, logger: Logger = Logger(label: "screens-pipe.cache"),
+        snapshot: (id: String, reuse: Bool)? = nil
     ) throws(ScreensPipeError) {
         if refresh, policy == .cacheOnly {
             throw ScreensPipeError.configuration("--refresh fetches from the server, which the cache-only policy never does")
@@ -91,18 +95,19 @@ package struct CachedPageFetcher: PageFetcher {
         self.pipeline = pipeline
         self.refresh = refresh
         self.logger = logger
-        snapshot = UUID().uuidString
+        self.snapshot = snapshot?.id ?? UUID().uuidString
+        reusesSnapshot = snapshot?.reuse ?? false
     }
 
     /// The cache stage of `spec`: its key (built from `base`'s identity), and its `cache:` policy and ttl unless `policy`
     /// overrides the policy (`run --policy`).
     public init(
         base: any PageFetcher, store: any CacheBackend, spec: PipelineSpec, policy: CachePolicy? = nil, refresh: Bool = false,
-        logger: Logger = Logger(label: "screens-pipe.cache")
+        logger: Logger = Logger(label: "screens-pipe.cache"), snapshot: (id: String, reuse: Bool)? = nil
     ) throws(ScreensPipeError) {
         try self.init(
             base: base, store: store, policy: policy ?? spec.cache?.policy ?? .remoteFirst, ttl: spec.cache?.ttl,
-            key: CacheKey(spec: spec, identity: base.identity), pipeline: spec.name, refresh: refresh, logger: logger)
+            key: CacheKey(spec: spec, identity: base.identity), pipeline: spec.name, refresh: refresh, logger: logger, snapshot: snapshot)
     }
 
     /// The base fetcher's chaining.
@@ -133,6 +138,11 @@ package struct CachedPageFetcher: PageFetcher {
         _ request: PageRequest, provisional: @Sendable (FetchedPage) async -> Void
     ) async throws(ScreensPipeError) -> FetchedPage {
         if refresh { return try await fetchAndStore(request) }
+        if reusesSnapshot, case .page(let stored) = try await store.lookup(key: key.text, request: request), stored.snapshot == snapshot {
+            // Fetched by the interrupted load this run resumes: the same load, not asked again.
+            noteServed(fromCache: true)
+            return stored.fetchedPage(for: request)
+        }
         if case .cache = run.state.withLock({ $0.source }), policy != .remoteOnly {
             // A fallback happened: the rest of the list comes from the same snapshot.
             return try await fromSnapshot(request)

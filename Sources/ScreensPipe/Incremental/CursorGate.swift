@@ -120,6 +120,22 @@ final class CursorGate: Sendable {
         return behind
     }
 
+    /// The largest value delivered so far and the rows delivered with it (nil: none yet):
+    /// what a resume checkpoint keeps, so that the resumed run commits the cursor of the
+    /// whole output, not only of the pages it delivered itself.
+    var deliveredPosition: CursorPosition? {
+        progress.withLock { progress in progress.largest.map { CursorPosition(cursor: $0, boundary: progress.boundary) } }
+    }
+
+    /// Continues from a checkpoint's ``deliveredPosition``, before any row of this run.
+    func resume(from position: CursorPosition?) {
+        guard let position else { return }
+        progress.withLock { progress in
+            progress.largest = position.cursor
+            progress.boundary = position.boundary
+        }
+    }
+
     /// Whether ``endsList(afterPage:index:)`` ended the list.
     var endedEarly: Bool { progress.withLock { $0.endedEarly } }
 

@@ -102,7 +102,7 @@ struct IncrementalState: Sendable, Hashable {
         }
     }
 
-    private static func unsigned(_ value: JSONValue) -> UInt64? {
+    static func unsigned(_ value: JSONValue) -> UInt64? {
         switch value {
         case .int(let integer): integer >= 0 ? UInt64(integer) : nil
         case .number(let text): UInt64(text)
@@ -110,7 +110,7 @@ struct IncrementalState: Sendable, Hashable {
         }
     }
 
-    private static func position(
+    static func position(
         in object: JSONObject, type: CursorType, invalid: (String) -> ScreensPipeError
     ) throws(ScreensPipeError) -> CursorPosition? {
         guard let member = object["cursor"], !member.isNull else { return nil }

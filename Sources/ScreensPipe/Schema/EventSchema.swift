@@ -57,6 +57,7 @@ public enum EventSchema {
         ("started", [
             field("source", string), field("cursor", string, required: false),
             field("cursorPushed", ["type": "boolean"], required: false),
+            field("resumedFromPage", count, required: false),
         ]),
         ("response", [
             field("page", count), field("startRow", count), field("endRow", count),

@@ -21,13 +21,31 @@ struct JSONLinesSink: EventSink {
     let mode: Mode
     var projection: FieldProjection? = nil
 
+    /// The run's resume checkpoints, for a file of rows (format items).
+    var checkpoints: ResumeRun? = nil
+
     func consume(_ events: EventSubscription) async throws(OutputFile.WriteFailure) {
         // The writer is the buffer: rows are encoded once, in place, and go out in chunks.
         var writer = JSONWriter(reservingCapacity: OutputFile.chunkSize * 2)
+        var selectedWritten = checkpoints?.resumed?.checkpoint.selected ?? 0
+        var completed = false
         for await event in events {
             let value: JSONValue
             switch (mode, event) {
-            case (.items, .selected(let selected)): value = projection?.project(selected.item) ?? selected.item
+            case (.items, .selected(let selected)):
+                value = projection?.project(selected.item) ?? selected.item
+                selectedWritten += 1
+            case (.items, .response):
+                // A page's events start with its response: every page before it is written whole.
+                if let checkpoints, checkpoints.isDue {
+                    try output.write(writer.bytes)
+                    writer.reset()
+                    try await checkpoints.checkpoint(output: output, selectedWritten: selectedWritten, force: false)
+                }
+                continue
+            case (.items, .finished(let finished)):
+                completed = finished.succeeded
+                continue
             case (.items, _): continue
             case (.events, _): value = (projection?.project(event) ?? event).envelope
             }
@@ -39,6 +57,10 @@ struct JSONLinesSink: EventSink {
             }
         }
         try output.write(writer.bytes)
+        // A run that stops short leaves the checkpoint of everything it wrote whole.
+        if let checkpoints, !completed {
+            try await checkpoints.checkpoint(output: output, selectedWritten: selectedWritten, force: true)
+        }
     }
 
     func close(succeeded: Bool) throws(OutputFile.WriteFailure) -> String? {

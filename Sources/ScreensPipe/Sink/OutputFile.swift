@@ -98,6 +98,35 @@ final class OutputFile: @unchecked Sendable {  // owned by the one sink task tha
             "cannot create output file \(path) (a temporary file beside it): \(systemMessage(lastError))")
     }
 
+    /// Re-opens `kept`, the output a `run --resume` continues (`<path>.partial`, or the
+    /// temporary file a killed run left beside `path`), cut back to `length` bytes (the
+    /// checkpoint: a crash may have written past it) and positioned at its end. It is
+    /// finished like a new file: renamed over `path` on success, kept as `.partial` otherwise.
+    static func resuming(_ path: String, kept: String, length: Int) throws(ScreensPipeError) -> OutputFile {
+        var status = stat()
+        let mode: mode_t =
+            if lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG { status.st_mode & 0o777 } else { 0o666 & ~currentUmask() }
+        let descriptor = open(kept, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw ScreensPipeError.configuration("cannot resume into \(kept): \(systemMessage(errno))")
+        }
+        let failure: String? =
+            if fstat(descriptor, &status) != 0 { systemMessage(errno) }
+            else if status.st_mode & S_IFMT != S_IFREG { "it is not a regular file" }
+            else if Int(status.st_size) < length { "it holds \(status.st_size) bytes, fewer than the \(length) the checkpoint counted" }
+            else if ftruncate(descriptor, off_t(length)) != 0 { systemMessage(errno) }
+            else if lseek(descriptor, 0, SEEK_END) < 0 { systemMessage(errno) }
+            else { nil }
+        if let failure {
+            _ = Glibc.close(descriptor)
+            throw ScreensPipeError.configuration("cannot resume into \(kept): \(failure)")
+        }
+        let file = OutputFile(descriptor: descriptor, target: .atomic(path: path, temporary: kept, mode: mode))
+        file.written = length
+        file.completeLines = length
+        return file
+    }
+
     private static func inPlace(_ path: String) throws(ScreensPipeError) -> OutputFile {
         // O_NONBLOCK: opening a FIFO nobody reads would otherwise wait forever.
         let descriptor = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
@@ -141,6 +170,27 @@ final class OutputFile: @unchecked Sendable {  // owned by the one sink task tha
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { return nil }
         return OutputIdentity(path: path, device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+    }
+
+    /// For a regular file: the file the bytes go to until the rename (the temporary file,
+    /// or the `.partial` a resumed run appends to) and its identity, which a resume
+    /// checkpoint records so that `--resume` finds it again, even after a `kill -9`.
+    var keptFile: (temporary: String, identity: OutputIdentity)? {
+        guard !closed, case .atomic(_, let temporary, _) = target else { return nil }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        return (temporary, OutputIdentity(path: temporary, device: UInt64(status.st_dev), inode: UInt64(status.st_ino)))
+    }
+
+    /// Bytes handed to the file so far, buffered ones included.
+    var length: Int { written + buffer.count }
+
+    /// Flushes and syncs the bytes written so far to disk (`fsync`): what a resume
+    /// checkpoint counts must be durable before the checkpoint is.
+    func sync() throws(WriteFailure) {
+        try flush()
+        guard !closed else { throw .failed("cannot sync \(displayName): the output was already closed") }
+        if fsync(descriptor) != 0 { throw .failed("cannot write \(displayName): \(Self.systemMessage(errno))") }
     }
 
     /// Appends bytes, flushing when the buffer is full. A chunk that fills a buffer on its
