@@ -50,12 +50,13 @@ struct OAuth2RunTests {
 
     @Test("a short-lived token is renewed before it expires, without a refused request")
     func renewedBeforeExpiry() async throws {
-        // Four-second tokens are renewed 0.4 s early; 37 pages of 100 ms latency take longer
-        // than one token lives, and each request is checked well inside its token's life.
+        // Ten-second tokens are renewed a second early; 73 pages of 200 ms latency take longer
+        // than one token lives. The second of margin is what lets a request taken just
+        // before the renewal reach the server inside its token's life on a loaded machine.
         var plan = OAuth2Plan.standard
-        plan.tokenLifetime = .seconds(4)
-        try await withOAuth2Sandbox(plan, faults: FaultPlan(latency: .milliseconds(100))) { harness in
-            let result = try await harness.run(try oauth2Pipeline(auth: OAuth2RunTestsSupport.credentials, pageSize: 2, prefetch: 1), ["-v"])
+        plan.tokenLifetime = .seconds(10)
+        try await withOAuth2Sandbox(plan, faults: FaultPlan(latency: .milliseconds(200))) { harness in
+            let result = try await harness.run(try oauth2Pipeline(auth: OAuth2RunTestsSupport.credentials, pageSize: 1, prefetch: 1), ["-v"])
             #expect(result.status == 0, "stderr: \(result.stderr)")
             #expect(result.stdoutLines.count == 73)
             #expect(harness.server.oauth2TokensIssued >= 2)

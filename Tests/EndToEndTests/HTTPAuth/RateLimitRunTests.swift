@@ -37,9 +37,24 @@ struct RateLimitRunTests {
             #expect(result.stdoutLines == reference)
             let times = harness.server.admittedRequestTimes
             try #require(times.count >= 37)
-            let span = try #require(times.last) - times[0]
-            let seconds = Double(span.components.seconds) + Double(span.components.attoseconds) / 1e18
-            let rate = Double(times.count - 1) / seconds
+            // The pace is the slope of arrival time against request number (least squares):
+            // a request delayed in transit on a loaded machine moves one point, where the
+            // first-to-last span would let a late first arrival or an early last one skew
+            // the whole figure.
+            let offsets = times.map { time -> Double in
+                let span = time - times[0]
+                return Double(span.components.seconds) + Double(span.components.attoseconds) / 1e18
+            }
+            let count = Double(offsets.count)
+            let meanIndex = (count - 1) / 2
+            let meanOffset = offsets.reduce(0, +) / count
+            var covariance = 0.0
+            var variance = 0.0
+            for (index, offset) in offsets.enumerated() {
+                covariance += (Double(index) - meanIndex) * (offset - meanOffset)
+                variance += (Double(index) - meanIndex) * (Double(index) - meanIndex)
+            }
+            let rate = variance / covariance
             // The sandbox's own budget is far above the pipeline's: the pace measured is the client's.
             #expect(harness.server.rateLimitedRequests == 0)
             #expect(abs(rate - 10) <= 1, "observed \(rate) requests per second")
