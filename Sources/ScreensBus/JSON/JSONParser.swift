@@ -142,6 +142,42 @@ struct JSONParser: ~Copyable {
         }
     }
 
+    /// Parses a document that is an array, recording the byte range of each element in
+    /// `ranges`; nil (with nothing consumed) when the document is not an array.
+    mutating func parseArrayDocument(ranges: inout [Range<Int>]) throws(JSONParseError) -> [JSONValue]? {
+        skipWhitespace()
+        guard index < end, bytes[index] == JSONByte.openBracket else { return nil }
+        let hint = try enterContainer(isObject: false)
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if index < end, bytes[index] == JSONByte.closeBracket {
+            index += 1
+            leaveContainer(isObject: false, count: 0)
+        } else {
+            elements.reserveCapacity(hint)
+            ranges.reserveCapacity(hint)
+            elements: while true {
+                skipWhitespace()
+                let start = index
+                elements.append(try parseValue())
+                ranges.append(start..<index)
+                skipWhitespace()
+                guard index < end else { throw error(at: index, "unexpected end of input, expected ',' or ']'") }
+                switch bytes[index] {
+                case JSONByte.comma: index += 1
+                case JSONByte.closeBracket:
+                    index += 1
+                    leaveContainer(isObject: false, count: elements.count)
+                    break elements
+                default: throw error(at: index, "expected ',' or ']'")
+                }
+            }
+        }
+        skipWhitespace()
+        if index != end { throw error(at: index, "unexpected characters after the value") }
+        return elements
+    }
+
     private mutating func parseObject() throws(JSONParseError) -> JSONValue {
         let hint = try enterContainer(isObject: true)
         skipWhitespace()

@@ -24,21 +24,48 @@ struct JSONLinesSink: EventSink {
     func consume(_ events: EventSubscription) async throws(OutputFile.WriteFailure) {
         // The writer is the buffer: rows are encoded once, in place, and go out in chunks.
         var writer = JSONWriter(reservingCapacity: OutputFile.chunkSize * 2)
-        for await event in events {
-            let value: JSONValue
-            switch (mode, event) {
-            case (.items, .selected(let selected)): value = projection?.project(selected.item) ?? selected.item
-            case (.items, _): continue
-            case (.events, _): value = (projection?.project(event) ?? event).envelope
-            }
-            writer.write(value)
-            writer.writeRaw("\n")
-            if writer.bytes.count >= OutputFile.chunkSize {
-                try output.write(writer.bytes)
-                writer.reset()
+        // Pages arrive whole: in `items` mode their rows are written straight from the
+        // page, with no event made per row.
+        for await message in events.messages {
+            switch (mode, message) {
+            case (.items, .page(let page)):
+                for (index, outcome) in page.outcomes.enumerated() {
+                    guard case .selected(_, let item) = outcome else { continue }
+                    if projection == nil, let text = page.text(ofOutcome: index) {
+                        // A row nothing changed, with the bytes the writer makes of it.
+                        writer.bytes.append(contentsOf: text)
+                        try endLine(of: &writer)
+                    } else {
+                        try writeLine(projection?.project(item) ?? item, to: &writer)
+                    }
+                }
+            case (.items, .event(.selected(let selected))):
+                try writeLine(projection?.project(selected.item) ?? selected.item, to: &writer)
+            case (.items, .event):
+                continue
+            case (.events, .page(let page)):
+                for event in page.events {
+                    try writeLine((projection?.project(event) ?? event).envelope, to: &writer)
+                }
+            case (.events, .event(let event)):
+                try writeLine((projection?.project(event) ?? event).envelope, to: &writer)
             }
         }
         try output.write(writer.bytes)
+    }
+
+    /// Appends one line, and hands the writer's bytes to the output once a chunk is full.
+    private func writeLine(_ value: JSONValue, to writer: inout JSONWriter) throws(OutputFile.WriteFailure) {
+        writer.write(value)
+        try endLine(of: &writer)
+    }
+
+    private func endLine(of writer: inout JSONWriter) throws(OutputFile.WriteFailure) {
+        writer.writeRaw("\n")
+        if writer.bytes.count >= OutputFile.chunkSize {
+            try output.write(writer.bytes)
+            writer.reset()
+        }
     }
 
     func close(succeeded: Bool) throws(OutputFile.WriteFailure) -> String? {
@@ -50,7 +77,7 @@ struct JSONLinesSink: EventSink {
 struct DiscardSink: EventSink {
     func consume(_ events: EventSubscription) async throws(OutputFile.WriteFailure) {
         // Draining keeps the bus moving; the subscription ends when the run finishes.
-        for await _ in events {}
+        for await _ in events.messages {}
     }
 
     func close(succeeded: Bool) throws(OutputFile.WriteFailure) -> String? { nil }
