@@ -118,28 +118,8 @@ struct JSONParser: ~Copyable {
     }
 
     private mutating func parseArray() throws(JSONParseError) -> JSONValue {
-        let hint = try enterContainer(isObject: false)
-        var elements: [JSONValue] = []
-        skipWhitespace()
-        if index < end, bytes[index] == JSONByte.closeBracket {
-            index += 1
-            leaveContainer(isObject: false, count: 0)
-            return .array(elements)
-        }
-        elements.reserveCapacity(hint)
-        while true {
-            elements.append(try parseValue())
-            skipWhitespace()
-            guard index < end else { throw error(at: index, "unexpected end of input, expected ',' or ']'") }
-            switch bytes[index] {
-            case JSONByte.comma: index += 1
-            case JSONByte.closeBracket:
-                index += 1
-                leaveContainer(isObject: false, count: elements.count)
-                return .array(elements)
-            default: throw error(at: index, "expected ',' or ']'")
-            }
-        }
+        var noRanges: [Range<Int>]? = nil
+        return .array(try parseElements(ranges: &noRanges))
     }
 
     /// Parses a document that is an array, recording the byte range of each element in
@@ -147,35 +127,43 @@ struct JSONParser: ~Copyable {
     mutating func parseArrayDocument(ranges: inout [Range<Int>]) throws(JSONParseError) -> [JSONValue]? {
         skipWhitespace()
         guard index < end, bytes[index] == JSONByte.openBracket else { return nil }
+        var recorded: [Range<Int>]? = []
+        let elements = try parseElements(ranges: &recorded)
+        ranges = recorded ?? []
+        skipWhitespace()
+        if index != end { throw error(at: index, "unexpected characters after the value") }
+        return elements
+    }
+
+    /// The elements of the array that starts at `index`; when `ranges` is not nil, the
+    /// byte range of each element is appended to it.
+    private mutating func parseElements(ranges: inout [Range<Int>]?) throws(JSONParseError) -> [JSONValue] {
         let hint = try enterContainer(isObject: false)
         var elements: [JSONValue] = []
         skipWhitespace()
         if index < end, bytes[index] == JSONByte.closeBracket {
             index += 1
             leaveContainer(isObject: false, count: 0)
-        } else {
-            elements.reserveCapacity(hint)
-            ranges.reserveCapacity(hint)
-            elements: while true {
-                skipWhitespace()
-                let start = index
-                elements.append(try parseValue())
-                ranges.append(start..<index)
-                skipWhitespace()
-                guard index < end else { throw error(at: index, "unexpected end of input, expected ',' or ']'") }
-                switch bytes[index] {
-                case JSONByte.comma: index += 1
-                case JSONByte.closeBracket:
-                    index += 1
-                    leaveContainer(isObject: false, count: elements.count)
-                    break elements
-                default: throw error(at: index, "expected ',' or ']'")
-                }
+            return elements
+        }
+        elements.reserveCapacity(hint)
+        ranges?.reserveCapacity(hint)
+        while true {
+            skipWhitespace()
+            let start = index
+            elements.append(try parseValue())
+            ranges?.append(start..<index)
+            skipWhitespace()
+            guard index < end else { throw error(at: index, "unexpected end of input, expected ',' or ']'") }
+            switch bytes[index] {
+            case JSONByte.comma: index += 1
+            case JSONByte.closeBracket:
+                index += 1
+                leaveContainer(isObject: false, count: elements.count)
+                return elements
+            default: throw error(at: index, "expected ',' or ']'")
             }
         }
-        skipWhitespace()
-        if index != end { throw error(at: index, "unexpected characters after the value") }
-        return elements
     }
 
     private mutating func parseObject() throws(JSONParseError) -> JSONValue {
