@@ -8,6 +8,7 @@
 /// about their form.
 public struct JSONElementTexts: Sendable, Hashable {
     private let text: [UInt8]
+    /// Each element's bytes; empty for one with a line break inside (the parser marks it).
     private let ranges: [Range<Int>]
 
     /// How many elements the array had.
@@ -16,11 +17,8 @@ public struct JSONElementTexts: Sendable, Hashable {
     /// The bytes of element `index`, or nil when they hold a line break (whitespace between
     /// tokens, which JSON lines cannot carry inside a line: such an element is written anew).
     public subscript(index: Int) -> ArraySlice<UInt8>? {
-        let bytes = text[ranges[index]]
-        for byte in bytes where byte == JSONByte.newline || byte == JSONByte.carriageReturn {
-            return nil
-        }
-        return bytes
+        let range = ranges[index]
+        return range.isEmpty ? nil : text[range]
     }
 
     init(text: [UInt8], ranges: [Range<Int>]) {

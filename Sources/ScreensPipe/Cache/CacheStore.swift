@@ -272,7 +272,7 @@ public final class CacheStore: CacheBackend {
         guard let row = try cursor.next() else { return nil }
         // The stored text is read as bytes (no String in between) and each row keeps its
         // bytes: the writer made them, so a row nothing changes is written from them.
-        let text: [UInt8] = try row.withUnsafeData(named: "rows") { data in data.map { [UInt8]($0) } ?? [] }
+        let text: [UInt8] = try row.withUnsafeData(named: "rows") { data in data?.withUnsafeBytes { [UInt8]($0) } ?? [] }
         let rows: [JSONValue]
         let texts: JSONElementTexts
         do {
