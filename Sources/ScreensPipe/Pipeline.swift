@@ -432,10 +432,10 @@ public final class Pipeline: Sendable {
         _ page: FetchedPage, stages: Stages, pipeline: String, bus: EventBus, tally: RunTally,
         lineage: Lineage? = nil, include: [IncludedField] = []
     ) async throws(ScreensPipeError) -> PageLoader.Decision {
-        var events: [PipelineEvent] = []
-        events.reserveCapacity(page.rows.count + 1)
-        events.append(.response(response(for: page, pipeline: pipeline, lineage: lineage)))
         let parent = lineage?.json
+        // One bus message for the whole page: subscribers that want rows one by one get
+        // them spelled out as events, the others (the sink, progress) never touch them.
+        var events = PageEvents(response: response(for: page, pipeline: pipeline, lineage: lineage), parent: parent, reservingCapacity: page.rows.count)
         let included = lineage.map { ParentFields.object(include, from: $0) } ?? nil
         var selectedBefore = tally.selected
         let selectedAtStart = selectedBefore
@@ -447,14 +447,14 @@ public final class Pipeline: Sendable {
         // Already in the kept output of the run this one resumes.
         if let resume = stages.resume, index < resume.startPage { return decision }
         let rowStages = RowStages(stages)
+        // Rows that come out as they went in keep the text they were stored as.
+        let texts = stages.converter.isIdentity && included == nil ? page.rowTexts : nil
         rows: for (offset, raw) in page.rows.enumerated() {
             if offset & 63 == 63, Task.isCancelled { throw ScreensPipeError.cancelled("the run was cancelled") }
             let rowNumber = page.request.startRow + offset
             switch rowStages.process(raw, row: rowNumber, page: index, adding: included) {
             case .passed(let item):
-                var selected = SelectedRow(pipeline: pipeline, page: index, row: rowNumber, item: item)
-                selected.parent = parent
-                events.append(.selected(selected))
+                events.appendSelected(row: rowNumber, item: item, text: texts?[offset])
                 selectedBefore += 1
                 if let limit = stages.limit, selectedBefore >= limit {
                     decision = .stop
@@ -469,7 +469,7 @@ public final class Pipeline: Sendable {
                 failures.append(named)
                 var event = named.event(pipeline: pipeline)
                 event.parent = parent
-                events.append(.error(event))
+                events.appendError(event)
             }
         }
         if case .next = decision, let gate = stages.incremental?.gate, try gate.endsList(afterPage: page.rows, index: index) {
@@ -483,7 +483,7 @@ public final class Pipeline: Sendable {
             trace.span("convert page \(index)", category: "convert", lane: TraceRecorder.convertLane, start: convertStart, arguments: spanArguments)
         }
         let publishStart = stages.trace?.now()
-        await bus.publish(contentsOf: events)
+        await bus.publish(page: events)
         if let trace = stages.trace, let publishStart {
             // Waits here while the sink (or another subscriber) is behind: backpressure shows.
             trace.span("publish page \(index)", category: "publish", lane: TraceRecorder.publishLane, start: publishStart, arguments: spanArguments)

@@ -42,6 +42,14 @@ final class DiagnosticsReporter: ListDelegate {
         progress?.selected()
     }
 
+    /// Counts a page's rows without reading them; only its errors (when it has any) are
+    /// looked at one by one.
+    func onPage(_ page: PageEvents) async {
+        await onListResponse(page.response)
+        if page.selectedCount > 0 { progress?.selected(page.selectedCount) }
+        for error in page.errors { await onListError(error) }
+    }
+
     func onListError(_ error: ListError) async {
         if error.row != nil {
             let show = hiddenRowErrors.withLock { state -> Bool in
@@ -122,8 +130,8 @@ final class ProgressLine: Sendable {
         draw(force: true)
     }
 
-    func selected() {
-        state.withLock { $0.selected += 1 }
+    func selected(_ count: Int = 1) {
+        state.withLock { $0.selected += count }
         draw(force: false)
     }
 

@@ -66,11 +66,22 @@ public final class EventBus: Sendable {
     /// Publishes events in order; cheaper than one `publish` per event for a page of rows.
     /// Cancellation ends the wait as for ``publish(_:)``.
     public func publish(contentsOf events: some Collection<PipelineEvent>) async {
+        await send(ArraySlice(events.map(BusMessage.event)))
+    }
+
+    /// Publishes a page as one message: subscribers that read ``EventSubscription/messages``
+    /// get it whole, the others get its events (``PageEvents/events``) one by one, exactly
+    /// as if they had been published with ``publish(contentsOf:)``. It takes as much of a
+    /// subscriber's buffer as its events would. Cancellation ends the wait as for ``publish(_:)``.
+    public func publish(page: PageEvents) async {
+        await send([BusMessage.page(page)][...])
+    }
+
+    private func send(_ batch: ArraySlice<BusMessage>) async {
         let channels = state.withLock { state in
             state.finished ? [] : state.subscribers.sorted { $0.key < $1.key }.map(\.value)
         }
         if channels.isEmpty { return }
-        let batch = ArraySlice(events)
         for channel in channels {
             await channel.send(batch)
         }
@@ -124,26 +135,82 @@ public struct EventSubscription: AsyncSequence, Sendable {
         lifetime.end()
     }
 
+    /// The same subscription read message by message: a page arrives whole
+    /// (``BusMessage/page(_:)``) instead of as one event per row. Iterate either the
+    /// subscription or its messages: one consumer per subscription, whichever comes first.
+    public var messages: Messages { Messages(lifetime: lifetime) }
+
     /// Takes the subscription's events one at a time.
     public struct Iterator: AsyncIteratorProtocol {
-        let lifetime: SubscriptionLifetime
-        /// Whether this iterator took the subscription; the others end at once.
-        let isConsumer: Bool
+        var messages: Messages.Iterator
+        /// The page being spelled out as events, and the next of its events to return.
+        private var page: PageEvents.Events?
+        private var position = 0
+
+        init(lifetime: SubscriptionLifetime, isConsumer: Bool) {
+            messages = Messages.Iterator(lifetime: lifetime, isConsumer: isConsumer)
+        }
 
         /// The next event, waiting for one; nil once the bus finished (and the buffer is
         /// drained), the subscription was cancelled or cut short, or the task was cancelled.
         /// Always nil for an iterator that is not the subscription's consumer, and for a
         /// second `next()` made while another one of the same iterator is waiting.
         public mutating func next() async -> PipelineEvent? {
-            guard isConsumer else { return nil }
-            switch await lifetime.channel.next() {
+            if let events = page {
+                if position < events.endIndex {
+                    defer { position += 1 }
+                    return events[position]
+                }
+                page = nil
+            }
+            switch await messages.next() {
             case .event(let event):
                 return event
-            case .end:
-                lifetime.end()
+            case .page(let whole):
+                // Every page has its response first, so it yields at least one event.
+                let events = whole.events
+                page = events
+                position = 1
+                return events[0]
+            case nil:
                 return nil
-            case .refused:
-                return nil
+            }
+        }
+    }
+
+    /// The messages of a subscription, pages whole, as an `AsyncSequence`.
+    public struct Messages: AsyncSequence, Sendable {
+        /// One event, or one page.
+        public typealias Element = BusMessage
+        /// A subscription never fails: it ends.
+        public typealias Failure = Never
+
+        let lifetime: SubscriptionLifetime
+
+        /// The iterator; as for the events, the first one made of the subscription consumes it.
+        public func makeAsyncIterator() -> Iterator {
+            Iterator(lifetime: lifetime, isConsumer: lifetime.claimConsumer())
+        }
+
+        /// Takes the subscription's messages one at a time.
+        public struct Iterator: AsyncIteratorProtocol {
+            let lifetime: SubscriptionLifetime
+            /// Whether this iterator took the subscription; the others end at once.
+            let isConsumer: Bool
+
+            /// The next message, waiting for one; nil when the subscription ends, as for
+            /// the events.
+            public mutating func next() async -> BusMessage? {
+                guard isConsumer else { return nil }
+                switch await lifetime.channel.next() {
+                case .event(let message):
+                    return message
+                case .end:
+                    lifetime.end()
+                    return nil
+                case .refused:
+                    return nil
+                }
             }
         }
     }

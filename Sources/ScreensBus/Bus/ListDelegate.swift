@@ -16,6 +16,12 @@ public protocol ListDelegate: Sendable {
     func onRunFinished(_ finished: RunFinished) async
     /// An embedding service published its own event.
     func onCustomEvent(_ event: CustomEvent) async
+    /// A whole page arrived: its response, then its selected rows and errors in row order.
+    ///
+    /// The default calls ``onListResponse(_:)``, then ``onSelected(_:)`` or
+    /// ``onListError(_:)`` for each of its rows; implement it to handle a page at once (a
+    /// delegate that only counts rows reads ``PageEvents/selectedCount``).
+    func onPage(_ page: PageEvents) async
 }
 
 extension ListDelegate {
@@ -31,6 +37,11 @@ extension ListDelegate {
     public func onRunFinished(_ finished: RunFinished) async {}
     /// Ignores the custom event; implement it to react.
     public func onCustomEvent(_ event: CustomEvent) async {}
+
+    /// Spells the page out as its events, one call each.
+    public func onPage(_ page: PageEvents) async {
+        for event in page.events { await dispatch(event) }
+    }
 
     /// Calls the method that matches `event`.
     public func dispatch(_ event: PipelineEvent) async {
@@ -51,10 +62,13 @@ extension EventBus {
     /// Await the returned task to know the delegate has seen the last event.
     @discardableResult
     public func attach(_ delegate: some ListDelegate) -> Task<Void, Never> {
-        let subscription = subscribe()
+        let messages = subscribe().messages
         return Task {
-            for await event in subscription {
-                await delegate.dispatch(event)
+            for await message in messages {
+                switch message {
+                case .event(let event): await delegate.dispatch(event)
+                case .page(let page): await delegate.onPage(page)
+                }
             }
         }
     }

@@ -26,9 +26,9 @@ final class SubscriberChannel: Sendable {
     /// Queues `events` in order, suspending while the buffer is full. Returns early, with
     /// the events that did not fit dropped and the subscription cut short, when the calling
     /// task is cancelled while it waits.
-    func send(_ events: ArraySlice<PipelineEvent>) async {
+    func send(_ events: ArraySlice<BusMessage>) async {
         if events.isEmpty { return }
-        let rest: ArraySlice<PipelineEvent>
+        let rest: ArraySlice<BusMessage>
         let id: Int
         switch machine.withLock({ $0.send(events) }) {
         case .done(let consumer):

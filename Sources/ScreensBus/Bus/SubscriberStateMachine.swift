@@ -28,13 +28,16 @@ struct SubscriberStateMachine<ProducerContinuation, ConsumerContinuation> {
 
     struct WaitingProducer {
         var id: Int
-        var events: ArraySlice<PipelineEvent>
+        var events: ArraySlice<BusMessage>
         var continuation: ProducerContinuation
     }
 
     /// Accepting events.
     struct Streaming {
-        var buffer = RingBuffer<PipelineEvent>()
+        var buffer = RingBuffer<BusMessage>()
+        /// The events the buffered messages stand for (a page weighs its events), kept
+        /// at most `capacity` unless one message alone is heavier.
+        var weight = 0
         /// Set only while `buffer` is empty.
         var consumer: ConsumerContinuation?
         /// Non-empty only while `buffer` is full; served first in, first out.
@@ -45,7 +48,7 @@ struct SubscriberStateMachine<ProducerContinuation, ConsumerContinuation> {
         case streaming(Streaming)
         /// No more events come in (the bus finished, or a cancelled publisher cut the
         /// subscription short): the consumer takes what is buffered, then the end.
-        case draining(RingBuffer<PipelineEvent>)
+        case draining(RingBuffer<BusMessage>)
         /// Nothing comes in or out any more.
         case ended
         /// Only while a method rewrites the state, so the payload is uniquely referenced.
@@ -68,11 +71,11 @@ struct SubscriberStateMachine<ProducerContinuation, ConsumerContinuation> {
         case done(ConsumerResumption?)
         /// These events did not fit: wait for room with them (``producerWaits``), using `id`
         /// for cancellation.
-        case wait(ArraySlice<PipelineEvent>, id: Int, ConsumerResumption?)
+        case wait(ArraySlice<BusMessage>, id: Int, ConsumerResumption?)
     }
 
     /// A publisher offers `events`; as many as fit are queued at once.
-    mutating func send(_ events: ArraySlice<PipelineEvent>) -> SendAction {
+    mutating func send(_ events: ArraySlice<BusMessage>) -> SendAction {
         switch state {
         case .streaming(var streaming):
             state = .modifying
@@ -102,13 +105,13 @@ struct SubscriberStateMachine<ProducerContinuation, ConsumerContinuation> {
     /// (or the subscription ended) since; a publisher whose task is cancelled does not wait
     /// but cuts the subscription short.
     mutating func producerWaits(
-        id: Int, events: ArraySlice<PipelineEvent>, continuation: ProducerContinuation, isCancelled: Bool
+        id: Int, events: ArraySlice<BusMessage>, continuation: ProducerContinuation, isCancelled: Bool
     ) -> ProducerWaitAction {
         switch state {
         case .streaming(var streaming):
             state = .modifying
             var resumption: ConsumerResumption?
-            var rest: ArraySlice<PipelineEvent>? = events
+            var rest: ArraySlice<BusMessage>? = events
             if streaming.producers.isEmpty {
                 (rest, resumption) = Self.place(events, into: &streaming, capacity: capacity)
             }
@@ -146,7 +149,7 @@ struct SubscriberStateMachine<ProducerContinuation, ConsumerContinuation> {
 
     enum NextAction {
         /// Return this event; resume these publishers, whose events now fit.
-        case deliver(PipelineEvent, [ProducerContinuation])
+        case deliver(BusMessage, [ProducerContinuation])
         /// Return the end (or a refusal) at once.
         case finish(Delivery)
         /// Nothing buffered yet: suspend (``consumerWaits``).
@@ -260,16 +263,17 @@ struct SubscriberStateMachine<ProducerContinuation, ConsumerContinuation> {
     /// Hands the first event to a waiting consumer and buffers as many of the rest as fit.
     /// Returns what did not fit (nil: everything was taken).
     private static func place(
-        _ events: ArraySlice<PipelineEvent>, into streaming: inout Streaming, capacity: Int
-    ) -> (ArraySlice<PipelineEvent>?, ConsumerResumption?) {
+        _ events: ArraySlice<BusMessage>, into streaming: inout Streaming, capacity: Int
+    ) -> (ArraySlice<BusMessage>?, ConsumerResumption?) {
         var events = events
         var resumption: ConsumerResumption?
         if let consumer = streaming.consumer, let first = events.popFirst() {
             streaming.consumer = nil
             resumption = ConsumerResumption(continuation: consumer, delivery: .event(first))
         }
-        while streaming.buffer.count < capacity, let next = events.popFirst() {
-            streaming.buffer.append(next)
+        while let next = events.first, streaming.fits(next, capacity: capacity) {
+            events.removeFirst()
+            streaming.append(next)
         }
         return (events.isEmpty ? nil : events, resumption)
     }
@@ -278,27 +282,41 @@ struct SubscriberStateMachine<ProducerContinuation, ConsumerContinuation> {
     /// order; returns the publishers whose events are now all queued.
     private static func take(
         from streaming: inout Streaming, capacity: Int
-    ) -> (PipelineEvent, [ProducerContinuation]) {
+    ) -> (BusMessage, [ProducerContinuation]) {
         guard let event = streaming.buffer.popFirst() else {
             preconditionFailure("take from an empty buffer")
         }
+        streaming.weight -= event.weight
         var released: [ProducerContinuation] = []
-        while streaming.buffer.count < capacity, !streaming.producers.isEmpty {
-            while streaming.buffer.count < capacity, let next = streaming.producers[0].events.popFirst() {
-                streaming.buffer.append(next)
+        while !streaming.producers.isEmpty {
+            while let next = streaming.producers[0].events.first, streaming.fits(next, capacity: capacity) {
+                streaming.producers[0].events.removeFirst()
+                streaming.append(next)
             }
-            if streaming.producers[0].events.isEmpty {
-                released.append(streaming.producers.removeFirst().continuation)
-            }
+            guard streaming.producers[0].events.isEmpty else { break }
+            released.append(streaming.producers.removeFirst().continuation)
         }
         return (event, released)
+    }
+}
+
+extension SubscriberStateMachine.Streaming {
+    /// Whether `message` may be buffered now: it keeps the weight within `capacity`, or the
+    /// buffer is empty (a page heavier than the whole buffer still goes through, alone).
+    func fits(_ message: BusMessage, capacity: Int) -> Bool {
+        buffer.isEmpty || weight + message.weight <= capacity
+    }
+
+    mutating func append(_ message: BusMessage) {
+        buffer.append(message)
+        weight += message.weight
     }
 }
 
 /// What the consumer of a subscription gets from one `next`.
 enum SubscriberDelivery: Sendable, Hashable {
     /// The next event.
-    case event(PipelineEvent)
+    case event(BusMessage)
     /// The subscription is over: the bus finished and the buffer is drained, the
     /// subscription was cut short and is drained, or the subscriber left.
     case end

@@ -13,6 +13,9 @@ struct JSONParser: ~Copyable {
     /// The next byte to read.
     var index: Int
     var depth = 0
+    /// Set when whitespace held a line break (the only place one can be: strings may not
+    /// hold a raw one); the cache's row texts leave out elements that had one.
+    private var sawLineBreak = false
     /// The member count of the last object and element count of the last array finished at
     /// each depth: rows of a page share one shape, so the next one reserves exactly that.
     private var capacityHints: [Int] = []
@@ -61,7 +64,10 @@ struct JSONParser: ~Copyable {
     mutating func skipWhitespace() {
         while index < end {
             switch bytes[index] {
-            case JSONByte.space, JSONByte.tab, JSONByte.newline, JSONByte.carriageReturn: index += 1
+            case JSONByte.space, JSONByte.tab: index += 1
+            case JSONByte.newline, JSONByte.carriageReturn:
+                sawLineBreak = true
+                index += 1
             default: return
             }
         }
@@ -118,17 +124,43 @@ struct JSONParser: ~Copyable {
     }
 
     private mutating func parseArray() throws(JSONParseError) -> JSONValue {
+        var noRanges: [Range<Int>]? = nil
+        return .array(try parseElements(ranges: &noRanges))
+    }
+
+    /// Parses a document that is an array, recording the byte range of each element in
+    /// `ranges`; nil (with nothing consumed) when the document is not an array.
+    mutating func parseArrayDocument(ranges: inout [Range<Int>]) throws(JSONParseError) -> [JSONValue]? {
+        skipWhitespace()
+        guard index < end, bytes[index] == JSONByte.openBracket else { return nil }
+        var recorded: [Range<Int>]? = []
+        let elements = try parseElements(ranges: &recorded)
+        ranges = recorded ?? []
+        skipWhitespace()
+        if index != end { throw error(at: index, "unexpected characters after the value") }
+        return elements
+    }
+
+    /// The elements of the array that starts at `index`; when `ranges` is not nil, the
+    /// byte range of each element is appended to it (an empty range for an element with a
+    /// line break inside, which a JSON line cannot carry as it is).
+    private mutating func parseElements(ranges: inout [Range<Int>]?) throws(JSONParseError) -> [JSONValue] {
         let hint = try enterContainer(isObject: false)
         var elements: [JSONValue] = []
         skipWhitespace()
         if index < end, bytes[index] == JSONByte.closeBracket {
             index += 1
             leaveContainer(isObject: false, count: 0)
-            return .array(elements)
+            return elements
         }
         elements.reserveCapacity(hint)
+        ranges?.reserveCapacity(hint)
         while true {
+            skipWhitespace()
+            let start = index
+            sawLineBreak = false
             elements.append(try parseValue())
+            ranges?.append(sawLineBreak ? start..<start : start..<index)
             skipWhitespace()
             guard index < end else { throw error(at: index, "unexpected end of input, expected ',' or ']'") }
             switch bytes[index] {
@@ -136,7 +168,7 @@ struct JSONParser: ~Copyable {
             case JSONByte.closeBracket:
                 index += 1
                 leaveContainer(isObject: false, count: elements.count)
-                return .array(elements)
+                return elements
             default: throw error(at: index, "expected ',' or ']'")
             }
         }

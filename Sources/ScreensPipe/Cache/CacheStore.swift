@@ -267,27 +267,31 @@ public final class CacheStore: CacheBackend {
     // MARK: - Internals
 
     private static func page(_ db: Database, key: String, index: Int) throws -> CachedPage? {
-        guard
-            let row = try Row.fetchOne(
-                db, sql: "SELECT * FROM page WHERE key = ? AND page_index = ?", arguments: [key, index])
-        else { return nil }
-        let text: String = row["rows"]
+        // A cursor's row reads straight from SQLite, so the rows text is borrowed, not copied twice.
+        let cursor = try Row.fetchCursor(db, sql: "SELECT * FROM page WHERE key = ? AND page_index = ?", arguments: [key, index])
+        guard let row = try cursor.next() else { return nil }
+        // The stored text is read as bytes (no String in between) and each row keeps its
+        // bytes: the writer made them, so a row nothing changes is written from them.
+        let text: [UInt8] = try row.withUnsafeData(named: "rows") { data in data?.withUnsafeBytes { [UInt8]($0) } ?? [] }
         let rows: [JSONValue]
+        let texts: JSONElementTexts
         do {
-            guard case .array(let array) = try JSONValue(parsing: text) else {
+            guard let parsed = try JSONValue.parseArrayKeepingTexts(text) else {
                 throw ScreensPipeError.cache("page \(index) of key \(key) does not hold a JSON array")
             }
-            rows = array
+            (rows, texts) = parsed
         } catch let error as ScreensPipeError {
             throw error
         } catch {
             throw ScreensPipeError.cache("page \(index) of key \(key) holds unreadable JSON: \(error)")
         }
-        return CachedPage(
+        var page = CachedPage(
             key: key, pipeline: row["pipeline"], index: index, startRow: row["start_row"], endRow: row["end_row"],
             rows: rows, rowCount: row["row_count"], continuation: row["continuation"],
             fetchedAt: Date(timeIntervalSince1970: row["fetched_at"]), byteSize: row["byte_size"], snapshot: row["snapshot"],
             pageCount: row["page_count"])
+        page.rowTexts = texts
+        return page
     }
 
     private static func rowCount(_ db: Database, key: String) throws -> Int? {

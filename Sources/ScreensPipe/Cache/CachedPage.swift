@@ -29,6 +29,9 @@ public struct CachedPage: Sendable, Hashable {
     /// The number of pages the source said the list has (headless `lastPage`), stored with
     /// page 0 of a list without a row count.
     public var pageCount: Int?
+    /// The stored text of each row, as ``JSONWriter`` wrote it when the page was stored;
+    /// nil for a page built in code or read from a store that does not keep it.
+    public var rowTexts: JSONElementTexts?
 
     /// Creates a stored page; `rowCount`, `continuation` and `pageCount` are nil when the
     /// source sent none.
@@ -57,6 +60,7 @@ public struct CachedPage: Sendable, Hashable {
             request: request, rows: rows, rowCount: rowCount, continuation: continuation,
             origin: .cache, fetchedAt: fetchedAt)
         page.pageCount = pageCount
+        page.rowTexts = rowTexts
         return page
     }
 }

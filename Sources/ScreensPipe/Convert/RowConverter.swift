@@ -18,6 +18,9 @@ package struct RowConverter: Sendable {
         locale = spec?.locale
     }
 
+    /// Whether rows come out as they went in (no model, no field mapping).
+    var isIdentity: Bool { model == nil && mapping == nil }
+
     /// The model row of `raw`, the `row`-th row of the list, on `page`.
     ///
     /// - Throws: a `.conversion` error with `row` and `page` set, naming the field.

@@ -29,37 +29,69 @@ struct JSONLinesSink: EventSink {
         var writer = JSONWriter(reservingCapacity: OutputFile.chunkSize * 2)
         var selectedWritten = checkpoints?.resumed?.checkpoint.selected ?? 0
         var completed = false
-        for await event in events {
-            let value: JSONValue
-            switch (mode, event) {
-            case (.items, .selected(let selected)):
-                value = projection?.project(selected.item) ?? selected.item
-                selectedWritten += 1
-            case (.items, .response):
-                // A page's events start with its response: every page before it is written whole.
-                if let checkpoints, checkpoints.isDue {
-                    try output.write(writer.bytes)
-                    writer.reset()
-                    try await checkpoints.checkpoint(output: output, selectedWritten: selectedWritten, force: false)
+        // Pages arrive whole: in `items` mode their rows are written straight from the
+        // page, with no event made per row.
+        for await message in events.messages {
+            switch (mode, message) {
+            case (.items, .page(let page)):
+                // Every page before this one is written whole: a checkpoint may go here.
+                try await checkpointIfDue(&writer, selectedWritten: selectedWritten)
+                for (index, outcome) in page.outcomes.enumerated() {
+                    guard case .selected(_, let item) = outcome else { continue }
+                    selectedWritten += 1
+                    if projection == nil, let text = page.text(ofOutcome: index) {
+                        // A row nothing changed, with the bytes the writer makes of it.
+                        writer.bytes.append(contentsOf: text)
+                        try endLine(of: &writer)
+                    } else {
+                        try writeLine(projection?.project(item) ?? item, to: &writer)
+                    }
                 }
-                continue
-            case (.items, .finished(let finished)):
+            case (.items, .event(.selected(let selected))):
+                selectedWritten += 1
+                try writeLine(projection?.project(selected.item) ?? selected.item, to: &writer)
+            case (.items, .event(.response)):
+                // A page published as separate events starts with its response.
+                try await checkpointIfDue(&writer, selectedWritten: selectedWritten)
+            case (.items, .event(.finished(let finished))):
                 completed = finished.succeeded
+            case (.items, .event):
                 continue
-            case (.items, _): continue
-            case (.events, _): value = (projection?.project(event) ?? event).envelope
-            }
-            writer.write(value)
-            writer.writeRaw("\n")
-            if writer.bytes.count >= OutputFile.chunkSize {
-                try output.write(writer.bytes)
-                writer.reset()
+            case (.events, .page(let page)):
+                for event in page.events {
+                    try writeLine((projection?.project(event) ?? event).envelope, to: &writer)
+                }
+            case (.events, .event(let event)):
+                try writeLine((projection?.project(event) ?? event).envelope, to: &writer)
             }
         }
         try output.write(writer.bytes)
         // A run that stops short leaves the checkpoint of everything it wrote whole.
         if let checkpoints, !completed {
             try await checkpoints.checkpoint(output: output, selectedWritten: selectedWritten, force: true)
+        }
+    }
+
+    /// At a page boundary (every earlier page written whole): writes what is buffered and
+    /// commits a resume checkpoint when one is due.
+    private func checkpointIfDue(_ writer: inout JSONWriter, selectedWritten: Int) async throws(OutputFile.WriteFailure) {
+        guard let checkpoints, checkpoints.isDue else { return }
+        try output.write(writer.bytes)
+        writer.reset()
+        try await checkpoints.checkpoint(output: output, selectedWritten: selectedWritten, force: false)
+    }
+
+    /// Appends one line, and hands the writer's bytes to the output once a chunk is full.
+    private func writeLine(_ value: JSONValue, to writer: inout JSONWriter) throws(OutputFile.WriteFailure) {
+        writer.write(value)
+        try endLine(of: &writer)
+    }
+
+    private func endLine(of writer: inout JSONWriter) throws(OutputFile.WriteFailure) {
+        writer.writeRaw("\n")
+        if writer.bytes.count >= OutputFile.chunkSize {
+            try output.write(writer.bytes)
+            writer.reset()
         }
     }
 
@@ -72,7 +104,7 @@ struct JSONLinesSink: EventSink {
 struct DiscardSink: EventSink {
     func consume(_ events: EventSubscription) async throws(OutputFile.WriteFailure) {
         // Draining keeps the bus moving; the subscription ends when the run finishes.
-        for await _ in events {}
+        for await _ in events.messages {}
     }
 
     func close(succeeded: Bool) throws(OutputFile.WriteFailure) -> String? { nil }

@@ -61,6 +61,10 @@ public struct FetchedPage: Sendable, Hashable {
     /// The paginator `paginate: auto` chose from page 0, as a `paginate:` value; nil when
     /// the pipeline names its paginator.
     public var paginator: String?
+    /// Each row's compact JSON exactly as ``JSONWriter`` writes it, when the source has it
+    /// at no cost (the cache replays the text it stored); nil otherwise. A row that nothing
+    /// changes is written from it instead of being encoded again.
+    public var rowTexts: JSONElementTexts?
 
     /// Creates a page; `fetchedAt` defaults to now, and `rowCount` and `continuation` to nil
     /// (no count, no next page).

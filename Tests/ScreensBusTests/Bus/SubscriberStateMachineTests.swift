@@ -2,11 +2,18 @@ import Testing
 
 @testable import ScreensBus
 
-private func row(_ index: Int) -> PipelineEvent {
-    .selected(SelectedRow(pipeline: "p", page: 0, row: index, item: .int(Int64(index))))
+private func row(_ index: Int) -> BusMessage {
+    .event(.selected(SelectedRow(pipeline: "p", page: 0, row: index, item: .int(Int64(index)))))
 }
 
-private func rows(_ range: Range<Int>) -> ArraySlice<PipelineEvent> {
+/// A page message holding `rows` selected rows: it weighs `rows + 1` events.
+private func page(_ index: Int, rows: Int) -> BusMessage {
+    var page = PageEvents(response: ListResponse(pipeline: "p", page: index, startRow: 0, endRow: rows, rowCount: nil, rows: rows, origin: .remote))
+    for row in 0..<rows { page.appendSelected(row: row, item: .int(Int64(row))) }
+    return .page(page)
+}
+
+private func rows(_ range: Range<Int>) -> ArraySlice<BusMessage> {
     ArraySlice(range.map(row))
 }
 
@@ -133,6 +140,31 @@ struct SubscriberStateMachineTests {
         // A consumer arriving late is answered at once, never stored.
         guard case .resume(let late, _) = machine.consumerWaits("late") else { throw Failure("must not wait") }
         #expect(late.delivery == .end)
+    }
+
+    @Test("a page takes as much of the buffer as its events: the publisher waits until they fit")
+    func pageWeighsItsEvents() throws {
+        var machine = Machine(capacity: 4)
+        guard case .done(nil) = machine.send(rows(0..<1)) else { throw Failure("one event fits") }
+        // A page of 3 rows weighs 4 events: 1 + 4 > 4, so it waits behind the buffered row.
+        guard case .wait(let rest, let id, nil) = machine.send([page(0, rows: 3)]) else { throw Failure("the page must wait") }
+        #expect(Array(rest) == [page(0, rows: 3)])
+        guard case .none = machine.producerWaits(id: id, events: rest, continuation: "publisher", isCancelled: false) else {
+            throw Failure("still no room")
+        }
+        let first = try #require(take(&machine))
+        #expect(first.0 == .event(row(0)) && first.released == ["publisher"])
+        #expect(take(&machine)?.0 == .event(page(0, rows: 3)))
+        #expect(take(&machine) == nil)
+    }
+
+    @Test("a page heavier than the whole buffer still goes through, alone")
+    func pageHeavierThanCapacity() throws {
+        var machine = Machine(capacity: 2)
+        guard case .done(nil) = machine.send([page(0, rows: 10)]) else { throw Failure("an empty buffer takes any page") }
+        guard case .wait(let rest, _, nil) = machine.send(rows(0..<1)) else { throw Failure("nothing fits beside it") }
+        #expect(Array(rest) == [row(0)])
+        #expect(take(&machine)?.0 == .event(page(0, rows: 10)))
     }
 }
 

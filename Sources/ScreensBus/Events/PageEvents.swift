@@ -1,0 +1,119 @@
+/// One delivered page as a single bus message: its `response`, then what became of its rows
+/// (selected, or failed), in row order.
+///
+/// The bus carries a page as one value rather than one event per row, so a subscriber that
+/// only counts (a progress line, diagnostics) reads ``selectedCount`` and ``errorCount`` and
+/// never touches a row, and queueing a page costs one step whatever its size. A subscriber
+/// that wants rows one at a time reads ``events``: the `response`, `selected` and `error`
+/// events the page stands for, in the order and with the values a per-row publisher would
+/// have produced. ``EventSubscription`` does that for every existing subscriber.
+public struct PageEvents: Sendable, Hashable {
+    /// What became of one row of the page that produced an event.
+    public enum RowOutcome: Sendable, Hashable {
+        /// The row (its index in the whole list) passed the filter; `item` is the converted row.
+        case selected(row: Int, item: JSONValue)
+        /// The row, or the page, failed: an `error` event.
+        case error(ListError)
+    }
+
+    /// The page's `response` event.
+    public var response: ListResponse
+    /// The rows that produced an event, in row order.
+    public private(set) var outcomes: [RowOutcome]
+    /// How many of ``outcomes`` are selected rows.
+    public private(set) var selectedCount = 0
+    /// How many of ``outcomes`` are errors.
+    public private(set) var errorCount = 0
+    /// The parent rows of a child list of a `for-each` source, written into every
+    /// `selected` event of the page; nil otherwise.
+    public var parent: JSONValue?
+
+    /// Starts a page with its `response`; add its rows with ``appendSelected(row:item:)``
+    /// and ``appendError(_:)`` in row order.
+    public init(response: ListResponse, parent: JSONValue? = nil, reservingCapacity capacity: Int = 0) {
+        self.response = response
+        self.parent = parent
+        outcomes = []
+        outcomes.reserveCapacity(capacity)
+    }
+
+    /// For each outcome, the bytes ``JSONWriter`` writes for its selected item, when they
+    /// were kept; empty while none were.
+    private var texts: [ArraySlice<UInt8>?] = []
+
+    /// Row `row` of the list passed the filter as `item`. `text`, when given, must be
+    /// exactly the bytes ``JSONWriter`` writes for `item` (a row that nothing changed, with
+    /// the text it was stored as): a sink may write it instead of encoding `item` again.
+    public mutating func appendSelected(row: Int, item: JSONValue, text: ArraySlice<UInt8>? = nil) {
+        if let text {
+            if texts.count < outcomes.count { texts.append(contentsOf: repeatElement(nil, count: outcomes.count - texts.count)) }
+            texts.append(text)
+        }
+        outcomes.append(.selected(row: row, item: item))
+        selectedCount += 1
+    }
+
+    /// A row (or the page) failed.
+    public mutating func appendError(_ error: ListError) {
+        outcomes.append(.error(error))
+        errorCount += 1
+    }
+
+    /// The compact JSON of the item of outcome `index` (a selected row), when the page
+    /// kept it: the same bytes ``JSONWriter`` would write for it.
+    public func text(ofOutcome index: Int) -> ArraySlice<UInt8>? {
+        index < texts.count ? texts[index] : nil
+    }
+
+    /// The errors of the page, in row order (none are looked for when ``errorCount`` is 0).
+    public var errors: [ListError] {
+        guard errorCount > 0 else { return [] }
+        return outcomes.compactMap { if case .error(let error) = $0 { error } else { nil } }
+    }
+
+    /// The page as the events it stands for: `response`, then one `selected` or `error`
+    /// event per outcome. Each event is made when it is read.
+    public var events: Events { Events(page: self) }
+
+    /// The events of a page, made on demand from its outcomes.
+    public struct Events: RandomAccessCollection, Sendable {
+        let page: PageEvents
+
+        /// The `response` event.
+        public var startIndex: Int { 0 }
+        /// One past the last outcome's event.
+        public var endIndex: Int { page.outcomes.count + 1 }
+
+        /// Event 0 is the `response`; event `i` is outcome `i - 1`.
+        public subscript(position: Int) -> PipelineEvent {
+            if position == 0 { return .response(page.response) }
+            switch page.outcomes[position - 1] {
+            case .selected(let row, let item):
+                var selected = SelectedRow(pipeline: page.response.pipeline, page: page.response.page, row: row, item: item)
+                selected.parent = page.parent
+                return .selected(selected)
+            case .error(let error):
+                return .error(error)
+            }
+        }
+    }
+}
+
+/// One message of the bus: a single event, or a whole page.
+///
+/// Read messages with ``EventSubscription/messages`` to handle a page at once; the events
+/// of a subscription are the same messages, with every page spelled out as its events.
+public enum BusMessage: Sendable, Hashable {
+    /// One event.
+    case event(PipelineEvent)
+    /// A page and what became of its rows.
+    case page(PageEvents)
+
+    /// How many events the message stands for: what it takes of a subscriber's buffer.
+    var weight: Int {
+        switch self {
+        case .event: 1
+        case .page(let page): page.outcomes.count + 1
+        }
+    }
+}
