@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Sandbox
 import ScreensBus
 import Testing
@@ -50,7 +51,7 @@ struct OutputFileRunTests {
         let output = directory.appendingPathComponent("out.jsonl").path
         try "previous complete output\n".write(toFile: output, atomically: true, encoding: .utf8)
 
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: CommandRunner.binary)
         process.arguments = ["run", try slowPipeline(), "--events", "-o", output]
         process.environment = CommandRunner.childEnvironment([

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import ScreensBus
 
 #if canImport(Glibc)
@@ -8,7 +9,7 @@ import Glibc
 /// `screens-pipe session FILE` started with pipes on stdin and stdout, driven the way a
 /// client drives it: write a command, read the events that answer it.
 final class SessionProcess: @unchecked Sendable {  // the pipes are only used by the test's task
-    let process = Process()
+    let process = ChildProcess()
     private let input = Pipe()
     private let stderrPipe = Pipe()
     private let lines: AsyncStream<String>

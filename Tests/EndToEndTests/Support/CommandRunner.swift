@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs the real `screens-pipe` binary (or a shell pipeline around it) and captures what a
 /// user would see.
@@ -48,7 +49,7 @@ enum CommandRunner {
     }
 
     private static func execute(_ executable: String, _ arguments: [String], environment: [String: String], directory: URL?) async throws -> CommandResult {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.currentDirectoryURL = directory ?? packageRoot

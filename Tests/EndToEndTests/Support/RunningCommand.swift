@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -7,7 +8,7 @@ import Glibc
 /// The real binary started in the background, for tests that act on it while it runs
 /// (send it a signal once the sandbox has seen its requests).
 final class RunningCommand: @unchecked Sendable {  // the process is only read after start
-    let process = Process()
+    let process = ChildProcess()
     private let stderrPipe = Pipe()
     private let exited = AsyncStream<Int32>.makeStream()
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import PostgresNIO
 import ScreensBus
 @testable import ScreensPipe
@@ -137,7 +138,7 @@ import Testing
                 c.execute("CREATE TRIGGER refuse BEFORE INSERT ON page BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END")
                 c.commit()
                 """
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["python3", "-c", script, directory.file("cache.sqlite")]
             try process.run()

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ScreensPipe
@@ -9,7 +10,7 @@ private func makeSelfSignedCertificate() throws -> (directory: URL, certificate:
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let certificate = directory.appendingPathComponent("cert.pem").path
     let key = directory.appendingPathComponent("key.pem").path
-    let openssl = Process()
+    let openssl = ChildProcess()
     openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     openssl.arguments = [
         "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",

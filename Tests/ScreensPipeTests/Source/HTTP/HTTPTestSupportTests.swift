@@ -1,5 +1,6 @@
 // Support for the HTTP tests (no tests here): the Python test server as a subprocess.
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ScreensPipe
@@ -8,10 +9,10 @@ import Testing
 final class TestHTTPServer: @unchecked Sendable {
     let port: Int
     let scheme: String
-    private let process: Process
+    private let process: ChildProcess
     private let input: Pipe
 
-    private init(port: Int, scheme: String, process: Process, input: Pipe) {
+    private init(port: Int, scheme: String, process: ChildProcess, input: Pipe) {
         self.port = port
         self.scheme = scheme
         self.process = process
@@ -28,7 +29,7 @@ final class TestHTTPServer: @unchecked Sendable {
         let script = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/http/test_server.py")
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path] + (tls.map { ["--tls", $0.certificate, $0.key] } ?? [])
         let output = Pipe()
