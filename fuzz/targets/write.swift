@@ -1,7 +1,7 @@
 // libFuzzer target: the write path's untrusted inputs: the JSON lines a user pipes into
 // `screens-pipe write` (split in arbitrary chunks, each line validated as a bookmark row
-// against the sink's settings, with and without a fixed folder) and the portal's answer to
-// a JSON-WS batch (the result array, or an error body read for the reject reason).
+// with and without a fixed folder, and as a headless structured content) and the portal's
+// answer to a JSON-WS batch (the result array, or an error body read for the reject reason).
 //
 // Input: 1 byte of chunk size, then the bytes, read both as write input and as an answer.
 @testable import ScreensPipe
@@ -15,6 +15,10 @@ private let specs: [LiferaySinkSpec] = [
     (try? PipelineLoader(environment: [:]).load(
         yaml: "source: { type: file, path: rows.json }\nsink: \(sink)", file: "fuzz.yaml"))?.sink.liferay
 }
+
+private let webContent: LiferaySinkSpec? = (try? PipelineLoader(environment: [:]).load(
+    yaml: "sink: { type: liferay, server: 'http://127.0.0.1:1', service: web-content, transport: headless, group-id: 20143, content-structure-id: 20701, key: [title] }",
+    file: "fuzz.yaml"))?.sink.liferay
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzWrite(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
@@ -33,10 +37,11 @@ public func fuzzWrite(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
     if let last = splitter.finish() { lines.append(last) }
     for line in lines {
+        if let webContent { _ = try? StructuredContentRowValidator.row(line, spec: webContent) }
         for spec in specs {
-            if let row = try? BookmarkRow.row(line, spec: spec) {
+            if let row = try? BookmarkRowValidator.row(line, spec: spec) {
                 _ = row.parameters()
-                _ = BookmarkRow.key(of: row, fields: spec.key)
+                _ = row.key
             }
         }
     }
