@@ -62,9 +62,7 @@ struct ValidateCommand: AsyncParsableCommand {
                     object["warnings"] = .array(warnings.map { .string($0) })
                     report = .object(object)
                 }
-                // A reader that left (`| head`) ends the report, never the process: the throwing
-                // write returns EPIPE where the old one trapped.
-                try? FileHandle.standardOutput.write(contentsOf: Data((report.jsonString + "\n").utf8))
+                print(report.jsonString)
             }
         }
         if failed { throw ExitCode(2) }

@@ -18,20 +18,18 @@ struct ArticleComparator: Sendable {
     }
 
     let key: Key
-    /// Always false from JSON-WS (the no-argument constructor); kept for the order's definition.
-    let ascending: Bool
 
     /// The comparator `+obc: className` makes, or a ClassNotFoundException as JSON-WS reports
     /// an unknown class.
     init(className: String) throws {
         self.key = try LiferayComparatorClass.key(className, Key.self)
-        self.ascending = false
     }
 
-    /// Whether `lhs` comes before `rhs`; equal keys fall back to the article id, in the same
-    /// direction (a database's order for ties is unspecified; the sandbox's is stable).
+    /// Whether `lhs` comes before `rhs`: descending, as the no-argument constructor sorts;
+    /// equal keys fall back to the article id, also descending (a database's order for ties
+    /// is unspecified; the sandbox's is stable).
     func areInIncreasingOrder(_ lhs: Article, _ rhs: Article) -> Bool {
-        ascending ? increasing(lhs, rhs) : increasing(rhs, lhs)
+        increasing(rhs, lhs)
     }
 
     private func increasing(_ lhs: Article, _ rhs: Article) -> Bool {

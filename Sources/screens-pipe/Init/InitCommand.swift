@@ -35,7 +35,7 @@ struct InitCommand: ParsableCommand {
         let name = file == "-" ? "pipeline" : Self.pipelineName(for: file)
         let text = type.text(name: name)
         if file == "-" {
-            try? FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+            print(text, terminator: "")
             return
         }
         if FileManager.default.fileExists(atPath: file), !force {

@@ -89,4 +89,18 @@ import Testing
         #expect(throws: RowRejection.self) { try model.row(["meta": ["note": "y"]], line: 3) }
         #expect(throws: RowRejection.self) { try model.row(["x"], line: 4) }
     }
+
+    @Test("a web content row's content is read with the converter's XML reader: fields with entities and CDATA, nested ones; an unreadable document is a reject")
+    func webContentDocumentsAreReadNotScanned() throws {
+        let spec = try loadPipeline(sink("  service: web-content\n  structure-key: NEWS-ARTICLE"))
+        let model = WebContentWriteModel(spec: try #require(spec.sink.liferay))
+        let document = #"<?xml version="1.0"?><root default-locale="en_US"><dynamic-element name="Body"><dynamic-content language-id="en_US">A &amp; B &#233;</dynamic-content><dynamic-element name="Note"><dynamic-content language-id="en_US"><![CDATA[<b>x</b>]]></dynamic-content></dynamic-element></dynamic-element></root>"#
+        let row = try model.row(["title": "T", "content": .string(document)], line: 1)
+        #expect(row.fields == [.init(name: "Body", data: "A & B é"), .init(name: "Note", data: "<b>x</b>")])
+        #expect(try ArticleXMLText.fields(row.contentXML) == row.fields)
+        #expect(try model.row(["title": "T"], line: 2).fields.isEmpty)
+        #expect(throws: RowRejection.self) { try model.row(["title": "T", "content": "<root><dynamic-element name=\"Body\">"], line: 3) }
+        #expect(ArticleXMLText.localized(#"<root default-locale="en_US"><Title language-id="es_ES">Hola</Title><Title language-id="en_US">Hi &amp; bye</Title></root>"#, locale: "en_US") == "Hi & bye")
+        #expect(ArticleXMLText.localized("plain", locale: "en_US") == "plain")
+    }
 }

@@ -70,7 +70,12 @@ struct WebContentWriteModel: JSONWSWriteModel {
             }
         } else {
             let document = try WriteRowParsing.text(value, "content", required: false, limit: WriteInputLines.maximumLineLength)
-            fields = ArticleXMLText.fields(document)
+            do throws(XMLSyntaxError) {
+                fields = try ArticleXMLText.fields(document)
+            } catch {
+                // Written as it reads, a document the portal could not read would lose its fields.
+                throw RowRejection(message: "'content' is not a structured content document: \(error.message) at byte \(error.offset)")
+            }
         }
         var row = ArticleRow(
             line: line, groupId: spec.groupId, folderId: folderId, title: title, description: description,
@@ -133,7 +138,7 @@ struct WebContentWriteModel: JSONWSWriteModel {
                 let stored = ArticleRow(
                     line: 0, groupId: row.groupId, folderId: article["folderId"]?.int64Value ?? row.folderId, title: title,
                     description: ArticleXMLText.localized(article["description"]?.stringValue ?? "", locale: Self.locale),
-                    contentXML: "", fields: ArticleXMLText.fields(article["content"]?.stringValue ?? ""),
+                    contentXML: "", fields: (try? ArticleXMLText.fields(article["content"]?.stringValue ?? "")) ?? [],
                     structureKey: article["DDMStructureKey"]?.stringValue ?? "", templateKey: "",
                     urlTitle: article["urlTitle"]?.stringValue ?? "", key: "")
                 let key = keyOf(title: title, urlTitle: stored.urlTitle)
@@ -162,10 +167,9 @@ struct WebContentWriteModel: JSONWSWriteModel {
     }
 }
 
-/// The XML Liferay keeps article titles and structured content in: written for
-/// `add-article`, read back from `get-articles` to compare. A scanner for the documents
-/// the portal writes (`<root>` with `language-id` elements, `dynamic-element` /
-/// `dynamic-content`, CDATA and the five entities), not a general XML parser.
+/// The XML Liferay keeps article titles and structured content in: written here for
+/// `add-article`; read back (from `get-articles`, or a row's `content`) with the
+/// ``XMLReader`` and ``LocalizedValue`` the converter uses, so both read one grammar.
 enum ArticleXMLText {
     struct Field: Sendable, Hashable {
         var name: String
@@ -181,49 +185,29 @@ enum ArticleXMLText {
         return xml + "</root>"
     }
 
-    /// The fields of a document, each with its first value (a document from a portal may
-    /// hold several locales; the first is the default one in what Liferay writes).
-    static func fields(_ xml: String) -> [Field] {
+    /// The fields of a document in document order (nested ones after their parent), each
+    /// with its first value (a document from a portal may hold several locales; the first
+    /// is the default one in what Liferay writes). An empty text has none.
+    static func fields(_ xml: String) throws(XMLSyntaxError) -> [Field] {
+        guard !xml.isEmpty else { return [] }
         var fields: [Field] = []
-        var rest = Substring(xml)
-        while let start = rest.range(of: "<dynamic-element ") {
-            rest = rest[start.upperBound...]
-            guard let name = attribute("name", in: rest.prefix { $0 != ">" }) else { break }
-            guard let open = rest.range(of: "<dynamic-content") else { break }
-            let afterOpen = rest[open.upperBound...]
-            guard let close = afterOpen.firstIndex(of: ">"), let end = afterOpen.range(of: "</dynamic-content>") else { break }
-            let raw = afterOpen[afterOpen.index(after: close)..<end.lowerBound]
-            fields.append(Field(name: decoded(name), data: decoded(raw)))
-            rest = afterOpen[end.upperBound...]
-        }
+        collect(of: try XMLReader.parse(xml), into: &fields)
         return fields
     }
 
-    /// The text of a localized document in `locale` (or its first value); text that is not
-    /// such a document is the text itself.
-    static func localized(_ xml: String, locale: String) -> String {
-        guard xml.contains("<root") else { return xml }
-        var first: String?
-        var rest = Substring(xml)
-        while let marker = rest.range(of: "language-id=\"") {
-            let value = rest[marker.upperBound...]
-            guard let quote = value.firstIndex(of: "\""), let close = value[quote...].firstIndex(of: ">") else { break }
-            let id = value[..<quote]
-            let text = value[value.index(after: close)...]
-            guard let end = text.range(of: "</") else { break }
-            let decodedText = decoded(text[..<end.lowerBound])
-            if id == locale { return decodedText }
-            if first == nil { first = decodedText }
-            rest = text[end.upperBound...]
+    private static func collect(of parent: XMLElement, into fields: inout [Field]) {
+        for element in parent.children where element.name == "dynamic-element" {
+            if let name = element.attribute("name"), let content = element.children.first(where: { $0.name == "dynamic-content" }) {
+                fields.append(Field(name: name, data: content.text))
+            }
+            collect(of: element, into: &fields)
         }
-        return first ?? ""
     }
 
-    private static func attribute(_ name: String, in text: Substring) -> Substring? {
-        guard let marker = text.range(of: "\(name)=\"") else { return nil }
-        let value = text[marker.upperBound...]
-        guard let quote = value.firstIndex(of: "\"") else { return nil }
-        return value[..<quote]
+    /// The text of a localized document in `locale` (or the closest locale it has); text
+    /// that is not such a document is the text itself.
+    static func localized(_ xml: String, locale: String) -> String {
+        LocalizedValue.resolve(.string(xml), locale: locale).stringValue ?? xml
     }
 
     static func escaped(_ text: String) -> String {
@@ -240,16 +224,5 @@ enum ArticleXMLText {
             }
         }
         return result
-    }
-
-    private static func decoded(_ text: Substring) -> String {
-        if text.hasPrefix("<![CDATA["), text.hasSuffix("]]>") { return String(text.dropFirst(9).dropLast(3)) }
-        guard text.contains("&") else { return String(text) }
-        return String(text)
-            .replacingOccurrences(of: "&lt;", with: "<")
-            .replacingOccurrences(of: "&gt;", with: ">")
-            .replacingOccurrences(of: "&quot;", with: "\"")
-            .replacingOccurrences(of: "&apos;", with: "'")
-            .replacingOccurrences(of: "&amp;", with: "&")
     }
 }
