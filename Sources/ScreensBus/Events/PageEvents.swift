@@ -37,13 +37,14 @@ public struct PageEvents: Sendable, Hashable {
         outcomes.reserveCapacity(capacity)
     }
 
-    /// For each outcome, the bytes ``JSONWriter`` writes for its selected item, when they
-    /// were kept; empty while none were.
+    /// For each outcome, the text of its selected item, when it was kept; empty while none were.
     private var texts: [ArraySlice<UInt8>?] = []
 
     /// Row `row` of the list passed the filter as `item`. `text`, when given, must be
-    /// exactly the bytes ``JSONWriter`` writes for `item` (a row that nothing changed, with
-    /// the text it was stored as): a sink may write it instead of encoding `item` again.
+    /// compact JSON (no line break) that reads back as `item`: the text a row nothing
+    /// changed was received or stored as (``JSONElementTexts``). A sink writes it instead of
+    /// encoding `item` again, so the row passes through with its number texts and member
+    /// order as received.
     public mutating func appendSelected(row: Int, item: JSONValue, text: ArraySlice<UInt8>? = nil) {
         if let text {
             if texts.count < outcomes.count { texts.append(contentsOf: repeatElement(nil, count: outcomes.count - texts.count)) }
@@ -60,7 +61,7 @@ public struct PageEvents: Sendable, Hashable {
     }
 
     /// The compact JSON of the item of outcome `index` (a selected row), when the page
-    /// kept it: the same bytes ``JSONWriter`` would write for it.
+    /// kept it: the row's text as received, which reads back as the item.
     public func text(ofOutcome index: Int) -> ArraySlice<UInt8>? {
         index < texts.count ? texts[index] : nil
     }

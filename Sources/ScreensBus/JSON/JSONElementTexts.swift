@@ -1,50 +1,132 @@
-/// The elements of one JSON array as the bytes they were read from: one range per element
-/// into a shared copy of the array's text.
+/// One step from a JSON document's root toward a value inside it.
+public enum JSONPathStep: Sendable, Hashable {
+    /// The member of an object with this key (the last one, when the key repeats).
+    case key(String)
+    /// The element of an array at this 0-based position.
+    case index(Int)
+}
+
+/// The elements of one JSON array as the text they were received as: one range per
+/// element into a shared buffer.
 ///
-/// A stage that leaves a row unchanged can write these bytes instead of encoding the row
-/// again. That is only right where the text is exactly what ``JSONWriter`` writes for the
-/// parsed value, as for text that ``JSONWriter`` produced itself (the cache stores pages
-/// that way); ``JSONValue/parseArrayKeepingTexts(_:)`` keeps the bytes and says nothing
-/// about their form.
+/// Each element's text is its bytes as received with the whitespace between tokens left
+/// out: strings keep their escapes as sent (`\/` stays `\/`), numbers their digits as sent
+/// (`1.50` stays `1.50`, an id beyond 2^53 its exact digits), objects their member order
+/// (repeated keys included). So it is one line of JSON lines that reads back as the same
+/// value, and a stage that leaves a row unchanged writes it instead of encoding the row
+/// again: a row passes through untouched. For text ``JSONWriter`` produced (the cache stores
+/// pages that way) it is exactly the writer's bytes.
 public struct JSONElementTexts: Sendable, Hashable {
     private let text: [UInt8]
-    /// Each element's bytes; empty for one with a line break inside (the parser marks it).
     private let ranges: [Range<Int>]
 
     /// How many elements the array had.
     public var count: Int { ranges.count }
 
-    /// The bytes of element `index`, or nil when they hold a line break (whitespace between
-    /// tokens, which JSON lines cannot carry inside a line: such an element is written anew).
+    /// The compact text of element `index`. Never nil for texts made by this module; the
+    /// optional is kept for callers that handle a missing text by encoding the value.
     public subscript(index: Int) -> ArraySlice<UInt8>? {
-        let range = ranges[index]
-        return range.isEmpty ? nil : text[range]
+        text[ranges[index]]
     }
 
-    init(text: [UInt8], ranges: [Range<Int>]) {
-        self.text = text
-        self.ranges = ranges
+    /// The whole array as compact JSON: `[`, the elements' texts joined by `,`, `]`.
+    public var arrayText: [UInt8] {
+        var result: [UInt8] = []
+        result.reserveCapacity(ranges.reduce(2) { $0 + $1.count + 1 })
+        result.append(JSONByte.openBracket)
+        for (position, range) in ranges.enumerated() {
+            if position > 0 { result.append(JSONByte.comma) }
+            result.append(contentsOf: text[range])
+        }
+        result.append(JSONByte.closeBracket)
+        return result
+    }
+
+    /// Texts over `text`: each range must hold one whole value of valid JSON. When
+    /// `compacting`, the values are copied without the whitespace between their tokens.
+    init(text: [UInt8], ranges: [Range<Int>], compacting: Bool) {
+        guard compacting else {
+            self.text = text
+            self.ranges = ranges
+            return
+        }
+        var compact: [UInt8] = []
+        compact.reserveCapacity(ranges.reduce(0) { $0 + $1.count })
+        var compactRanges: [Range<Int>] = []
+        compactRanges.reserveCapacity(ranges.count)
+        text.withUnsafeBufferPointer { bytes in
+            for range in ranges {
+                let start = compact.count
+                Self.appendCompacting(bytes, range, to: &compact)
+                compactRanges.append(start..<compact.count)
+            }
+        }
+        self.text = compact
+        self.ranges = compactRanges
+    }
+
+    /// Copies the valid JSON value in `range`, leaving out whitespace outside strings.
+    private static func appendCompacting(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, to output: inout [UInt8]) {
+        var inString = false
+        var escaped = false
+        for offset in range {
+            let byte = bytes[offset]
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == JSONByte.backslash {
+                    escaped = true
+                } else if byte == JSONByte.quote {
+                    inString = false
+                }
+            } else {
+                switch byte {
+                case JSONByte.space, JSONByte.tab, JSONByte.newline, JSONByte.carriageReturn: continue
+                case JSONByte.quote: inString = true
+                default: break
+                }
+            }
+            output.append(byte)
+        }
     }
 }
 
 extension JSONValue {
     /// Parses one document (as ``init(parsing:)-([UInt8])`` does) that must be an array, and
-    /// keeps the bytes of each of its elements; nil when the document is valid JSON but not
+    /// keeps the text of each of its elements; nil when the document is valid JSON but not
     /// an array.
     public static func parseArrayKeepingTexts(_ bytes: [UInt8]) throws(JSONParseError) -> (elements: [JSONValue], texts: JSONElementTexts)? {
         guard !bytes.isEmpty else { throw JSONParseError(offset: 0, message: "unexpected end of input") }
         let result = bytes.withUnsafeBufferPointer { buffer in
-            Result { () throws(JSONParseError) -> ([JSONValue], [Range<Int>])? in
+            Result { () throws(JSONParseError) -> ([JSONValue], [Range<Int>], Bool)? in
                 var parser = JSONParser(bytes: buffer.baseAddress!, start: 0, end: buffer.count)
-                var ranges: [Range<Int>] = []
-                guard let elements = try parser.parseArrayDocument(ranges: &ranges) else {
+                guard let elements = try parser.parseArrayDocument() else {
                     _ = try parser.parseDocument()
                     return nil
                 }
-                return (elements, ranges)
+                return (elements, parser.recordedRanges ?? [], parser.recordedWhitespace)
             }
         }
-        guard let (elements, ranges) = try result.get() else { return nil }
-        return (elements, JSONElementTexts(text: bytes, ranges: ranges))
+        guard let (elements, ranges, whitespace) = try result.get() else { return nil }
+        return (elements, JSONElementTexts(text: bytes, ranges: ranges, compacting: whitespace))
+    }
+
+    /// Parses one document (as ``init(parsing:)-([UInt8])`` does) and keeps the text of
+    /// each element of the array at `path` (a page's rows: `[.key("items")]` in a headless
+    /// page); the texts are nil when there is no array there.
+    ///
+    /// Costs what the plain parse costs, plus a copy of the array's bytes when its
+    /// elements hold whitespace between their tokens (a pretty-printed body).
+    public static func parse(_ bytes: [UInt8], keepingElementTextsAt path: [JSONPathStep]) throws(JSONParseError) -> (value: JSONValue, texts: JSONElementTexts?) {
+        guard !bytes.isEmpty else { throw JSONParseError(offset: 0, message: "unexpected end of input") }
+        let result = bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(JSONParseError) -> (JSONValue, [Range<Int>]?, Bool) in
+                var parser = JSONParser(bytes: buffer.baseAddress!, start: 0, end: buffer.count)
+                let value = try parser.parseDocument(keepingElementTextsAt: path)
+                return (value, parser.recordedRanges, parser.recordedWhitespace)
+            }
+        }
+        let (value, ranges, whitespace) = try result.get()
+        return (value, ranges.map { JSONElementTexts(text: bytes, ranges: $0, compacting: whitespace) })
     }
 }

@@ -13,9 +13,19 @@ struct JSONParser: ~Copyable {
     /// The next byte to read.
     var index: Int
     var depth = 0
-    /// Set when whitespace held a line break (the only place one can be: strings may not
-    /// hold a raw one); the cache's row texts leave out elements that had one.
-    private var sawLineBreak = false
+    /// Set when whitespace was skipped; an element whose text is kept and held some
+    /// between its tokens is compacted (see ``JSONElementTexts``).
+    private var sawWhitespace = false
+    /// The array whose elements' texts are recorded (a page's rows): the steps from the
+    /// document's root to it. Only read while ``nextValueOnPath`` is not negative.
+    var textPath: [JSONPathStep] = []
+    /// How many steps of ``textPath`` the next value to parse has matched; -1 when it is
+    /// off the path (always, unless texts are kept). Taken by ``parseValue()``.
+    var nextValueOnPath = -1
+    /// The byte range of each element of the array at ``textPath``; nil until it is found.
+    var recordedRanges: [Range<Int>]?
+    /// Whether an element of the recorded array had whitespace between its tokens.
+    var recordedWhitespace = false
     /// The member count of the last object and element count of the last array finished at
     /// each depth: rows of a page share one shape, so the next one reserves exactly that.
     private var capacityHints: [Int] = []
@@ -64,9 +74,8 @@ struct JSONParser: ~Copyable {
     mutating func skipWhitespace() {
         while index < end {
             switch bytes[index] {
-            case JSONByte.space, JSONByte.tab: index += 1
-            case JSONByte.newline, JSONByte.carriageReturn:
-                sawLineBreak = true
+            case JSONByte.space, JSONByte.tab, JSONByte.newline, JSONByte.carriageReturn:
+                sawWhitespace = true
                 index += 1
             default: return
             }
@@ -76,10 +85,12 @@ struct JSONParser: ~Copyable {
     mutating func parseValue() throws(JSONParseError) -> JSONValue {
         skipWhitespace()
         guard index < end else { throw error(at: index, "unexpected end of input") }
+        let onPath = nextValueOnPath
+        nextValueOnPath = -1
         switch bytes[index] {
         case JSONByte.quote: return .string(try parseString())
-        case JSONByte.openBrace: return try parseObject()
-        case JSONByte.openBracket: return try parseArray()
+        case JSONByte.openBrace: return try parseObject(onPath: onPath)
+        case JSONByte.openBracket: return .array(try parseElements(onPath: onPath))
         case JSONByte.minus, JSONByte.zero ... JSONByte.nine: return try parseNumber()
         case UInt8(ascii: "t"):
             try expectLiteral("true")
@@ -123,44 +134,60 @@ struct JSONParser: ~Copyable {
         depth -= 1
     }
 
-    private mutating func parseArray() throws(JSONParseError) -> JSONValue {
-        var noRanges: [Range<Int>]? = nil
-        return .array(try parseElements(ranges: &noRanges))
-    }
-
     /// Parses a document that is an array, recording the byte range of each element in
-    /// `ranges`; nil (with nothing consumed) when the document is not an array.
-    mutating func parseArrayDocument(ranges: inout [Range<Int>]) throws(JSONParseError) -> [JSONValue]? {
+    /// ``recordedRanges``; nil (with nothing consumed) when the document is not an array.
+    mutating func parseArrayDocument() throws(JSONParseError) -> [JSONValue]? {
         skipWhitespace()
         guard index < end, bytes[index] == JSONByte.openBracket else { return nil }
-        var recorded: [Range<Int>]? = []
-        let elements = try parseElements(ranges: &recorded)
-        ranges = recorded ?? []
+        textPath = []
+        let elements = try parseElements(onPath: 0)
         skipWhitespace()
         if index != end { throw error(at: index, "unexpected characters after the value") }
         return elements
     }
 
-    /// The elements of the array that starts at `index`; when `ranges` is not nil, the
-    /// byte range of each element is appended to it (an empty range for an element with a
-    /// line break inside, which a JSON line cannot carry as it is).
-    private mutating func parseElements(ranges: inout [Range<Int>]?) throws(JSONParseError) -> [JSONValue] {
+    /// Parses a document, recording the byte range of each element of the array at `path`
+    /// in ``recordedRanges`` (nil when there is no array there).
+    mutating func parseDocument(keepingElementTextsAt path: [JSONPathStep]) throws(JSONParseError) -> JSONValue {
+        textPath = path
+        nextValueOnPath = 0
+        return try parseDocument()
+    }
+
+    /// The elements of the array that starts at `index`. `onPath` is how many steps of
+    /// ``textPath`` the array matched (-1: off the path): all of them makes it the array
+    /// whose element ranges are recorded.
+    private mutating func parseElements(onPath: Int) throws(JSONParseError) -> [JSONValue] {
         let hint = try enterContainer(isObject: false)
         var elements: [JSONValue] = []
+        // A key repeated on the path is read again: the last one wins, as in the tree.
+        let records = onPath >= 0 && onPath == textPath.count
+        var ranges: [Range<Int>] = []
+        var whitespace = false
+        var wantedIndex = -1
+        if onPath >= 0, !records, case .index(let wanted) = textPath[onPath] { wantedIndex = wanted }
         skipWhitespace()
         if index < end, bytes[index] == JSONByte.closeBracket {
             index += 1
             leaveContainer(isObject: false, count: 0)
+            if records { recordedRanges = []; recordedWhitespace = false }
             return elements
         }
         elements.reserveCapacity(hint)
-        ranges?.reserveCapacity(hint)
+        if records { ranges.reserveCapacity(hint) }
         while true {
             skipWhitespace()
             let start = index
-            sawLineBreak = false
+            if records {
+                sawWhitespace = false
+            } else if wantedIndex == elements.count {
+                nextValueOnPath = onPath + 1
+            }
             elements.append(try parseValue())
-            ranges?.append(sawLineBreak ? start..<start : start..<index)
+            if records {
+                ranges.append(start..<index)
+                whitespace = whitespace || sawWhitespace
+            }
             skipWhitespace()
             guard index < end else { throw error(at: index, "unexpected end of input, expected ',' or ']'") }
             switch bytes[index] {
@@ -168,14 +195,20 @@ struct JSONParser: ~Copyable {
             case JSONByte.closeBracket:
                 index += 1
                 leaveContainer(isObject: false, count: elements.count)
+                if records {
+                    recordedRanges = ranges
+                    recordedWhitespace = whitespace
+                }
                 return elements
             default: throw error(at: index, "expected ',' or ']'")
             }
         }
     }
 
-    private mutating func parseObject() throws(JSONParseError) -> JSONValue {
+    private mutating func parseObject(onPath: Int) throws(JSONParseError) -> JSONValue {
         let hint = try enterContainer(isObject: true)
+        var wantedKey: String?
+        if onPath >= 0, onPath < textPath.count, case .key(let wanted) = textPath[onPath] { wantedKey = wanted }
         skipWhitespace()
         if index < end, bytes[index] == JSONByte.closeBrace {
             index += 1
@@ -194,6 +227,7 @@ struct JSONParser: ~Copyable {
             guard index < end else { throw error(at: index, "unexpected end of input, expected ':'") }
             guard bytes[index] == JSONByte.colon else { throw error(at: index, "expected ':'") }
             index += 1
+            if let wantedKey, key == wantedKey { nextValueOnPath = onPath + 1 }
             let value = try parseValue()
             // Duplicates are kept in order; JSONObject's lookup scans from the end, so the last wins.
             object.appendUnchecked(key: key, value: value)

@@ -11,6 +11,30 @@ public enum ISODate {
         let (year, month, day) = civil(fromDays: days)
         let seconds = msOfDay / 1000
         let milliseconds = msOfDay % 1000
+        if (0...9999).contains(year) {
+            // Every date a portal holds: written digit by digit into the string's own storage
+            // (a converted list formats two dates per row).
+            return String(unsafeUninitializedCapacity: 24) { buffer in
+                var position = 0
+                func put(_ value: Int64, _ width: Int) {
+                    var rest = value
+                    for offset in stride(from: width - 1, through: 0, by: -1) {
+                        buffer[position + offset] = UInt8(truncatingIfNeeded: 48 + rest % 10)
+                        rest /= 10
+                    }
+                    position += width
+                }
+                func put(_ byte: Unicode.Scalar) {
+                    buffer[position] = UInt8(ascii: byte)
+                    position += 1
+                }
+                put(year, 4); put("-"); put(month, 2); put("-"); put(day, 2); put("T")
+                put(seconds / 3600, 2); put(":"); put(seconds / 60 % 60, 2); put(":"); put(seconds % 60, 2)
+                if milliseconds != 0 { put("."); put(milliseconds, 3) }
+                put("Z")
+                return position
+            }
+        }
         var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
         text += pad(seconds / 3600, 2) + ":" + pad(seconds / 60 % 60, 2) + ":" + pad(seconds % 60, 2)
         if milliseconds != 0 { text += "." + pad(milliseconds, 3) }

@@ -109,7 +109,7 @@ public final class CacheStore: CacheBackend {
     /// pages starting at or after the count; without a count, a short page removes the
     /// pages after it.
     public func write(key: String, pipeline: String, page: FetchedPage, snapshot: String? = nil) async throws(ScreensPipeError) {
-        let text = JSONValue.array(page.rows).jsonString
+        let text = page.storedRowsText
         let request = page.request
         try await performAsync("store page \(request.index)") { [pool] in
             try await pool.write { db in
@@ -271,7 +271,7 @@ public final class CacheStore: CacheBackend {
         let cursor = try Row.fetchCursor(db, sql: "SELECT * FROM page WHERE key = ? AND page_index = ?", arguments: [key, index])
         guard let row = try cursor.next() else { return nil }
         // The stored text is read as bytes (no String in between) and each row keeps its
-        // bytes: the writer made them, so a row nothing changes is written from them.
+        // bytes, the text it was received as: a row nothing changes is written from them.
         let text: [UInt8] = try row.withUnsafeData(named: "rows") { data in data?.withUnsafeBytes { [UInt8]($0) } ?? [] }
         let rows: [JSONValue]
         let texts: JSONElementTexts

@@ -29,8 +29,8 @@ public struct CachedPage: Sendable, Hashable {
     /// The number of pages the source said the list has (headless `lastPage`), stored with
     /// page 0 of a list without a row count.
     public var pageCount: Int?
-    /// The stored text of each row, as ``JSONWriter`` wrote it when the page was stored;
-    /// nil for a page built in code or read from a store that does not keep it.
+    /// The stored text of each row (the text it was received as, or the encoded row;
+    /// see ``FetchedPage/rowTexts``); nil for a page built in code.
     public var rowTexts: JSONElementTexts?
 
     /// Creates a stored page; `rowCount`, `continuation` and `pageCount` are nil when the

@@ -80,6 +80,8 @@ struct CompiledField: Sendable {
     /// Reads, localizes and coerces the field of `row` into `output`.
     ///
     /// - Throws: a `.conversion` error naming the field (the converter adds row and page).
+    /// `output` holds only the fields before this one, none named `name` (the list's names
+    /// are checked unique), so members are appended without a search.
     func apply(to row: JSONValue, locale: String?, into output: inout JSONObject) throws(ScreensPipeError) {
         var value = path.resolve(in: row)
         if let found = value, localized {
@@ -87,16 +89,16 @@ struct CompiledField: Sendable {
         }
         guard let present = value, !present.isNull else {
             if let defaultValue {
-                output[name] = defaultValue
+                output.appendUnchecked(key: name, value: defaultValue)
             } else if required {
                 throw ScreensPipeError.conversion("required field '\(name)' (from '\(source)') is missing")
             } else if whenMissing == .null {
-                output[name] = .null
+                output.appendUnchecked(key: name, value: .null)
             }
             return
         }
         guard let type else {
-            output[name] = present
+            output.appendUnchecked(key: name, value: present)
             return
         }
         guard let coerced = FieldCoercion.coerce(present, to: type) else {
@@ -104,7 +106,7 @@ struct CompiledField: Sendable {
                 .conversion,
                 "field '\(name)' (from '\(source)'): cannot convert \(present.briefDescription) (\(present.typeName)) to \(type.rawValue)")
         }
-        output[name] = coerced
+        output.appendUnchecked(key: name, value: coerced)
     }
 }
 
@@ -127,6 +129,7 @@ struct FieldListModel: Sendable {
     }
 
     init(fields: [CompiledField]) {
+        assert(Set(fields.map(\.name)).count == fields.count, "a model names an output field twice")
         self.fields = fields
     }
 

@@ -42,7 +42,7 @@ public final class PostgresCacheStore: CacheBackend {
 
     /// Stores `page` under `key` as ``CacheStore/write(key:pipeline:page:snapshot:)`` does.
     public func write(key: String, pipeline: String, page: FetchedPage, snapshot: String? = nil) async throws(ScreensPipeError) {
-        let text = JSONValue.array(page.rows).jsonString
+        let text = page.storedRowsText
         let request = page.request
         try await perform("store page \(request.index)") { [client] in
             try await client.withTransaction(logger: Self.quietLogger) { connection in
@@ -278,13 +278,17 @@ public final class PostgresCacheStore: CacheBackend {
         for try await (pipeline, startRow, endRow, text, rowCount, continuation, fetchedAt, byteSize, snapshot, pageCount)
             in rows.decode((String, Int, Int, String, Int?, String?, Double, Int, String?, Int?).self)
         {
-            guard case .array(let parsed) = try? JSONValue(parsing: text) else {
+            // Each row keeps its stored text, as in the SQLite cache: a replay writes what
+            // the remote run wrote.
+            guard let (parsed, texts) = try? JSONValue.parseArrayKeepingTexts(Array(text.utf8)) else {
                 throw ScreensPipeError.cache("page \(index) of key \(key) does not hold a JSON array")
             }
-            return CachedPage(
+            var page = CachedPage(
                 key: key, pipeline: pipeline, index: index, startRow: startRow, endRow: endRow, rows: parsed,
                 rowCount: rowCount, continuation: continuation, fetchedAt: Date(timeIntervalSince1970: fetchedAt),
                 byteSize: byteSize, snapshot: snapshot, pageCount: pageCount)
+            page.rowTexts = texts
+            return page
         }
         return nil
     }

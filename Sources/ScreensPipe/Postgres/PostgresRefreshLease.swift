@@ -30,7 +30,7 @@ final class PostgresRefreshLease: CacheRefreshLease {
     }
 
     func write(pipeline: String, page: FetchedPage, snapshot: String, endsChain: Bool) async throws(ScreensPipeError) {
-        let text = JSONValue.array(page.rows).jsonString
+        let text = page.storedRowsText
         let request = page.request
         let key = key
         let published = try await store.perform("stage page \(request.index)") { [client = store.client] in

@@ -40,7 +40,7 @@ struct JSONLinesSink: EventSink {
                     guard case .selected(_, let item) = outcome else { continue }
                     selectedWritten += 1
                     if projection == nil, let text = page.text(ofOutcome: index) {
-                        // A row nothing changed, with the bytes the writer makes of it.
+                        // A row nothing changed passes through as it was received.
                         writer.bytes.append(contentsOf: text)
                         try endLine(of: &writer)
                     } else {

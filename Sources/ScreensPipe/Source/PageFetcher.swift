@@ -37,7 +37,10 @@ public struct FetchedPage: Sendable, Hashable {
     /// The request this page answers.
     public var request: PageRequest
     /// The raw rows, in list order.
-    public var rows: [JSONValue]
+    public var rows: [JSONValue] {
+        // Texts kept for other rows would be written in place of these.
+        didSet { rowTexts = nil }
+    }
     /// The total row count, when the source reported one.
     public var rowCount: Int?
     /// For chained sources: where the next page starts; nil means there is no next page.
@@ -61,9 +64,11 @@ public struct FetchedPage: Sendable, Hashable {
     /// The paginator `paginate: auto` chose from page 0, as a `paginate:` value; nil when
     /// the pipeline names its paginator.
     public var paginator: String?
-    /// Each row's compact JSON exactly as ``JSONWriter`` writes it, when the source has it
-    /// at no cost (the cache replays the text it stored); nil otherwise. A row that nothing
-    /// changes is written from it instead of being encoded again.
+    /// Each row's text as received, whitespace between tokens left out (see
+    /// ``JSONElementTexts``), when the source kept it: the HTTP wire formats keep the rows'
+    /// texts of the body, the cache replays the text it stored. Nil otherwise. A row that
+    /// nothing changes is written from it instead of being encoded again, and the cache
+    /// stores it. Setting ``rows`` drops it.
     public var rowTexts: JSONElementTexts?
 
     /// Creates a page; `fetchedAt` defaults to now, and `rowCount` and `continuation` to nil
@@ -167,4 +172,16 @@ extension PageFetcher {
 
     /// Does nothing: the fetcher holds nothing to release.
     public func shutdown() async {}
+}
+
+extension FetchedPage {
+    /// The rows as the cache stores them: one JSON array of the rows' received texts when
+    /// the page kept them (a replay then writes exactly what the remote run wrote), else
+    /// the rows encoded.
+    var storedRowsText: String {
+        if let rowTexts, rowTexts.count == rows.count {
+            return String(decoding: rowTexts.arrayText, as: UTF8.self)
+        }
+        return JSONValue.array(rows).jsonString
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import ScreensBus
 import Testing
 
@@ -12,5 +13,26 @@ import Testing
         #expect(ISODate.parse("2026-11-21T09:15:00+0530") == ISODate.parse("2026-11-21T03:45:00Z"))
         #expect(ISODate.parse("2026-11-21T24:00:00Z") == nil)
         #expect(ISODate.parse("2026-11-21T09:15:00Zjunk") == nil)
+    }
+
+    @Test("every year 1583 to 9999 formats as Foundation's ISO 8601 formatter does; milliseconds only when not zero")
+    func formatMatchesFoundation() {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        var generator = SystemRandomNumberGenerator()
+        // Whole seconds from 1583-01-01 (Foundation's calendar is Julian before the 1582
+        // reform; screens-pipe's is proleptic Gregorian) to 9999-12-31T23:59:59.
+        var seconds: [Int64] = [-12_212_553_600, 253_402_300_799, 0, -1, 86_399, 951_782_400]
+        for _ in 0..<20_000 { seconds.append(Int64.random(in: -12_212_553_600...253_402_300_799, using: &generator)) }
+        for second in seconds {
+            let expected = formatter.string(from: Date(timeIntervalSince1970: Double(second)))
+            #expect(ISODate.format(epochMilliseconds: second * 1000) == expected, "\(second)")
+            let milliseconds = Int64.random(in: 1...999, using: &generator)
+            let fraction = String(1000 + milliseconds).dropFirst()
+            #expect(ISODate.format(epochMilliseconds: second * 1000 + milliseconds) == expected.dropLast() + "." + fraction + "Z")
+        }
+        // Proleptic Gregorian before 1583, and past year 9999 the year has more digits.
+        #expect(ISODate.format(epochMilliseconds: -62_135_596_800_000) == "0001-01-01T00:00:00Z")
+        #expect(ISODate.format(epochMilliseconds: 253_402_300_800_000) == "10000-01-01T00:00:00Z")
     }
 }

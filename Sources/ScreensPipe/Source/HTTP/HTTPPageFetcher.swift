@@ -117,6 +117,7 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
         fetched.pageCount = decoded.pageCount
         fetched.responseAction = decoded.action
         fetched.paginator = decoded.paginator
+        fetched.rowTexts = decoded.rowTexts
         return fetched
     }
 
@@ -145,8 +146,13 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
             return .retryable(.failure(failure), reason: .status(response.status), retryAfter: response.headers["Retry-After"])
         }
         let body: JSONValue
+        var texts: JSONElementTexts?
         do throws(JSONParseError) {
-            body = try JSONValue(parsing: response.body)
+            if let path = wire.rowsPath(for: page) {
+                (body, texts) = try JSONValue.parse(response.body, keepingElementTextsAt: path)
+            } else {
+                body = try JSONValue(parsing: response.body)
+            }
         } catch {
             // A 200 with a broken body is what a proxy or a dying server sends: try again.
             let failure = ScreensPipeError(
@@ -162,7 +168,10 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
                         exceptionType: exception.type.map { sanitizedServerText($0, limit: 200) })))
         }
         do throws(ScreensPipeError) {
-            return .final(.success(try wire.decode(body, response: response, page: page)))
+            var decoded = try wire.decode(body, response: response, page: page)
+            // The rows are the array the texts were kept for: each row passes through as received.
+            if let texts, texts.count == decoded.rows.count { decoded.rowTexts = texts }
+            return .final(.success(decoded))
         } catch {
             var located = error
             located.page = page.index

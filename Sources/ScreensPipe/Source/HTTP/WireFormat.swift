@@ -18,6 +18,12 @@ protocol WireFormat: Sendable {
     /// The request for a page; headers here are the wire format's own (auth is added later).
     func request(for page: PageRequest) throws(ScreensPipeError) -> HTTPRequest
 
+    /// Where ``decode(_:response:page:)`` takes the rows from, unchanged: the steps from the
+    /// body's root to the array of rows. The body is parsed keeping each row's received text
+    /// there, and a row nothing changes is written from it. Nil (the default) when the rows
+    /// are not one array at a fixed place.
+    func rowsPath(for page: PageRequest) -> [JSONPathStep]?
+
     /// Turns a successful (2xx) response into the page's rows.
     func decode(_ body: JSONValue, response: HTTPResponse, page: PageRequest) throws(ScreensPipeError) -> DecodedPage
 
@@ -38,12 +44,16 @@ struct DecodedPage: Sendable {
     var action: PageResponseAction?
     /// The paginator `paginate: auto` chose, as a `paginate:` value.
     var paginator: String?
+    /// Each row's text as received (``FetchedPage/rowTexts``), set by the fetcher.
+    var rowTexts: JSONElementTexts?
 }
 
 extension WireFormat {
     var chaining: PageChaining { .indexed }
 
     var requestsPageSize: Bool { true }
+
+    func rowsPath(for page: PageRequest) -> [JSONPathStep]? { nil }
 
     func error(for response: HTTPResponse, page: PageRequest, request: String) -> ScreensPipeError {
         LiferayErrorBody.error(for: response, page: page.index, request: request)

@@ -22,6 +22,8 @@ struct HeadlessWireFormat: WireFormat {
         return request
     }
 
+    func rowsPath(for page: PageRequest) -> [JSONPathStep]? { [.key("items")] }
+
     func decode(_ body: JSONValue, response: HTTPResponse, page: PageRequest) throws(ScreensPipeError) -> DecodedPage {
         guard case .array(let items)? = body["items"] else {
             throw ScreensPipeError.malformedResponse("expected an object with an \"items\" array, found \(body.typeName)")

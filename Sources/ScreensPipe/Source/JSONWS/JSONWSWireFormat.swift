@@ -55,6 +55,9 @@ struct JSONWSWireFormat: WireFormat {
         }
     }
 
+    /// The batch answers one result per command; the rows are the first.
+    func rowsPath(for page: PageRequest) -> [JSONPathStep]? { [.index(0)] }
+
     func decode(_ body: JSONValue, response: HTTPResponse, page: PageRequest) throws(ScreensPipeError) -> DecodedPage {
         guard case .array(let results) = body, let first = results.first else {
             throw ScreensPipeError.malformedResponse("expected a JSON array with one result per command, found \(body.typeName)")

@@ -103,6 +103,20 @@ struct RESTWireFormat: WireFormat {
         return request
     }
 
+    func rowsPath(for page: PageRequest) -> [JSONPathStep]? {
+        if case .auto = spec.paginate { return nil }
+        guard let records else { return [] }
+        var steps: [JSONPathStep] = []
+        for component in records.components {
+            switch component {
+            case .key(let key): steps.append(.key(key))
+            case .index(let position) where position >= 0: steps.append(.index(position))
+            case .index: return nil
+            }
+        }
+        return steps
+    }
+
     func decode(_ body: JSONValue, response: HTTPResponse, page: PageRequest) throws(ScreensPipeError) -> DecodedPage {
         if case .auto = spec.paginate { return try RESTAutoPagination.decode(body, response: response, page: page, records: records) }
         let target = records.map { $0.resolve(in: body) } ?? body

@@ -1,0 +1,98 @@
+import Foundation
+import ScreensBus
+import Testing
+
+/// Rows nothing changes pass through as the server sent them (whitespace between tokens
+/// left out): number texts, escapes and member order exactly as received, through the real
+/// binary, from the server and again from the cache.
+@Suite("run: rows pass through as received")
+struct PassThroughRunTests {
+    /// Two rows with everything a re-encoding would change: `1.50`, `1E+2`, `-0.0`, an id
+    /// beyond 2^53, `\/` and `\u00e9` escapes, a repeated key, keys out of order.
+    static let rows = [
+        #"{"z":1.50,"id":9007199254740993,"url":"http:\/\/x\/\u00e9","e":1E+2,"n":-0.0,"k":1,"k":2}"#,
+        #"{"id":18446744073709551617,"s":"a \"quoted\" \\ line\n","t":[1.0,{"b":true,"a":null}]}"#,
+    ]
+
+    /// The same rows, pretty-printed the way a portal's headless API prints them.
+    static func pretty(_ row: String) -> String {
+        row.replacingOccurrences(of: #"":"#, with: #"" : "#).replacingOccurrences(of: ",\"", with: ",\n    \"")
+            .replacingOccurrences(of: "{", with: "{\n    ")
+    }
+
+    static func run(_ source: String, cache: URL? = nil, _ arguments: [String] = []) async throws -> CommandResult {
+        let directory = try CommandRunner.temporaryDirectory()
+        let file = directory.appendingPathComponent("rows.yaml")
+        try """
+            name: pass-through
+            source:
+            \(source)
+            \(cache.map { "cache: { policy: remote-first, path: \($0.path) }" } ?? "")
+            """.write(to: file, atomically: true, encoding: .utf8)
+        return try await CommandRunner.run(["run", file.path] + arguments)
+    }
+
+    static let expected = rows.map { $0 + "\n" }.joined()
+
+    @Test("headless: a pretty-printed page's rows come out compact, every other byte as sent; the cache replays the same bytes")
+    func headless() async throws {
+        let server = try RecordingServer(host: "127.0.0.1") { _ in
+            .init(body: "{\n  \"items\" : [ \(Self.rows.map(Self.pretty).joined(separator: ", ")) ],\n  \"lastPage\" : 1,\n  \"page\" : 1,\n  \"pageSize\" : 10,\n  \"totalCount\" : 2\n}")
+        }
+        let cache = try CommandRunner.temporaryDirectory().appendingPathComponent("cache.sqlite")
+        let source = """
+              type: liferay-headless
+              server: \(server.origin)
+              path: /o/headless-delivery/v1.0/sites/20143/structured-contents
+              pagination: { page-size: 10 }
+            """
+        let remote = try await Self.run(source, cache: cache)
+        #expect(remote.status == 0, "stderr: \(remote.stderr)")
+        #expect(remote.stdoutText == Self.expected)
+        server.stop()
+        let replay = try await Self.run(source, cache: cache, ["--policy", "cache-only"])
+        #expect(replay.status == 0, "stderr: \(replay.stderr)")
+        #expect(replay.stdoutText == Self.expected)
+    }
+
+    @Test("JSON-WS: the batch's first result, row by row as sent")
+    func jsonws() async throws {
+        let server = try RecordingServer(host: "127.0.0.1") { _ in
+            .init(body: "[[\(Self.rows.joined(separator: ","))],2]")
+        }
+        defer { server.stop() }
+        let result = try await Self.run(
+            """
+              type: liferay-jsonws
+              server: \(server.origin)
+              rows: { service: /bookmarksentry/get-entries, params: { groupId: 20143, folderId: 0 } }
+              count: { service: /bookmarksentry/get-entries-count, params: { groupId: 20143, folderId: 0 } }
+              pagination: { page-size: 10 }
+            """)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdoutText == Self.expected)
+    }
+
+    @Test("REST with a records path; a filter keeps rows as sent, a model or fields re-encode them")
+    func restAndChangedRows() async throws {
+        let server = try RecordingServer(host: "127.0.0.1") { _ in
+            .init(body: #"{"data":{"results":[\#(Self.rows.joined(separator: ",\n"))]}}"#)
+        }
+        defer { server.stop() }
+        let source = """
+              type: rest
+              url: \(server.origin)/api/rows
+              records: data.results
+              paginate: offset
+              pagination: { page-size: 10 }
+            """
+        let plain = try await Self.run(source)
+        #expect(plain.status == 0, "stderr: \(plain.stderr)")
+        #expect(plain.stdoutText == Self.expected)
+        let filtered = try await Self.run(source + "\nfilter: { where: 'id > 0' }")
+        #expect(filtered.stdoutText == Self.expected, "stderr: \(filtered.stderr)")
+        // A projection changes the row: it is encoded, and reads back as the same values.
+        let projected = try await Self.run(source, cache: nil, ["--fields", "id"])
+        #expect(projected.stdoutText == "{\"id\":9007199254740993}\n{\"id\":18446744073709551617}\n", "stderr: \(projected.stderr)")
+    }
+}
