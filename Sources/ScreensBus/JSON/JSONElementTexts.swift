@@ -17,8 +17,23 @@ public enum JSONPathStep: Sendable, Hashable {
 /// again: a row passes through untouched. For text ``JSONWriter`` produced (the cache stores
 /// pages that way) it is exactly the writer's bytes.
 public struct JSONElementTexts: Sendable, Hashable {
-    private let text: [UInt8]
-    private let ranges: [Range<Int>]
+    private var text: [UInt8]
+    private var ranges: [Range<Int>]
+
+    /// No elements yet; add them with ``append(textOfParsedValue:)``.
+    public init() {
+        text = []
+        ranges = []
+    }
+
+    /// Adds one more element: `bytes` must hold exactly one JSON value that parsed (with
+    /// whitespace around it allowed), as a file source's row does once it is read. Its text
+    /// is kept with the whitespace between tokens left out.
+    public mutating func append(textOfParsedValue bytes: UnsafeRawBufferPointer) {
+        let start = text.count
+        Self.appendCompacting(bytes.bindMemory(to: UInt8.self), 0..<bytes.count, to: &text)
+        ranges.append(start..<text.count)
+    }
 
     /// How many elements the array had.
     public var count: Int { ranges.count }
@@ -27,6 +42,18 @@ public struct JSONElementTexts: Sendable, Hashable {
     /// optional is kept for callers that handle a missing text by encoding the value.
     public subscript(index: Int) -> ArraySlice<UInt8>? {
         text[ranges[index]]
+    }
+
+    /// Feeds every element's text, in order, to `hasher`: a digest of the rows that costs a
+    /// pass over their bytes, where hashing the parsed rows visits every value and string.
+    public func combineTexts(into hasher: inout Hasher) {
+        hasher.combine(ranges.count)
+        text.withUnsafeBytes { bytes in
+            for range in ranges {
+                hasher.combine(range.count)
+                hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes[range]))
+            }
+        }
     }
 
     /// The whole array as compact JSON: `[`, the elements' texts joined by `,`, `]`.

@@ -87,6 +87,9 @@ struct JSONParser: ~Copyable {
         guard index < end else { throw error(at: index, "unexpected end of input") }
         let onPath = nextValueOnPath
         nextValueOnPath = -1
+        // A later value on the path (a repeated key) replaces what an earlier one recorded,
+        // as it replaces it in the tree: `{"items":[1],"items":{}}` has no rows array.
+        if onPath >= 0 { recordedRanges = nil }
         switch bytes[index] {
         case JSONByte.quote: return .string(try parseString())
         case JSONByte.openBrace: return try parseObject(onPath: onPath)

@@ -121,6 +121,9 @@ package struct PageLoader: Sendable {
                     if let due = state.receiveProvisional(index: index, page: page) { await provisional(due) }
                 case .completed(let index, let result):
                     state.receive(index: index, result: result)
+                    // The next request goes out before this page is converted and published,
+                    // so the server's latency overlaps the work on the page (at prefetch 1 too).
+                    for index in state.pagesToLaunch() { launch(index) }
                 }
                 // Hand over everything that is ready, in order.
                 while let step = state.nextStep() {
@@ -252,6 +255,8 @@ struct IndexedLoadState {
     }
 
     /// Pages to request now: keep `prefetch` in flight, never past the known end or max-pages.
+    /// Arrived pages wait for their turn; with the one being delivered, at most `prefetch + 1`
+    /// pages are held at once, whatever order they arrive in.
     ///
     /// Page 0 goes alone: it carries the row count, and with the count known no request is
     /// ever sent for a page past the end (a short list, or a failing server, costs one request
@@ -259,7 +264,7 @@ struct IndexedLoadState {
     mutating func pagesToLaunch() -> [Int] {
         var indexes: [Int] = []
         let window = max(1, pagination.prefetch)
-        while inFlight < window, nextToLaunch < nextToDeliver + window, nextToLaunch < pagination.maxPages {
+        while inFlight < window, nextToLaunch <= nextToDeliver + window, nextToLaunch < pagination.maxPages {
             if let endIndex, nextToLaunch >= endIndex { break }
             if nextToLaunch > 0, nextToDeliver == 0 { break }
             indexes.append(nextToLaunch)

@@ -34,7 +34,7 @@ struct PageSequenceGuard: Sendable {
         }
         // A local file is sliced here, not by a server: equal pages are equal rows in the file.
         guard !page.rows.isEmpty, page.origin != .file else { return nil }
-        let digest = Self.digest(page.rows)
+        let digest = Self.digest(page)
         if let earlier = seen[digest] {
             return ScreensPipeError(
                 .pagination,
@@ -45,11 +45,19 @@ struct PageSequenceGuard: Sendable {
         return nil
     }
 
-    /// A digest of every row, in order.
-    static func digest(_ rows: [JSONValue]) -> Int {
+    /// A digest of every row, in order: of the rows' texts when the page kept them (a
+    /// server that repeats a page sends the same bytes again), else of the parsed rows.
+    /// The two kinds never match each other.
+    static func digest(_ page: FetchedPage) -> Int {
         var hasher = Hasher()
-        hasher.combine(rows.count)
-        for row in rows { hasher.combine(row) }
+        if let texts = page.rowTexts, texts.count == page.rows.count {
+            hasher.combine(true)
+            texts.combineTexts(into: &hasher)
+        } else {
+            hasher.combine(false)
+            hasher.combine(page.rows.count)
+            for row in page.rows { hasher.combine(row) }
+        }
         return hasher.finalize()
     }
 }

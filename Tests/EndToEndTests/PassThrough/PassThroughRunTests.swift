@@ -95,4 +95,18 @@ struct PassThroughRunTests {
         let projected = try await Self.run(source, cache: nil, ["--fields", "id"])
         #expect(projected.stdoutText == "{\"id\":9007199254740993}\n{\"id\":18446744073709551617}\n", "stderr: \(projected.stderr)")
     }
+
+    @Test("a file source: a pretty-printed JSON array and JSON lines, rows as they are in the file")
+    func file() async throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        let array = directory.appendingPathComponent("rows.json")
+        try "[\n  \(Self.rows.map(Self.pretty).joined(separator: ",\n  "))\n]\n".write(to: array, atomically: true, encoding: .utf8)
+        let lines = directory.appendingPathComponent("rows.jsonl")
+        try (Self.rows.map { $0.replacingOccurrences(of: ",", with: " , ") }.joined(separator: "\n") + "\n").write(to: lines, atomically: true, encoding: .utf8)
+        for path in [array, lines] {
+            let result = try await Self.run("  type: file\n  path: \(path.path)\n  pagination: { page-size: 1 }")
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(result.stdoutText == Self.expected, "\(path.lastPathComponent)")
+        }
+    }
 }

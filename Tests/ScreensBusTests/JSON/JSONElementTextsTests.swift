@@ -61,6 +61,17 @@ struct JSONElementTextsTests {
         #expect(strings(parsed.texts) == ["4"])
     }
 
+    @Test("a repeated key whose last value is not an array, or lacks the rest of the path: no texts")
+    func repeatedKeyReplacesTheArray() throws {
+        #expect(try JSONValue.parse(Array(#"{"items":[1],"items":{}}"#.utf8), keepingElementTextsAt: [.key("items")]).texts == nil)
+        #expect(try JSONValue.parse(Array(#"{"items":[1],"items":null}"#.utf8), keepingElementTextsAt: [.key("items")]).texts == nil)
+        #expect(
+            try JSONValue.parse(Array(#"{"a":{"b":[1]},"a":{"c":[2]}}"#.utf8), keepingElementTextsAt: [.key("a"), .key("b")]).texts == nil)
+        #expect(try JSONValue.parse(Array(#"{"a":{"b":[1]},"a":5}"#.utf8), keepingElementTextsAt: [.key("a"), .key("b")]).texts == nil)
+        let kept = try JSONValue.parse(Array(#"{"a":{"b":[1]},"a":{"b":[2,3]}}"#.utf8), keepingElementTextsAt: [.key("a"), .key("b")])
+        #expect(strings(kept.texts) == ["2", "3"])
+    }
+
     @Test("no array at the path: no texts")
     func noArrayAtThePath() throws {
         #expect(try JSONValue.parse(Array(#"{"items":{"a":[1]}}"#.utf8), keepingElementTextsAt: [.key("items")]).texts == nil)

@@ -139,8 +139,33 @@ struct PaginationTests {
         #expect(state.pagesToLaunch() == [1, 2, 3])
         let page2 = FetchedPage(request: PageRequest(index: 2, pagination: state.pagination), rows: [2], origin: .remote)
         state.receive(index: 2, result: .success(page2))
-        // Page 1 is still missing: nothing can be delivered, and the window stays at 3 ahead of it.
+        // Page 1 is still missing: nothing can be delivered. Page 4 takes page 2's place in
+        // flight, and nothing goes further than 3 pages past the one due (page 1): with it,
+        // at most prefetch + 1 pages are ever held.
         #expect(state.nextStep() == nil)
+        #expect(state.pagesToLaunch() == [4])
+        #expect(state.pagesToLaunch() == [])
+        let page3 = FetchedPage(request: PageRequest(index: 3, pagination: state.pagination), rows: [3], origin: .remote)
+        state.receive(index: 3, result: .success(page3))
+        #expect(state.pagesToLaunch() == [])
+    }
+
+    @Test("the next request goes out when a page arrives, before it is delivered, even at prefetch 1")
+    func prefetchOneOverlapsDelivery() {
+        var state = IndexedLoadState(pagination: PaginationSpec(firstPageSize: 10, pageSize: 10, prefetch: 1))
+        #expect(state.pagesToLaunch() == [0])
+        let page0 = FetchedPage(request: PageRequest(index: 0, pagination: state.pagination), rows: Array(repeating: 1, count: 10), rowCount: 100, origin: .remote)
+        state.receive(index: 0, result: .success(page0))
+        // Page 0 carries the count: nothing more goes out before it is read.
+        #expect(state.pagesToLaunch() == [])
+        guard case .deliver = state.nextStep() else { Issue.record("page 0 should be delivered"); return }
+        #expect(state.pagesToLaunch() == [1])
+        let page1 = FetchedPage(request: PageRequest(index: 1, pagination: state.pagination), rows: Array(repeating: 2, count: 10), origin: .remote)
+        state.receive(index: 1, result: .success(page1))
+        // Page 1 has arrived and waits for delivery while page 2 is fetched.
+        #expect(state.pagesToLaunch() == [2])
+        #expect(state.pagesToLaunch() == [])
+        guard case .deliver = state.nextStep() else { Issue.record("page 1 should be delivered"); return }
         #expect(state.pagesToLaunch() == [])
     }
 

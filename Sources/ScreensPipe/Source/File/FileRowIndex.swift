@@ -167,9 +167,12 @@ struct FileRowIndex: Sendable {
 
 extension FileRowIndex {
     /// The rows `range` of the file (already checked against ``rowCount``), parsed strictly.
-    func rows(_ range: Range<Int>, path: String) throws(FileScanError) -> [JSONValue] {
-        guard !range.isEmpty else { return [] }
+    func rows(_ range: Range<Int>, path: String) throws(FileScanError) -> (rows: [JSONValue], texts: JSONElementTexts) {
+        guard !range.isEmpty else { return ([], JSONElementTexts()) }
         var scanner = try JSONFileScanner(path: path)
+        // Only the rows of the range are parsed (the ones before it are skipped), so the
+        // texts are theirs.
+        scanner.keptTexts = JSONElementTexts()
         let checkpoint = range.lowerBound / Self.stride
         try scanner.seek(to: checkpoints[checkpoint])
         var row = checkpoint * Self.stride
@@ -194,7 +197,7 @@ extension FileRowIndex {
                 row += 1
             }
         }
-        return rows
+        return (rows, scanner.keptTexts ?? JSONElementTexts())
     }
 
     /// The rows are not where the scan of the whole file found them.

@@ -38,13 +38,16 @@ package final class FileSource: PageFetcher {
         let start = min(request.startRow, index.rowCount)
         let end = min(max(request.endRow, start), index.rowCount)
         let rows: [JSONValue]
+        let texts: JSONElementTexts
         do throws(FileScanError) {
-            rows = try index.rows(start..<end, path: spec.path)
+            (rows, texts) = try index.rows(start..<end, path: spec.path)
         } catch {
             throw failure(error, page: request.index)
         }
-        return FetchedPage(
+        var page = FetchedPage(
             request: request, rows: rows, rowCount: request.includesRowCount ? index.rowCount : nil, origin: .file)
+        if texts.count == rows.count { page.rowTexts = texts }
+        return page
     }
 
     /// One `READ` of the path, naming the rows the page covers.

@@ -135,6 +135,10 @@ struct JSONFileScanner: ~Copyable {
         .json(at: offset, "a value larger than \(maximumValueSize >> 20) MiB")
     }
 
+    /// When not nil, the text of every value ``parseCapture()`` reads is added to it: a
+    /// row's text, kept so that a row nothing changes passes through as it is in the file.
+    var keptTexts: JSONElementTexts?
+
     /// Starts capturing at the next byte.
     mutating func beginCapture() {
         captureStart = index
@@ -160,7 +164,15 @@ struct JSONFileScanner: ~Copyable {
             }
         }
         switch parsed {
-        case .success(let value): return value
+        case .success(let value):
+            if keptTexts != nil {
+                if captured.isEmpty {
+                    keptTexts?.append(textOfParsedValue: UnsafeRawBufferPointer(start: chunk + start, count: index - start))
+                } else {
+                    captured.withUnsafeBytes { keptTexts?.append(textOfParsedValue: $0) }
+                }
+            }
+            return value
         case .failure(let error): throw .json(at: offset + error.offset, error.message)
         }
     }
