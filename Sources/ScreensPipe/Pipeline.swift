@@ -236,6 +236,9 @@ public final class Pipeline: Sendable {
         }
         incremental?.gate.resume(from: resume?.resumed?.checkpoint.delivered)
         var sourceEnvironment = instrumented(environment, metrics: metrics)
+        // A run that changes and reads no row keeps each page's rows as texts: checked, written
+        // as received, parsed only if a subscriber asks for the values.
+        sourceEnvironment.keepsRowsAsTexts = makesSink && converter.isIdentity && filter == nil && incremental == nil
         if let resume { sourceEnvironment.cacheSnapshot = (resume.snapshot, resume.resumed != nil) }
         var fetcher: (any PageFetcher)?
         var fanOut: FanOutRun?
@@ -368,7 +371,7 @@ public final class Pipeline: Sendable {
     static func response(for page: FetchedPage, pipeline: String, lineage: Lineage? = nil) -> ListResponse {
         var response = ListResponse(
             pipeline: pipeline, page: page.request.index, startRow: page.request.startRow,
-            endRow: page.request.endRow, rowCount: page.rowCount, rows: page.rows.count, origin: page.origin)
+            endRow: page.request.endRow, rowCount: page.rowCount, rows: page.rowsInPage, origin: page.origin)
         if page.origin != .file { response.fetchedAt = page.fetchedAt }
         if let mark = page.responseAction {
             response.action = mark.action.rawValue
@@ -435,7 +438,7 @@ public final class Pipeline: Sendable {
         let parent = lineage?.json
         // One bus message for the whole page: subscribers that want rows one by one get
         // them spelled out as events, the others (the sink, progress) never touch them.
-        var events = PageEvents(response: response(for: page, pipeline: pipeline, lineage: lineage), parent: parent, reservingCapacity: page.rows.count)
+        var events = PageEvents(response: response(for: page, pipeline: pipeline, lineage: lineage), parent: parent, reservingCapacity: page.rowsInPage)
         let included = lineage.map { ParentFields.object(include, from: $0) } ?? nil
         var selectedBefore = tally.selected
         let selectedAtStart = selectedBefore
@@ -449,7 +452,17 @@ public final class Pipeline: Sendable {
         let rowStages = RowStages(stages)
         // Rows that come out as they went in keep the text they were stored as.
         let texts = stages.converter.isIdentity && included == nil ? page.rowTexts : nil
-        rows: for (offset, raw) in page.rows.enumerated() {
+        var passedAsTexts = false
+        if page.rowsAreTexts, let lazy = page.lazyRowValues, included == nil, rowStages.changesNoRow {
+            passedAsTexts = true
+            // Nothing reads or changes these rows: every one is selected as its text, and no
+            // tree of them is made unless a subscriber asks for the values.
+            let count = stages.limit.map { min(page.rowsInPage, max(0, $0 - selectedBefore)) } ?? page.rowsInPage
+            events.appendSelected(rows: lazy, firstRow: page.request.startRow, count: count)
+            selectedBefore += count
+            if let limit = stages.limit, selectedBefore >= limit { decision = .stop }
+        }
+        rows: for (offset, raw) in (passedAsTexts ? [] : page.rows).enumerated() {
             if offset & 63 == 63, Task.isCancelled { throw ScreensPipeError.cancelled("the run was cancelled") }
             let rowNumber = page.request.startRow + offset
             switch rowStages.process(raw, row: rowNumber, page: index, adding: included) {
@@ -475,10 +488,10 @@ public final class Pipeline: Sendable {
         if case .next = decision, let gate = stages.incremental?.gate, try gate.endsList(afterPage: page.rows, index: index) {
             decision = .stop
         }
-        tally.record(page: page.rows.count, selectedTotal: selectedBefore, failures: failures, skipped: skipped)
+        tally.record(page: page.rowsInPage, selectedTotal: selectedBefore, failures: failures, skipped: skipped)
         stages.resume?.mark(page: index, summary: tally.summary, failed: !failures.isEmpty, gate: stages.incremental?.gate)
         stages.metrics.delivered(page, selected: selectedBefore - selectedAtStart)
-        let spanArguments: JSONObject = ["page": .int(Int64(index)), "rows": .int(Int64(page.rows.count)), "selected": .int(Int64(selectedBefore - selectedAtStart))]
+        let spanArguments: JSONObject = ["page": .int(Int64(index)), "rows": .int(Int64(page.rowsInPage)), "selected": .int(Int64(selectedBefore - selectedAtStart))]
         if let trace = stages.trace, let convertStart {
             trace.span("convert page \(index)", category: "convert", lane: TraceRecorder.convertLane, start: convertStart, arguments: spanArguments)
         }

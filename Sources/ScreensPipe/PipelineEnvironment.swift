@@ -39,6 +39,10 @@ public struct PipelineEnvironment: Sendable {
     var cacheSnapshot: (id: String, reuse: Bool)?
     /// Told the size of each HTTP response body (metrics).
     var onResponseBody: (@Sendable (Int) -> Void)?
+    /// Whether sources keep a page's rows as their texts, checked but not parsed, until
+    /// something reads them (``FetchedPage/rowsAreTexts``): set by a run whose stages change
+    /// no row and read none (no convert, no filter, no incremental cursor).
+    var keepsRowsAsTexts = false
 
     /// An environment with no variables, no sandbox and a logger that discards everything,
     /// unless given.

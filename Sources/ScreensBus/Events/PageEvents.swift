@@ -18,8 +18,17 @@ public struct PageEvents: Sendable, Hashable {
 
     /// The page's `response` event.
     public var response: ListResponse
-    /// The rows that produced an event, in row order.
-    public private(set) var outcomes: [RowOutcome]
+    /// The rows that produced an event, in row order. For rows kept as texts
+    /// (``appendSelected(rows:firstRow:count:)``), reading this parses them (once for every
+    /// copy of the page); ``outcomeCount`` and ``outcome(at:)`` read one at a time.
+    public var outcomes: [RowOutcome] {
+        guard let passed else { return storedOutcomes }
+        let values = passed.rows.rows
+        return (0..<passed.count).map { .selected(row: passed.firstRow + $0, item: values[$0]) }
+    }
+    private var storedOutcomes: [RowOutcome]
+    /// Rows that all passed, kept as texts: the page of a run whose stages change no row.
+    private var passed: (firstRow: Int, rows: LazyRowValues, count: Int)?
     /// How many of ``outcomes`` are selected rows.
     public private(set) var selectedCount = 0
     /// How many of ``outcomes`` are errors.
@@ -33,8 +42,8 @@ public struct PageEvents: Sendable, Hashable {
     public init(response: ListResponse, parent: JSONValue? = nil, reservingCapacity capacity: Int = 0) {
         self.response = response
         self.parent = parent
-        outcomes = []
-        outcomes.reserveCapacity(capacity)
+        storedOutcomes = []
+        storedOutcomes.reserveCapacity(capacity)
     }
 
     /// For each outcome, the text of its selected item, when it was kept; empty while none were.
@@ -46,30 +55,87 @@ public struct PageEvents: Sendable, Hashable {
     /// encoding `item` again, so the row passes through with its number texts and member
     /// order as received.
     public mutating func appendSelected(row: Int, item: JSONValue, text: ArraySlice<UInt8>? = nil) {
+        materializePassedRows()
         if let text {
-            if texts.count < outcomes.count { texts.append(contentsOf: repeatElement(nil, count: outcomes.count - texts.count)) }
+            if texts.count < storedOutcomes.count { texts.append(contentsOf: repeatElement(nil, count: storedOutcomes.count - texts.count)) }
             texts.append(text)
         }
-        outcomes.append(.selected(row: row, item: item))
+        storedOutcomes.append(.selected(row: row, item: item))
         selectedCount += 1
+    }
+
+    /// The first `count` of `rows` passed the filter unchanged, as rows `firstRow...` of the
+    /// list: the page of a run whose stages change no row. Their values are parsed only if a
+    /// subscriber reads ``outcomes``, ``outcome(at:)`` or ``events``; a sink writes
+    /// ``text(ofOutcome:)``. Appending to a page that already has outcomes parses them.
+    public mutating func appendSelected(rows: LazyRowValues, firstRow: Int, count: Int) {
+        precondition(count >= 0 && count <= rows.count, "count \(count) is not within the \(rows.count) rows")
+        if storedOutcomes.isEmpty, passed == nil {
+            passed = (firstRow, rows, count)
+            selectedCount += count
+            return
+        }
+        for position in 0..<count {
+            appendSelected(row: firstRow + position, item: rows.row(at: position), text: rows.texts[position])
+        }
+    }
+
+    /// Turns rows kept as texts into stored outcomes, before another outcome is added.
+    private mutating func materializePassedRows() {
+        guard let passed else { return }
+        self.passed = nil
+        let values = passed.rows.rows
+        for position in 0..<passed.count {
+            storedOutcomes.append(.selected(row: passed.firstRow + position, item: values[position]))
+            texts.append(passed.rows.texts[position])
+        }
     }
 
     /// A row (or the page) failed.
     public mutating func appendError(_ error: ListError) {
-        outcomes.append(.error(error))
+        materializePassedRows()
+        storedOutcomes.append(.error(error))
         errorCount += 1
+    }
+
+    /// How many outcomes the page has; never parses rows kept as texts.
+    public var outcomeCount: Int { passed?.count ?? storedOutcomes.count }
+
+    /// Outcome `index` (for rows kept as texts, the row is parsed once for every copy).
+    public func outcome(at index: Int) -> RowOutcome {
+        guard let passed else { return storedOutcomes[index] }
+        return .selected(row: passed.firstRow + index, item: passed.rows.row(at: index))
+    }
+
+    /// Whether outcome `index` is a selected row; never parses.
+    public func isSelected(_ index: Int) -> Bool {
+        guard passed == nil else { return true }
+        if case .selected = storedOutcomes[index] { return true }
+        return false
     }
 
     /// The compact JSON of the item of outcome `index` (a selected row), when the page
     /// kept it: the row's text as received, which reads back as the item.
     public func text(ofOutcome index: Int) -> ArraySlice<UInt8>? {
-        index < texts.count ? texts[index] : nil
+        if let passed { return passed.rows.texts[index] }
+        return index < texts.count ? texts[index] : nil
+    }
+
+    public static func == (lhs: PageEvents, rhs: PageEvents) -> Bool {
+        lhs.response == rhs.response && lhs.parent == rhs.parent && lhs.selectedCount == rhs.selectedCount
+            && lhs.errorCount == rhs.errorCount && lhs.outcomes == rhs.outcomes
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(response)
+        hasher.combine(outcomeCount)
+        hasher.combine(selectedCount)
     }
 
     /// The errors of the page, in row order (none are looked for when ``errorCount`` is 0).
     public var errors: [ListError] {
         guard errorCount > 0 else { return [] }
-        return outcomes.compactMap { if case .error(let error) = $0 { error } else { nil } }
+        return storedOutcomes.compactMap { if case .error(let error) = $0 { error } else { nil } }
     }
 
     /// The page as the events it stands for: `response`, then one `selected` or `error`
@@ -83,12 +149,12 @@ public struct PageEvents: Sendable, Hashable {
         /// The `response` event.
         public var startIndex: Int { 0 }
         /// One past the last outcome's event.
-        public var endIndex: Int { page.outcomes.count + 1 }
+        public var endIndex: Int { page.outcomeCount + 1 }
 
         /// Event 0 is the `response`; event `i` is outcome `i - 1`.
         public subscript(position: Int) -> PipelineEvent {
             if position == 0 { return .response(page.response) }
-            switch page.outcomes[position - 1] {
+            switch page.outcome(at: position - 1) {
             case .selected(let row, let item):
                 var selected = SelectedRow(pipeline: page.response.pipeline, page: page.response.page, row: row, item: item)
                 selected.parent = page.parent
@@ -114,7 +180,7 @@ public enum BusMessage: Sendable, Hashable {
     var weight: Int {
         switch self {
         case .event: 1
-        case .page(let page): page.outcomes.count + 1
+        case .page(let page): page.outcomeCount + 1
         }
     }
 }

@@ -44,6 +44,20 @@ public struct JSONElementTexts: Sendable, Hashable {
         text[ranges[index]]
     }
 
+    /// The value of element `index`, parsed from its text.
+    ///
+    /// Texts hold values that parsed when they were kept, and parse again to the same value;
+    /// one that does not is a defect here, and stops the process rather than stand in for a row.
+    public func value(at index: Int) -> JSONValue {
+        let result = text.withUnsafeBytes { bytes in
+            Result { () throws(JSONParseError) in try JSONValue(parsing: UnsafeRawBufferPointer(rebasing: bytes[ranges[index]])) }
+        }
+        switch result {
+        case .success(let value): return value
+        case .failure(let error): preconditionFailure("a kept element text does not parse: \(error)")
+        }
+    }
+
     /// Feeds every element's text, in order, to `hasher`: a digest of the rows that costs a
     /// pass over their bytes, where hashing the parsed rows visits every value and string.
     public func combineTexts(into hasher: inout Hasher) {
@@ -144,11 +158,20 @@ extension JSONValue {
     ///
     /// Costs what the plain parse costs, plus a copy of the array's bytes when its
     /// elements hold whitespace between their tokens (a pretty-printed body).
-    public static func parse(_ bytes: [UInt8], keepingElementTextsAt path: [JSONPathStep]) throws(JSONParseError) -> (value: JSONValue, texts: JSONElementTexts?) {
+    ///
+    /// With `skippingElements`, the elements there are checked exactly as a parse would check
+    /// them (the same input is refused with the same error) but not parsed: the returned
+    /// value holds `null` in each one's place, and the texts are the only way to read them
+    /// (``LazyRowValues`` parses them when asked). A page whose rows only pass through costs
+    /// no tree.
+    public static func parse(
+        _ bytes: [UInt8], keepingElementTextsAt path: [JSONPathStep], skippingElements: Bool = false
+    ) throws(JSONParseError) -> (value: JSONValue, texts: JSONElementTexts?) {
         guard !bytes.isEmpty else { throw JSONParseError(offset: 0, message: "unexpected end of input") }
         let result = bytes.withUnsafeBufferPointer { buffer in
             Result { () throws(JSONParseError) -> (JSONValue, [Range<Int>]?, Bool) in
                 var parser = JSONParser(bytes: buffer.baseAddress!, start: 0, end: buffer.count)
+                parser.skipsRecordedElements = skippingElements
                 let value = try parser.parseDocument(keepingElementTextsAt: path)
                 return (value, parser.recordedRanges, parser.recordedWhitespace)
             }

@@ -26,6 +26,9 @@ struct JSONParser: ~Copyable {
     var recordedRanges: [Range<Int>]?
     /// Whether an element of the recorded array had whitespace between its tokens.
     var recordedWhitespace = false
+    /// Whether the recorded array's elements are only checked (``skipValue()``), not parsed:
+    /// the tree then holds `null` in their place.
+    var skipsRecordedElements = false
     /// The member count of the last object and element count of the last array finished at
     /// each depth: rows of a page share one shape, so the next one reserves exactly that.
     private var capacityHints: [Int] = []
@@ -109,7 +112,7 @@ struct JSONParser: ~Copyable {
         }
     }
 
-    private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
+    mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
         let text = literal.utf8Start
         for offset in 0..<literal.utf8CodeUnitCount {
             guard index < end else { throw error(at: index, "unexpected end of input") }
@@ -119,7 +122,7 @@ struct JSONParser: ~Copyable {
     }
 
     /// Enters an array or object and returns the capacity to reserve for it.
-    private mutating func enterContainer(isObject: Bool) throws(JSONParseError) -> Int {
+    mutating func enterContainer(isObject: Bool) throws(JSONParseError) -> Int {
         depth += 1
         if depth > Self.maxDepth {
             throw error(at: index, "nesting deeper than \(Self.maxDepth) levels")
@@ -132,7 +135,7 @@ struct JSONParser: ~Copyable {
         return capacityHints[slot]
     }
 
-    private mutating func leaveContainer(isObject: Bool, count: Int) {
+    mutating func leaveContainer(isObject: Bool, count: Int) {
         capacityHints[depth &* 2 &+ (isObject ? 1 : 0)] = count
         depth -= 1
     }
@@ -186,7 +189,12 @@ struct JSONParser: ~Copyable {
             } else if wantedIndex == elements.count {
                 nextValueOnPath = onPath + 1
             }
-            elements.append(try parseValue())
+            if records && skipsRecordedElements {
+                try skipValue()
+                elements.append(.null)
+            } else {
+                elements.append(try parseValue())
+            }
             if records {
                 ranges.append(start..<index)
                 whitespace = whitespace || sawWhitespace

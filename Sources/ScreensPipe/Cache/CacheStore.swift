@@ -121,7 +121,7 @@ public final class CacheStore: CacheBackend {
                         """,
                     arguments: [
                         key, request.index, pipeline, request.startRow, request.endRow, text,
-                        page.rows.count, page.rowCount, page.continuation,
+                        page.rowsInPage, page.rowCount, page.continuation,
                         page.fetchedAt.timeIntervalSince1970, text.utf8.count, snapshot, page.pageCount,
                     ])
                 if request.index == 0, let rowCount = page.rowCount {

@@ -9,6 +9,10 @@ struct RowStages: Sendable {
     /// An incremental run's cursor: rows at or before it are left out like filtered ones.
     var cursor: CursorGate?
 
+    /// Whether every row comes out as it went in and none is read: no convert, no filter,
+    /// no incremental cursor. A page's rows then pass without being parsed.
+    var changesNoRow: Bool { converter.isIdentity && filter == nil && cursor == nil }
+
     /// What the stages make of one raw row.
     enum Outcome {
         /// The row converted and passed the filter.

@@ -33,7 +33,7 @@ struct InstrumentedFetcher: PageFetcher {
             if let trace, let traceStart {
                 trace.requestEnded(page: request.index, start: traceStart, arguments: [
                     "page": .int(Int64(request.index)), "startRow": .int(Int64(request.startRow)),
-                    "rows": .int(Int64(page.rows.count)), "origin": .string(page.origin.rawValue),
+                    "rows": .int(Int64(page.rowsInPage)), "origin": .string(page.origin.rawValue),
                 ])
             }
             return page

@@ -48,7 +48,7 @@ struct RunMetrics: Sendable {
     /// A page delivered to convert and filter: counted by origin, with its rows.
     func delivered(_ page: FetchedPage, selected: Int) {
         Counter(label: Name.pages, dimensions: [("pipeline", pipeline), ("origin", page.origin.rawValue)], factory: factory).increment()
-        rowsReceived.increment(by: page.rows.count)
+        rowsReceived.increment(by: page.rowsInPage)
         rowsSelected.increment(by: selected)
     }
 

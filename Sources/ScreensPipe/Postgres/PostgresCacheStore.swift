@@ -51,7 +51,7 @@ public final class PostgresCacheStore: CacheBackend {
                     INSERT INTO screens_pipe_cache_page (key, page_index, pipeline, start_row, end_row, rows,
                         rows_in_page, row_count, continuation, fetched_at, byte_size, snapshot, page_count)
                     VALUES (\(key), \(request.index), \(pipeline), \(request.startRow), \(request.endRow), \(text),
-                        \(page.rows.count), \(page.rowCount), \(page.continuation), \(page.fetchedAt.timeIntervalSince1970),
+                        \(page.rowsInPage), \(page.rowCount), \(page.continuation), \(page.fetchedAt.timeIntervalSince1970),
                         \(text.utf8.count), \(snapshot), \(page.pageCount))
                     ON CONFLICT (key, page_index) DO UPDATE SET pipeline = EXCLUDED.pipeline,
                         start_row = EXCLUDED.start_row, end_row = EXCLUDED.end_row, rows = EXCLUDED.rows,

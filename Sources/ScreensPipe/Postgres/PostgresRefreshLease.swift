@@ -45,7 +45,7 @@ final class PostgresRefreshLease: CacheRefreshLease {
                     INSERT INTO screens_pipe_cache_staged_page (key, snapshot, page_index, pipeline, start_row, end_row,
                         rows, rows_in_page, row_count, continuation, fetched_at, byte_size, page_count, ends_chain)
                     VALUES (\(key), \(snapshot), \(request.index), \(pipeline), \(request.startRow), \(request.endRow),
-                        \(text), \(page.rows.count), \(page.rowCount), \(page.continuation),
+                        \(text), \(page.rowsInPage), \(page.rowCount), \(page.continuation),
                         \(page.fetchedAt.timeIntervalSince1970), \(text.utf8.count), \(page.pageCount), \(endsChain))
                     ON CONFLICT (key, snapshot, page_index) DO UPDATE SET rows = EXCLUDED.rows,
                         rows_in_page = EXCLUDED.rows_in_page, row_count = EXCLUDED.row_count,

@@ -18,7 +18,7 @@ struct LoadedPage: Sendable {
     init(_ page: FetchedPage, stages: RowStages, pipeline: String) {
         response = Pipeline.response(for: page, pipeline: pipeline)
         rowEvents = []
-        rowEvents.reserveCapacity(page.rows.count)
+        rowEvents.reserveCapacity(page.rowsInPage)
         positionByRow = [:]
         skipped = 0
         let index = page.request.index

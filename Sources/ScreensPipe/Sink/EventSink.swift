@@ -36,14 +36,14 @@ struct JSONLinesSink: EventSink {
             case (.items, .page(let page)):
                 // Every page before this one is written whole: a checkpoint may go here.
                 try await checkpointIfDue(&writer, selectedWritten: selectedWritten)
-                for (index, outcome) in page.outcomes.enumerated() {
-                    guard case .selected(_, let item) = outcome else { continue }
+                // By index: rows kept as texts are written from them and never parsed.
+                for index in 0..<page.outcomeCount where page.isSelected(index) {
                     selectedWritten += 1
                     if projection == nil, let text = page.text(ofOutcome: index) {
                         // A row nothing changed passes through as it was received.
                         writer.bytes.append(contentsOf: text)
                         try endLine(of: &writer)
-                    } else {
+                    } else if case .selected(_, let item) = page.outcome(at: index) {
                         try writeLine(projection?.project(item) ?? item, to: &writer)
                     }
                 }

@@ -47,8 +47,8 @@ struct ChainedLoadState {
     /// parameter), page 0 with any row is full (it sets the size), and a later page is full
     /// when it holds as many rows as the largest page before it.
     private func isFull(_ page: FetchedPage, asked: Int) -> Bool {
-        if checks.requestsPageSize { return page.rows.count >= asked }
-        return page.request.index == 0 ? !page.rows.isEmpty : page.rows.count >= largestPage
+        if checks.requestsPageSize { return page.rowsInPage >= asked }
+        return page.request.index == 0 ? page.rowsInPage > 0 : page.rowsInPage >= largestPage
     }
 
     /// The request for the next page: it asks for `first-page-size` rows on page 0 and
@@ -80,10 +80,10 @@ struct ChainedLoadState {
         let pageIndex = fetched.request.index
         let asked = fetched.request.endRow - fetched.request.startRow
         let full = isFull(fetched, asked: asked)
-        largestPage = max(largestPage, fetched.rows.count)
+        largestPage = max(largestPage, fetched.rowsInPage)
         var page = fetched
-        page.request.endRow = page.request.startRow + page.rows.count
-        receivedRows += page.rows.count
+        page.request.endRow = page.request.startRow + page.rowsInPage
+        receivedRows += page.rowsInPage
         index += 1
 
         guard let next = page.continuation else {
@@ -94,7 +94,7 @@ struct ChainedLoadState {
                     after: .fail(
                         ScreensPipeError(
                             .pagination,
-                            "the page is full (\(page.rows.count) rows) but has \(missing), so nothing says whether rows follow: check the path; a server whose list has no more pages should say so with a null or empty value (or a Link header without rel=\"next\")",
+                            "the page is full (\(page.rowsInPage) rows) but has \(missing), so nothing says whether rows follow: check the path; a server whose list has no more pages should say so with a null or empty value (or a Link header without rel=\"next\")",
                             page: pageIndex)))
             }
             return .deliver(page, after: .end(.shortPage, warning: PageLoader.shortPageWarning(page: fetched, marker: missing)))

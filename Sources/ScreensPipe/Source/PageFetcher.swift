@@ -37,10 +37,27 @@ public struct FetchedPage: Sendable, Hashable {
     /// The request this page answers.
     public var request: PageRequest
     /// The raw rows, in list order.
+    ///
+    /// A page kept as texts (``rowsAreTexts``) parses them on first read, once for every
+    /// copy of the page. Setting the rows drops the kept texts, which were the old rows'.
     public var rows: [JSONValue] {
-        // Texts kept for other rows would be written in place of these.
-        didSet { rowTexts = nil }
+        get { lazyRows?.rows ?? storedRows }
+        set {
+            storedRows = newValue
+            lazyRows = nil
+            rowTexts = nil
+        }
     }
+    private var storedRows: [JSONValue]
+    /// The rows as texts, parsed only when ``rows`` is read.
+    private var lazyRows: LazyRowValues?
+
+    /// How many rows the page holds; never parses rows kept as texts.
+    public var rowsInPage: Int { lazyRows?.count ?? storedRows.count }
+
+    /// Whether the rows are kept as texts and parsed only when read: a pipeline whose
+    /// stages change no row writes each one's text, and no tree of them is ever built.
+    public var rowsAreTexts: Bool { lazyRows != nil }
     /// The total row count, when the source reported one.
     public var rowCount: Int?
     /// For chained sources: where the next page starts; nil means there is no next page.
@@ -78,16 +95,49 @@ public struct FetchedPage: Sendable, Hashable {
         origin: PageOrigin, fetchedAt: Date = Date()
     ) {
         self.request = request
-        self.rows = rows
+        self.storedRows = rows
         self.rowCount = rowCount
         self.continuation = continuation
         self.origin = origin
         self.fetchedAt = fetchedAt
     }
 
+    /// Creates a page whose rows are kept as `texts` (checked JSON, each one value) and
+    /// parsed only when ``rows`` is read.
+    public init(
+        request: PageRequest, rowTexts texts: JSONElementTexts, rowCount: Int? = nil, continuation: String? = nil,
+        origin: PageOrigin, fetchedAt: Date = Date()
+    ) {
+        self.init(request: request, rows: [], rowCount: rowCount, continuation: continuation, origin: origin, fetchedAt: fetchedAt)
+        lazyRows = LazyRowValues(texts: texts)
+        rowTexts = texts
+    }
+
     /// Whether fewer rows came back than the page covers. Without a row count this ends the
     /// list; with one it does not (portals drop rows by permission after slicing).
-    public var isShort: Bool { rows.count < request.endRow - request.startRow }
+    public var isShort: Bool { rowsInPage < request.endRow - request.startRow }
+
+    /// The rows kept as texts, when they are (``rowsAreTexts``).
+    var lazyRowValues: LazyRowValues? { lazyRows }
+
+    /// Row `position`'s value: from the rows when they are parsed, else parsed from its text alone.
+    public func row(at position: Int) -> JSONValue {
+        lazyRows?.row(at: position) ?? storedRows[position]
+    }
+
+    public static func == (lhs: FetchedPage, rhs: FetchedPage) -> Bool {
+        lhs.request == rhs.request && lhs.rowCount == rhs.rowCount && lhs.continuation == rhs.continuation
+            && lhs.origin == rhs.origin && lhs.fetchedAt == rhs.fetchedAt && lhs.missingContinuation == rhs.missingContinuation
+            && lhs.pageCount == rhs.pageCount && lhs.responseAction == rhs.responseAction && lhs.paginator == rhs.paginator
+            && lhs.rowTexts == rhs.rowTexts && lhs.rows == rhs.rows
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(request)
+        hasher.combine(rowsInPage)
+        hasher.combine(continuation)
+        hasher.combine(fetchedAt)
+    }
 }
 
 /// How a source's pages relate to each other.
@@ -179,7 +229,7 @@ extension FetchedPage {
     /// the page kept them (a replay then writes exactly what the remote run wrote), else
     /// the rows encoded.
     var storedRowsText: String {
-        if let rowTexts, rowTexts.count == rows.count {
+        if let rowTexts, rowTexts.count == rowsInPage {
             return String(decoding: rowTexts.arrayText, as: UTF8.self)
         }
         return JSONValue.array(rows).jsonString

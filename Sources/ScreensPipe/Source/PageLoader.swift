@@ -66,7 +66,7 @@ package struct PageLoader: Sendable {
     /// The warning for a list that ended on a short page with nothing else marking its end.
     static func shortPageWarning(page: FetchedPage, marker: String?) -> String {
         let asked = page.request.endRow - page.request.startRow
-        var text = "the list ended on page \(page.request.index), which had \(page.rows.count) of \(asked) rows"
+        var text = "the list ended on page \(page.request.index), which had \(page.rowsInPage) of \(asked) rows"
         if let marker {
             text += " and \(marker); a server that hides rows by permission sends such pages mid-list too, so rows after it may be missing. Make the end exact: the server should send the next-page marker as null (or an empty string) on the last page"
         } else {

@@ -26,19 +26,19 @@ struct PageSequenceGuard: Sendable {
     mutating func check(_ page: FetchedPage) -> ScreensPipeError? {
         let index = page.request.index
         let asked = page.request.endRow - page.request.startRow
-        if requestsPageSize, page.rows.count > asked {
+        if requestsPageSize, page.rowsInPage > asked {
             return ScreensPipeError(
                 .pagination,
-                "the server sent \(page.rows.count) rows for a page of \(asked) (rows \(page.request.startRow)..<\(page.request.endRow)); it seems to ignore the requested range, so rows would repeat",
+                "the server sent \(page.rowsInPage) rows for a page of \(asked) (rows \(page.request.startRow)..<\(page.request.endRow)); it seems to ignore the requested range, so rows would repeat",
                 page: index)
         }
         // A local file is sliced here, not by a server: equal pages are equal rows in the file.
-        guard !page.rows.isEmpty, page.origin != .file else { return nil }
+        guard page.rowsInPage > 0, page.origin != .file else { return nil }
         let digest = Self.digest(page)
         if let earlier = seen[digest] {
             return ScreensPipeError(
                 .pagination,
-                "the page repeats the \(page.rows.count) rows of page \(earlier); the server seems to ignore the requested range or cursor, so rows would repeat",
+                "the page repeats the \(page.rowsInPage) rows of page \(earlier); the server seems to ignore the requested range or cursor, so rows would repeat",
                 page: index)
         }
         seen[digest] = index
@@ -50,12 +50,12 @@ struct PageSequenceGuard: Sendable {
     /// The two kinds never match each other.
     static func digest(_ page: FetchedPage) -> Int {
         var hasher = Hasher()
-        if let texts = page.rowTexts, texts.count == page.rows.count {
+        if let texts = page.rowTexts, texts.count == page.rowsInPage {
             hasher.combine(true)
             texts.combineTexts(into: &hasher)
         } else {
             hasher.combine(false)
-            hasher.combine(page.rows.count)
+            hasher.combine(page.rowsInPage)
             for row in page.rows { hasher.combine(row) }
         }
         return hasher.finalize()

@@ -146,7 +146,7 @@ struct FanOutRun: Sendable {
         _ = try await run(
             jobs, provisional: { _, _ in },
             deliver: { (page, lineage) throws(ScreensPipeError) -> PageLoader.Decision in
-                guard rows.count + page.rows.count <= limit else {
+                guard rows.count + page.rowsInPage <= limit else {
                     throw failure.record(
                         ScreensPipeError.pagination(
                             "the parent list '\(name)' has more than \(limit) rows (for-each.max-parents); raise it or narrow the list", page: page.request.index),
@@ -322,7 +322,7 @@ final class TreeWalk: Sendable {
     /// The keys of `page`'s rows, after checking them; throws before the page is delivered,
     /// so a row is never delivered twice.
     func admit(_ page: FetchedPage, depth: Int) throws(ScreensPipeError) -> [JSONValue] {
-        guard !page.rows.isEmpty else { return [] }
+        guard page.rowsInPage > 0 else { return [] }
         if depth > recursion.maxDepth {
             throw ScreensPipeError.pagination(
                 "the tree is deeper than recursive.max-depth (\(recursion.maxDepth)): this list at depth \(depth) has rows", page: page.request.index)

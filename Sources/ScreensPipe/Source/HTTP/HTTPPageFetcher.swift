@@ -110,14 +110,20 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
             throw ScreensPipeError(code, error.message, page: page.index, request: description)
         }
         let decoded = try outcome.get()
-        var fetched = FetchedPage(
-            request: page, rows: decoded.rows, rowCount: decoded.rowCount, continuation: decoded.continuation,
-            origin: .remote)
+        var fetched: FetchedPage
+        if settings.keepsRowsAsTexts, let texts = decoded.rowTexts {
+            fetched = FetchedPage(
+                request: page, rowTexts: texts, rowCount: decoded.rowCount, continuation: decoded.continuation, origin: .remote)
+        } else {
+            fetched = FetchedPage(
+                request: page, rows: decoded.rows, rowCount: decoded.rowCount, continuation: decoded.continuation,
+                origin: .remote)
+            fetched.rowTexts = decoded.rowTexts
+        }
         fetched.missingContinuation = decoded.missingContinuation
         fetched.pageCount = decoded.pageCount
         fetched.responseAction = decoded.action
         fetched.paginator = decoded.paginator
-        fetched.rowTexts = decoded.rowTexts
         return fetched
     }
 
@@ -149,7 +155,8 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
         var texts: JSONElementTexts?
         do throws(JSONParseError) {
             if let path = wire.rowsPath(for: page) {
-                (body, texts) = try JSONValue.parse(response.body, keepingElementTextsAt: path)
+                (body, texts) = try JSONValue.parse(
+                    response.body, keepingElementTextsAt: path, skippingElements: settings.keepsRowsAsTexts)
             } else {
                 body = try JSONValue(parsing: response.body)
             }
@@ -170,7 +177,16 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
         do throws(ScreensPipeError) {
             var decoded = try wire.decode(body, response: response, page: page)
             // The rows are the array the texts were kept for: each row passes through as received.
-            if let texts, texts.count == decoded.rows.count { decoded.rowTexts = texts }
+            if let texts, texts.count == decoded.rows.count {
+                decoded.rowTexts = texts
+            } else if settings.keepsRowsAsTexts {
+                // The rows are not the array the texts were kept for (not one there, or a
+                // repeated key): skipped rows' places hold nulls, so read the body again in
+                // full rather than deliver those.
+                let full: JSONValue
+                do throws(JSONParseError) { full = try JSONValue(parsing: response.body) } catch { preconditionFailure("a body that parsed does not parse again: \(error)") }
+                decoded = try wire.decode(full, response: response, page: page)
+            }
             return .final(.success(decoded))
         } catch {
             var located = error
@@ -209,6 +225,9 @@ struct HTTPSourceSettings: Sendable {
     var retry: RetryPolicy
     var onRetry: (@Sendable (RetryNotice) -> Void)?
     var logger: Logger
+    /// Whether the rows of a page are kept as their texts, checked but not parsed: set when
+    /// the pipeline's stages change no row (``PipelineEnvironment/keepsRowsAsTexts``).
+    var keepsRowsAsTexts = false
     /// Told each response body's size (metrics).
     var onResponseBody: (@Sendable (Int) -> Void)?
     /// The URL the pipeline names; its origin is the only one that receives credentials.
