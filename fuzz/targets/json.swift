@@ -29,6 +29,20 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         }
         guard (try? JSONValue(parsing: texts.arrayText)) == .array(elements) else { fatalError("arrayText differs: \(bytes)") }
     }
+    // Rows only checked, not parsed: the same input accepted, the same error otherwise.
+    for path: [JSONPathStep] in [[], [.index(0)], [.key("items")]] {
+        let full = Result { () throws(JSONParseError) in try JSONValue.parse(bytes, keepingElementTextsAt: path) }
+        let skipped = Result { () throws(JSONParseError) in try JSONValue.parse(bytes, keepingElementTextsAt: path, skippingElements: true) }
+        switch (full, skipped) {
+        case (.failure(let a), .failure(let b)) where a == b: break
+        case (.success(let a), .success(let b)) where a.texts == b.texts:
+            if let texts = b.texts {
+                let lazy = LazyRowValues(texts: texts)
+                guard (0..<texts.count).map({ texts.value(at: $0) }) == lazy.rows else { fatalError("lazy rows differ: \(bytes)") }
+            }
+        default: fatalError("skipping rows at \(path) disagrees with parsing them: \(bytes)")
+        }
+    }
     guard let value = plain else { return 0 }
     guard let again = try? JSONValue(parsing: value.jsonBytes), again == value else {
         fatalError("round trip changed the value of \(Array(input))")

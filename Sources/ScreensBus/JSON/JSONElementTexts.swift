@@ -58,17 +58,42 @@ public struct JSONElementTexts: Sendable, Hashable {
         }
     }
 
-    /// Feeds every element's text, in order, to `hasher`: a digest of the rows that costs a
-    /// pass over their bytes, where hashing the parsed rows visits every value and string.
-    public func combineTexts(into hasher: inout Hasher) {
-        hasher.combine(ranges.count)
+    /// A 64-bit digest of every element's text, in order, keyed by a number drawn once per
+    /// process: a page's rows compared with earlier pages' in one pass over their bytes, eight
+    /// at a time (SipHash through `Hasher` took an eighth of a pass-through run).
+    ///
+    /// Equal texts always give equal digests, so a repeated page is never missed; different
+    /// texts collide with a chance near 2^-64, and a collision is a loud false alarm (the
+    /// page named as a repeat), never a row lost or doubled.
+    public var contentDigest: UInt64 {
+        var state = Self.digestKey ^ UInt64(truncatingIfNeeded: ranges.count)
+        @inline(__always) func mix(_ word: UInt64) {
+            state = (state ^ word) &* 0x9E37_79B9_7F4A_7C15
+            state ^= state >> 29
+        }
         text.withUnsafeBytes { bytes in
             for range in ranges {
-                hasher.combine(range.count)
-                hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes[range]))
+                mix(UInt64(truncatingIfNeeded: range.count))
+                var offset = range.lowerBound
+                while offset + 8 <= range.upperBound {
+                    mix(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                    offset += 8
+                }
+                var tail: UInt64 = 0
+                var shift: UInt64 = 0
+                while offset < range.upperBound {
+                    tail |= UInt64(bytes[offset]) << shift
+                    shift += 8
+                    offset += 1
+                }
+                mix(tail)
             }
         }
+        mix(0x5A17_5A17_5A17_5A17)
+        return state
     }
+
+    private static let digestKey = UInt64.random(in: .min ... .max)
 
     /// The whole array as compact JSON: `[`, the elements' texts joined by `,`, `]`.
     public var arrayText: [UInt8] {

@@ -143,7 +143,7 @@ extension JSONParser {
     }
 
     @inline(__always)
-    private func isDigit(_ byte: UInt8) -> Bool {
+    func isDigit(_ byte: UInt8) -> Bool {
         byte &- JSONByte.zero < 10
     }
 

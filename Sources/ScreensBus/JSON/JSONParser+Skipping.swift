@@ -9,7 +9,7 @@ extension JSONParser {
         case JSONByte.quote: try skipString()
         case JSONByte.openBrace: try skipObject()
         case JSONByte.openBracket: try skipArray()
-        case JSONByte.minus, JSONByte.zero ... JSONByte.nine: _ = try parseNumber()
+        case JSONByte.minus, JSONByte.zero ... JSONByte.nine: try skipNumber()
         case UInt8(ascii: "t"): try expectLiteral("true")
         case UInt8(ascii: "f"): try expectLiteral("false")
         case UInt8(ascii: "n"): try expectLiteral("null")
@@ -95,5 +95,31 @@ extension JSONParser {
             default: throw error(at: index, "expected ',' or '}'")
             }
         }
+    }
+
+    /// The number at `index`, checked by the grammar ``parseNumber()`` reads, with its
+    /// errors, but not converted.
+    private mutating func skipNumber() throws(JSONParseError) {
+        var cursor = index
+        if bytes[cursor] == JSONByte.minus { cursor += 1 }
+        guard cursor < end, isDigit(bytes[cursor]) else { throw error(at: cursor, "expected a digit") }
+        if bytes[cursor] == JSONByte.zero {
+            cursor += 1
+            if cursor < end, isDigit(bytes[cursor]) { throw error(at: cursor, "leading zeros are not allowed") }
+        } else {
+            while cursor < end, isDigit(bytes[cursor]) { cursor += 1 }
+        }
+        if cursor < end, bytes[cursor] == JSONByte.dot {
+            cursor += 1
+            guard cursor < end, isDigit(bytes[cursor]) else { throw error(at: cursor, "expected a digit after the decimal point") }
+            while cursor < end, isDigit(bytes[cursor]) { cursor += 1 }
+        }
+        if cursor < end, bytes[cursor] | 0x20 == UInt8(ascii: "e") {
+            cursor += 1
+            if cursor < end, bytes[cursor] == JSONByte.minus || bytes[cursor] == JSONByte.plus { cursor += 1 }
+            guard cursor < end, isDigit(bytes[cursor]) else { throw error(at: cursor, "expected a digit in the exponent") }
+            while cursor < end, isDigit(bytes[cursor]) { cursor += 1 }
+        }
+        index = cursor
     }
 }

@@ -273,25 +273,30 @@ public final class CacheStore: CacheBackend {
         // The stored text is read as bytes (no String in between) and each row keeps its
         // bytes, the text it was received as: a row nothing changes is written from them.
         let text: [UInt8] = try row.withUnsafeData(named: "rows") { data in data?.withUnsafeBytes { [UInt8]($0) } ?? [] }
-        let rows: [JSONValue]
-        let texts: JSONElementTexts
-        do {
-            guard let parsed = try JSONValue.parseArrayKeepingTexts(text) else {
-                throw ScreensPipeError.cache("page \(index) of key \(key) does not hold a JSON array")
-            }
-            (rows, texts) = parsed
-        } catch let error as ScreensPipeError {
-            throw error
+        let texts = try storedRows(text, key: key, index: index)
+        var page = CachedPage(
+            key: key, pipeline: row["pipeline"], index: index, startRow: row["start_row"], endRow: row["end_row"],
+            rows: [], rowCount: row["row_count"], continuation: row["continuation"],
+            fetchedAt: Date(timeIntervalSince1970: row["fetched_at"]), byteSize: row["byte_size"], snapshot: row["snapshot"],
+            pageCount: row["page_count"])
+        page.keepRows(asTexts: texts)
+        return page
+    }
+
+    /// A stored page's rows text, checked as strictly as a parse (a damaged or hand-edited
+    /// cache is an error here, not a row later) and kept as texts: a replay parses the rows
+    /// only if a stage or a subscriber reads them.
+    static func storedRows(_ text: [UInt8], key: String, index: Int) throws(ScreensPipeError) -> JSONElementTexts {
+        let kept: (value: JSONValue, texts: JSONElementTexts?)
+        do throws(JSONParseError) {
+            kept = try JSONValue.parse(text, keepingElementTextsAt: [], skippingElements: true)
         } catch {
             throw ScreensPipeError.cache("page \(index) of key \(key) holds unreadable JSON: \(error)")
         }
-        var page = CachedPage(
-            key: key, pipeline: row["pipeline"], index: index, startRow: row["start_row"], endRow: row["end_row"],
-            rows: rows, rowCount: row["row_count"], continuation: row["continuation"],
-            fetchedAt: Date(timeIntervalSince1970: row["fetched_at"]), byteSize: row["byte_size"], snapshot: row["snapshot"],
-            pageCount: row["page_count"])
-        page.rowTexts = texts
-        return page
+        guard case .array = kept.value, let texts = kept.texts else {
+            throw ScreensPipeError.cache("page \(index) of key \(key) does not hold a JSON array")
+        }
+        return texts
     }
 
     private static func rowCount(_ db: Database, key: String) throws -> Int? {

@@ -13,8 +13,18 @@ public struct CachedPage: Sendable, Hashable {
     public var startRow: Int
     /// One past the last row asked for (exclusive, as Liferay's `end`).
     public var endRow: Int
-    /// The raw rows, in list order, exactly as the source returned them.
-    public var rows: [JSONValue]
+    /// The raw rows, in list order, exactly as the source returned them. A page read from a
+    /// store keeps them as their stored texts (checked on read) and parses them on first use.
+    public var rows: [JSONValue] {
+        get { lazyRows?.rows ?? storedRows }
+        set {
+            storedRows = newValue
+            lazyRows = nil
+            rowTexts = nil
+        }
+    }
+    private var storedRows: [JSONValue]
+    private var lazyRows: LazyRowValues?
     /// The total row count the source reported with the page (page 0).
     public var rowCount: Int?
     /// For chained sources: what the source said comes next.
@@ -47,21 +57,52 @@ public struct CachedPage: Sendable, Hashable {
         self.index = index
         self.startRow = startRow
         self.endRow = endRow
-        self.rows = rows
+        self.storedRows = rows
         self.rowCount = rowCount
         self.continuation = continuation
         self.fetchedAt = fetchedAt
         self.byteSize = byteSize
     }
 
+    /// Keeps the rows as `texts` (stored text that was checked), parsed on first use.
+    mutating func keepRows(asTexts texts: JSONElementTexts) {
+        storedRows = []
+        lazyRows = LazyRowValues(texts: texts)
+        rowTexts = texts
+    }
+
+    /// How many rows the page holds; never parses.
+    public var rowsInPage: Int { lazyRows?.count ?? storedRows.count }
+
     /// The page as an answer to `request`, marked as coming from the cache.
     public func fetchedPage(for request: PageRequest) -> FetchedPage {
-        var page = FetchedPage(
-            request: request, rows: rows, rowCount: rowCount, continuation: continuation,
-            origin: .cache, fetchedAt: fetchedAt)
+        var page: FetchedPage
+        if lazyRows != nil, let rowTexts {
+            page = FetchedPage(
+                request: request, rowTexts: rowTexts, rowCount: rowCount, continuation: continuation, origin: .cache,
+                fetchedAt: fetchedAt)
+        } else {
+            page = FetchedPage(
+                request: request, rows: rows, rowCount: rowCount, continuation: continuation,
+                origin: .cache, fetchedAt: fetchedAt)
+            page.rowTexts = rowTexts
+        }
         page.pageCount = pageCount
-        page.rowTexts = rowTexts
         return page
+    }
+
+    public static func == (lhs: CachedPage, rhs: CachedPage) -> Bool {
+        lhs.key == rhs.key && lhs.pipeline == rhs.pipeline && lhs.index == rhs.index && lhs.startRow == rhs.startRow
+            && lhs.endRow == rhs.endRow && lhs.rowCount == rhs.rowCount && lhs.continuation == rhs.continuation
+            && lhs.fetchedAt == rhs.fetchedAt && lhs.byteSize == rhs.byteSize && lhs.snapshot == rhs.snapshot
+            && lhs.pageCount == rhs.pageCount && lhs.rowTexts == rhs.rowTexts && lhs.rows == rhs.rows
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+        hasher.combine(index)
+        hasher.combine(rowsInPage)
+        hasher.combine(fetchedAt)
     }
 }
 

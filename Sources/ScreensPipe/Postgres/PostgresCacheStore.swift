@@ -280,14 +280,12 @@ public final class PostgresCacheStore: CacheBackend {
         {
             // Each row keeps its stored text, as in the SQLite cache: a replay writes what
             // the remote run wrote.
-            guard let (parsed, texts) = try? JSONValue.parseArrayKeepingTexts(Array(text.utf8)) else {
-                throw ScreensPipeError.cache("page \(index) of key \(key) does not hold a JSON array")
-            }
+            let texts = try CacheStore.storedRows(Array(text.utf8), key: key, index: index)
             var page = CachedPage(
-                key: key, pipeline: pipeline, index: index, startRow: startRow, endRow: endRow, rows: parsed,
+                key: key, pipeline: pipeline, index: index, startRow: startRow, endRow: endRow, rows: [],
                 rowCount: rowCount, continuation: continuation, fetchedAt: Date(timeIntervalSince1970: fetchedAt),
                 byteSize: byteSize, snapshot: snapshot, pageCount: pageCount)
-            page.rowTexts = texts
+            page.keepRows(asTexts: texts)
             return page
         }
         return nil

@@ -52,7 +52,7 @@ struct PageSequenceGuard: Sendable {
         var hasher = Hasher()
         if let texts = page.rowTexts, texts.count == page.rowsInPage {
             hasher.combine(true)
-            texts.combineTexts(into: &hasher)
+            hasher.combine(texts.contentDigest)
         } else {
             hasher.combine(false)
             hasher.combine(page.rowsInPage)

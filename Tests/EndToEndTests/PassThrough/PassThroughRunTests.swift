@@ -61,16 +61,24 @@ struct PassThroughRunTests {
             .init(body: "[[\(Self.rows.joined(separator: ","))],2]")
         }
         defer { server.stop() }
-        let result = try await Self.run(
-            """
+        let source = """
               type: liferay-jsonws
               server: \(server.origin)
               rows: { service: /bookmarksentry/get-entries, params: { groupId: 20143, folderId: 0 } }
               count: { service: /bookmarksentry/get-entries-count, params: { groupId: 20143, folderId: 0 } }
               pagination: { page-size: 10 }
-            """)
+            """
+        let result = try await Self.run(source)
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdoutText == Self.expected)
+        // Rows kept as texts are parsed for a reader of events, to the values a parse gives.
+        let events = try await Self.run(source, cache: nil, ["--events"])
+        #expect(events.status == 0, "stderr: \(events.stderr)")
+        let items = try events.jsonLines().filter { $0["event"] == "selected" }.map { $0["item"] }
+        #expect(items == Self.rows.map { try? JSONValue(parsing: $0) })
+        // A limit ends inside the page.
+        let limited = try await Self.run(source, cache: nil, ["--limit", "1"])
+        #expect(limited.stdoutText == Self.rows[0] + "\n", "stderr: \(limited.stderr)")
     }
 
     @Test("REST with a records path; a filter keeps rows as sent, a model or fields re-encode them")

@@ -1,0 +1,75 @@
+import Testing
+
+@testable import ScreensBus
+
+/// Rows kept as texts: checked like a parse, parsed only when read, and read as a parse
+/// would have read them, through pages and their events.
+@Suite("Rows kept as texts")
+struct LazyRowValuesTests {
+    static let body = Array(#"[[{"id":1,"s":"\u00e9"} , {"id":18446744073709551617,"t":[1.50,null]},"x",[]],4]"#.utf8)
+
+    private func lazyRows() throws -> (value: JSONValue, rows: LazyRowValues) {
+        let kept = try JSONValue.parse(Self.body, keepingElementTextsAt: [.index(0)], skippingElements: true)
+        return (kept.value, LazyRowValues(texts: try #require(kept.texts)))
+    }
+
+    @Test("skipped rows leave nulls in the tree; their texts parse to what a full parse gives")
+    func skippedRowsReadBackExactly() throws {
+        let (value, rows) = try lazyRows()
+        #expect(value == [[.null, .null, .null, .null], 4])
+        let full = try JSONValue(parsing: Self.body)
+        #expect(rows.count == 4)
+        #expect(rows.rows == full[0]?.arrayValue)
+        #expect(rows.row(at: 1) == full[0]?[1])
+    }
+
+    @Test("skipping accepts and refuses exactly what parsing does, with the same error", arguments: [
+        #"[[{"a":1,}],1]"#, #"[[{"a":01}],1]"#, #"[["\u12"],1]"#, "[[\"\u{01}\"],1]", #"[[tru],1]"#, #"[[{"a" 1}],1]"#,
+        #"[[[1,2],1]"#, #"[[1.],1]"#, #"[[-],1]"#, #"[["\ud800"],1]"#, #"[[{"a":[}],1]"#, #"[[1 2],1]"#, #"[[1],1] x"#,
+        "[[\"\\q\"],1]", #"[["é"],1]"#, #"[[1e],1]"#, #"[[{1:2}],1]"#, #"[[-01],1]"#, #"[[1.e5],1]"#, #"[[1e+],1]"#,
+        #"[[01.5],1]"#, #"[[--1],1]"#, #"[[+1],1]"#, #"[[1E400,-0,0.0e-0],1]"#, #"[[1.5E+2,1e-,2],1]"#, #"[[.5],1]"#,
+    ])
+    func skippingRefusesWhatParsingRefuses(_ text: String) {
+        var bytes = Array(text.utf8)
+        if text == #"[["é"],1]"# { bytes = [0x5B, 0x5B, 0x22, 0xC3, 0x28, 0x22, 0x5D, 0x2C, 0x31, 0x5D] }  // invalid UTF-8
+        let parsed = Result { () throws(JSONParseError) in try JSONValue(parsing: bytes) }
+        let skipped = Result { () throws(JSONParseError) in try JSONValue.parse(bytes, keepingElementTextsAt: [.index(0)], skippingElements: true).value }
+        switch (parsed, skipped) {
+        case (.failure(let a), .failure(let b)): #expect(a == b)
+        case (.success(let value), .success(let kept)): #expect(kept[0]?.arrayValue?.count == value[0]?.arrayValue?.count)
+        default: Issue.record("parse \(parsed) and skip \(skipped) disagree on \(text)")
+        }
+    }
+
+    @Test("skipping accepts deep rows up to the parser's depth limit and refuses one more level")
+    func depthLimit() {
+        let inner = JSONParser.maxDepth - 2
+        let deep = "[[" + String(repeating: "[", count: inner) + String(repeating: "]", count: inner) + "],1]"
+        #expect((try? JSONValue.parse(Array(deep.utf8), keepingElementTextsAt: [.index(0)], skippingElements: true)) != nil)
+        let deeper = "[[" + String(repeating: "[", count: inner + 1) + String(repeating: "]", count: inner + 1) + "],1]"
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(Array(deeper.utf8), keepingElementTextsAt: [.index(0)], skippingElements: true) }
+    }
+
+    @Test("a page of rows kept as texts: counts never parse, outcomes and events read as for parsed rows")
+    func pageEvents() throws {
+        let (_, rows) = try lazyRows()
+        let response = ListResponse(pipeline: "p", page: 0, startRow: 10, endRow: 14, rowCount: nil, rows: 4, origin: .remote)
+        var lazy = PageEvents(response: response)
+        lazy.appendSelected(rows: rows, firstRow: 10, count: 3)
+        var eager = PageEvents(response: response)
+        for position in 0..<3 { eager.appendSelected(row: 10 + position, item: rows.row(at: position), text: rows.texts[position]) }
+        #expect(lazy.outcomeCount == 3 && lazy.selectedCount == 3 && lazy.errorCount == 0)
+        #expect(lazy.outcomes == eager.outcomes)
+        #expect(lazy == eager)
+        #expect(Array(lazy.events) == Array(eager.events))
+        #expect(lazy.text(ofOutcome: 1).map { String(decoding: $0, as: UTF8.self) } == #"{"id":18446744073709551617,"t":[1.50,null]}"#)
+        #expect((0..<3).allSatisfy { lazy.isSelected($0) })
+
+        // An error after them turns them into ordinary outcomes, in order, texts kept.
+        lazy.appendError(ListError(pipeline: "p", page: 0, row: 13, kind: "convert", message: "m"))
+        eager.appendError(ListError(pipeline: "p", page: 0, row: 13, kind: "convert", message: "m"))
+        #expect(lazy.outcomes == eager.outcomes && lazy.outcomeCount == 4 && !lazy.isSelected(3))
+        #expect(lazy.text(ofOutcome: 0) == rows.texts[0])
+        #expect(lazy.errors.count == 1)
+    }
+}
