@@ -10,6 +10,18 @@ extension JSONValue {
         self = try parser.parseDocument()
     }
 
+    /// Checks one JSON document exactly as ``init(parsing:)-(UnsafeRawBufferPointer)`` would
+    /// (the same input refused with the same error) without building its value.
+    public static func validate(_ buffer: UnsafeRawBufferPointer) throws(JSONParseError) {
+        guard let base = buffer.baseAddress, buffer.count > 0 else {
+            throw JSONParseError(offset: 0, message: "unexpected end of input")
+        }
+        var parser = JSONParser(bytes: base.assumingMemoryBound(to: UInt8.self), start: 0, end: buffer.count)
+        try parser.skipValue()
+        parser.skipWhitespace()
+        if parser.index != buffer.count { throw JSONParseError(offset: parser.index, message: "unexpected characters after the value") }
+    }
+
     /// Parses one JSON document (RFC 8259, strict) from UTF-8 bytes.
     public init(parsing bytes: [UInt8]) throws(JSONParseError) {
         let result = bytes.withUnsafeBytes { buffer in

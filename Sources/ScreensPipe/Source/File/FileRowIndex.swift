@@ -167,12 +167,15 @@ struct FileRowIndex: Sendable {
 
 extension FileRowIndex {
     /// The rows `range` of the file (already checked against ``rowCount``), parsed strictly.
-    func rows(_ range: Range<Int>, path: String) throws(FileScanError) -> (rows: [JSONValue], texts: JSONElementTexts) {
+    /// The rows of `range` and their texts; with `checkingOnly`, the rows are checked but not
+    /// parsed and only the texts are meaningful (the values are `null`).
+    func rows(_ range: Range<Int>, path: String, checkingOnly: Bool = false) throws(FileScanError) -> (rows: [JSONValue], texts: JSONElementTexts) {
         guard !range.isEmpty else { return ([], JSONElementTexts()) }
         var scanner = try JSONFileScanner(path: path)
         // Only the rows of the range are parsed (the ones before it are skipped), so the
         // texts are theirs.
         scanner.keptTexts = JSONElementTexts()
+        scanner.checksOnly = checkingOnly
         let checkpoint = range.lowerBound / Self.stride
         try scanner.seek(to: checkpoints[checkpoint])
         var row = checkpoint * Self.stride

@@ -14,12 +14,21 @@ package final class FileSource: PageFetcher {
     public let spec: FileSourceSpec
     private let records: FieldPath?
     private let index = Mutex<FileRowIndex?>(nil)
+    /// Whether rows are kept as their texts, checked but not parsed
+    /// (``PipelineEnvironment/keepsRowsAsTexts``).
+    let keepsRowsAsTexts: Bool
 
     /// Creates a source for the file in `spec`; nothing is read until the first page is asked for.
     ///
     /// - Throws: a `.configuration` error when the `records` path does not parse.
-    public init(spec: FileSourceSpec) throws(ScreensPipeError) {
+    public convenience init(spec: FileSourceSpec) throws(ScreensPipeError) {
+        try self.init(spec: spec, keepsRowsAsTexts: false)
+    }
+
+    /// A source whose rows are kept as texts, checked but not parsed, when `keepsRowsAsTexts`.
+    init(spec: FileSourceSpec, keepsRowsAsTexts: Bool) throws(ScreensPipeError) {
         self.spec = spec
+        self.keepsRowsAsTexts = keepsRowsAsTexts
         records = try spec.records.map { (text) throws(ScreensPipeError) in try FieldPath(text) }
     }
 
@@ -40,12 +49,19 @@ package final class FileSource: PageFetcher {
         let rows: [JSONValue]
         let texts: JSONElementTexts
         do throws(FileScanError) {
-            (rows, texts) = try index.rows(start..<end, path: spec.path)
+            (rows, texts) = try index.rows(start..<end, path: spec.path, checkingOnly: keepsRowsAsTexts)
         } catch {
             throw failure(error, page: request.index)
         }
-        var page = FetchedPage(
-            request: request, rows: rows, rowCount: request.includesRowCount ? index.rowCount : nil, origin: .file)
+        let rowCount = request.includesRowCount ? index.rowCount : nil
+        if keepsRowsAsTexts {
+            // The rows were only checked: their texts are the rows.
+            guard texts.count == end - start else {
+                throw ScreensPipeError.malformedResponse("\(spec.path): \(texts.count) rows read where \(end - start) were expected", page: request.index)
+            }
+            return FetchedPage(request: request, rowTexts: texts, rowCount: rowCount, origin: .file)
+        }
+        var page = FetchedPage(request: request, rows: rows, rowCount: rowCount, origin: .file)
         if texts.count == rows.count { page.rowTexts = texts }
         return page
     }

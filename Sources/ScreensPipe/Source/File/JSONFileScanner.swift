@@ -146,6 +146,10 @@ struct JSONFileScanner: ~Copyable {
         captured.removeAll(keepingCapacity: captured.capacity <= Self.chunkSize * 4)
     }
 
+    /// Whether ``parseCapture()`` only checks what it captured (strictly, as a parse would)
+    /// and returns `null` in place of its value: set with ``keptTexts`` for rows kept as texts.
+    var checksOnly = false
+
     /// Ends the capture before the next byte and parses it strictly as one JSON document.
     mutating func parseCapture() throws(FileScanError) -> JSONValue {
         guard let start = captureStart else { preconditionFailure("parseCapture() without beginCapture()") }
@@ -153,14 +157,27 @@ struct JSONFileScanner: ~Copyable {
         let offset = captureOffset
         let parsed: Result<JSONValue, JSONParseError>
         if captured.isEmpty {
+            let checksOnly = self.checksOnly
             parsed = Result { () throws(JSONParseError) in
-                try JSONValue(parsing: UnsafeRawBufferPointer(start: chunk + start, count: index - start))
+                let bytes = UnsafeRawBufferPointer(start: chunk + start, count: index - start)
+                if checksOnly {
+                    try JSONValue.validate(bytes)
+                    return .null
+                }
+                return try JSONValue(parsing: bytes)
             }
         } else {
             guard captured.count + (index - start) <= Self.maximumValueSize else { throw Self.tooLarge(at: offset) }
             captured.append(contentsOf: UnsafeBufferPointer(start: chunk + start, count: index - start))
+            let checksOnly = self.checksOnly
             parsed = captured.withUnsafeBytes { bytes in
-                Result { () throws(JSONParseError) in try JSONValue(parsing: bytes) }
+                Result { () throws(JSONParseError) in
+                    if checksOnly {
+                        try JSONValue.validate(bytes)
+                        return .null
+                    }
+                    return try JSONValue(parsing: bytes)
+                }
             }
         }
         switch parsed {
