@@ -1,4 +1,5 @@
 import ScreensBus
+import Synchronization
 
 /// One output field, checked once when the converter is built and applied to every row.
 ///
@@ -83,7 +84,19 @@ struct CompiledField: Sendable {
     /// `output` holds only the fields before this one, none named `name` (the list's names
     /// are checked unique), so members are appended without a search.
     func apply(to row: JSONValue, locale: String?, into output: inout JSONObject) throws(ScreensPipeError) {
-        var value = path.resolve(in: row)
+        try apply(found: path.resolve(in: row), locale: locale, into: &output)
+    }
+
+    /// The member a one-step path reads (`entryId`), for lookups by position; nil for a
+    /// longer path.
+    var singleKey: String? {
+        if path.components.count == 1, case .key(let key) = path.components[0] { return key }
+        return nil
+    }
+
+    /// Localizes and coerces `found`, the field's source value (nil when missing), into `output`.
+    func apply(found: JSONValue?, locale: String?, into output: inout JSONObject) throws(ScreensPipeError) {
+        var value = found
         if let found = value, localized {
             value = LocalizedValue.resolve(found, locale: locale)
         }
@@ -113,6 +126,8 @@ struct CompiledField: Sendable {
 /// A list of fields applied in order: the `fields:` mapping, and the declarative models.
 struct FieldListModel: Sendable {
     let fields: [CompiledField]
+    /// Where each field's member is in rows of the last shape seen (see ``FieldPositions``).
+    private let positions = FieldPositions()
 
     /// Checks the mapping: valid paths and defaults, no output name twice.
     init(mappings: [FieldMapping]) throws(ScreensPipeError) {
@@ -136,9 +151,52 @@ struct FieldListModel: Sendable {
     /// The output row: the fields in their order.
     func convert(_ row: JSONValue, locale: String?) throws(ScreensPipeError) -> JSONObject {
         var output = JSONObject(minimumCapacity: fields.count)
-        for field in fields {
-            try field.apply(to: row, locale: locale, into: &output)
+        guard case .object(let object) = row else {
+            for field in fields {
+                try field.apply(to: row, locale: locale, into: &output)
+            }
+            return output
+        }
+        // Rows of a list share one shape: each field's position is found once per shape,
+        // not by a scan of the keys per field per row.
+        let found = positions.positions(of: fields, in: object.keys)
+        for (position, field) in fields.enumerated() {
+            let member = found[position]
+            let value: JSONValue? =
+                switch member {
+                case FieldPositions.missing: nil
+                case FieldPositions.notOneKey: field.path.resolve(in: row)
+                default: object.values[member]
+                }
+            try field.apply(found: value, locale: locale, into: &output)
         }
         return output
+    }
+}
+
+/// The position of each field's member in rows of one shape (one list of keys), kept for
+/// the last shape seen.
+///
+/// A row's member is the last one with the key (as ``JSONObject``'s lookup reads it), so a
+/// position found by `lastIndex(of:)` in a row with the same keys, in the same order, is the
+/// one a lookup would find. The parser gives rows of one shape the same key strings, so the
+/// comparison of two rows' keys is mostly a comparison of identical strings.
+final class FieldPositions: Sendable {
+    /// The field reads a longer path: resolved in the row itself.
+    static let notOneKey = -2
+    /// The row has no member with the field's key.
+    static let missing = -1
+
+    private let last = Mutex<(keys: [String], positions: [Int])>(([], []))
+
+    func positions(of fields: [CompiledField], in keys: [String]) -> [Int] {
+        last.withLock { last in
+            if last.keys == keys, last.positions.count == fields.count { return last.positions }
+            let positions = fields.map { field in
+                field.singleKey.map { keys.lastIndex(of: $0) ?? Self.missing } ?? Self.notOneKey
+            }
+            last = (keys, positions)
+            return positions
+        }
     }
 }

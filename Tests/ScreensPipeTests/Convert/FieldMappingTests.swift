@@ -23,6 +23,40 @@ import Testing
         #expect(row == ["id": 5, "email": "ana@x.org", "firstTag": "a", "lastTag": "c", "dotted": true])
     }
 
+    @Test("positions found once per row shape read what a lookup reads: shapes that alternate, a repeated key (the last wins), a missing member, a nested path")
+    func positionsPerShape() throws {
+        let converter = try converter([
+            FieldMapping(name: "id", from: "entryId"),
+            FieldMapping(name: "url", from: "url"),
+            FieldMapping(name: "email", from: "author.email"),
+        ])
+        // A repeated key as a parser keeps it: both members, in order.
+        func repeated(_ id: Int64, _ first: String, _ second: String) -> JSONValue {
+            var object = JSONObject()
+            object.appendUnchecked(key: "entryId", value: .int(id))
+            object.appendUnchecked(key: "url", value: .string(first))
+            object.appendUnchecked(key: "url", value: .string(second))
+            return .object(object)
+        }
+        let rows: [JSONValue] = [
+            ["entryId": 1, "url": "a", "author": ["email": "x"]],
+            ["url": "b", "entryId": 2, "author": ["email": "y"]],
+            ["entryId": 3, "url": "c", "author": ["email": "z"]],
+            repeated(4, "d1", "d2"),
+            ["entryId": 5],
+            repeated(6, "e1", "e2"),
+            ["entryId": 7, "url": "f", "author": ["email": "w"]],
+        ]
+        for (index, row) in rows.enumerated() {
+            let expected: JSONValue = [
+                "id": row["entryId"] ?? .null, "url": row["url"] ?? .null, "email": row["author"]?["email"] ?? .null,
+            ]
+            #expect(try converter.convert(row, row: index, page: 0) == expected, "row \(index)")
+        }
+        // JSONObject's lookup, and so the converter, reads the last of a repeated key.
+        #expect(try converter.convert(rows[3], row: 3, page: 0)["url"] == "d2")
+    }
+
     @Test(arguments: [
         (FieldType.int, JSONValue.string("42"), JSONValue.int(42)),
         (.int, .string(" -7 "), .int(-7)),
