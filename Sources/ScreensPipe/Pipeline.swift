@@ -453,7 +453,7 @@ public final class Pipeline: Sendable {
         // Rows that come out as they went in keep the text they were stored as.
         let texts = stages.converter.isIdentity && included == nil ? page.rowTexts : nil
         var passedAsTexts = false
-        if page.rowsAreTexts, let lazy = page.lazyRowValues, included == nil, rowStages.changesNoRow {
+        if let lazy = page.storage.lazyValues, included == nil, rowStages.changesNoRow {
             passedAsTexts = true
             // Nothing reads or changes these rows: every one is selected as its text, and no
             // tree of them is made unless a subscriber asks for the values.

@@ -162,19 +162,9 @@ extension JSONValue {
     /// keeps the text of each of its elements; nil when the document is valid JSON but not
     /// an array.
     public static func parseArrayKeepingTexts(_ bytes: [UInt8]) throws(JSONParseError) -> (elements: [JSONValue], texts: JSONElementTexts)? {
-        guard !bytes.isEmpty else { throw JSONParseError(offset: 0, message: "unexpected end of input") }
-        let result = bytes.withUnsafeBufferPointer { buffer in
-            Result { () throws(JSONParseError) -> ([JSONValue], [Range<Int>], Bool)? in
-                var parser = JSONParser(bytes: buffer.baseAddress!, start: 0, end: buffer.count)
-                guard let elements = try parser.parseArrayDocument() else {
-                    _ = try parser.parseDocument()
-                    return nil
-                }
-                return (elements, parser.recordedRanges ?? [], parser.recordedWhitespace)
-            }
-        }
-        guard let (elements, ranges, whitespace) = try result.get() else { return nil }
-        return (elements, JSONElementTexts(text: bytes, ranges: ranges, compacting: whitespace))
+        let (value, texts) = try parse(bytes, keepingElementTextsAt: [])
+        guard case .array(let elements) = value, let texts else { return nil }
+        return (elements, texts)
     }
 
     /// Parses one document (as ``init(parsing:)-([UInt8])`` does) and keeps the text of

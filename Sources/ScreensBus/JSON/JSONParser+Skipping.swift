@@ -17,84 +17,42 @@ extension JSONParser {
         }
     }
 
-    /// The string at `index`, checked; one with an escape is read by ``parseString()``, which
-    /// checks its escapes (rare in rows, and it keeps one definition of them).
+    /// The string at `index`, checked; one with an escape is decoded as ``parseString()``
+    /// decodes it, which checks its escapes (rare in rows, and it keeps one definition of them).
     private mutating func skipString() throws(JSONParseError) {
-        var cursor = index + 1
-        while true {
-            cursor = skipPlainASCII(from: cursor)
-            guard cursor < end else { throw error(at: cursor, "unexpected end of input inside a string") }
-            let byte = bytes[cursor]
-            if byte == JSONByte.quote {
-                index = cursor + 1
-                return
-            } else if byte == JSONByte.backslash {
-                _ = try parseString()
-                return
-            } else if byte < 0x20 {
-                throw error(at: cursor, "control character in a string must be escaped")
-            } else {
-                cursor = try validateUTF8Sequence(at: cursor)
-            }
+        let stop = try scanString(from: index + 1)
+        if bytes[stop] == JSONByte.quote {
+            index = stop + 1
+        } else {
+            _ = try parseEscapedString(start: index + 1, firstEscape: stop)
         }
     }
 
     private mutating func skipArray() throws(JSONParseError) {
         _ = try enterContainer(isObject: false)
-        skipWhitespace()
-        if index < end, bytes[index] == JSONByte.closeBracket {
-            index += 1
-            leaveContainer(isObject: false, count: 0)
-            return
-        }
         var count = 0
-        while true {
-            try skipValue()
-            count &+= 1
-            skipWhitespace()
-            guard index < end else { throw error(at: index, "unexpected end of input, expected ',' or ']'") }
-            switch bytes[index] {
-            case JSONByte.comma: index += 1
-            case JSONByte.closeBracket:
-                index += 1
-                leaveContainer(isObject: false, count: count)
-                return
-            default: throw error(at: index, "expected ',' or ']'")
-            }
+        if !closesAtOnce(JSONByte.closeBracket) {
+            repeat {
+                try skipValue()
+                count &+= 1
+            } while try !passSeparator(closer: JSONByte.closeBracket)
         }
+        leaveContainer(isObject: false, count: count)
     }
 
     private mutating func skipObject() throws(JSONParseError) {
         _ = try enterContainer(isObject: true)
-        skipWhitespace()
-        if index < end, bytes[index] == JSONByte.closeBrace {
-            index += 1
-            leaveContainer(isObject: true, count: 0)
-            return
-        }
         var count = 0
-        while true {
-            skipWhitespace()
-            guard index < end else { throw error(at: index, "unexpected end of input, expected a string key") }
-            guard bytes[index] == JSONByte.quote else { throw error(at: index, "expected a string key") }
-            try skipString()
-            count &+= 1
-            skipWhitespace()
-            guard index < end else { throw error(at: index, "unexpected end of input, expected ':'") }
-            guard bytes[index] == JSONByte.colon else { throw error(at: index, "expected ':'") }
-            index += 1
-            try skipValue()
-            skipWhitespace()
-            guard index < end else { throw error(at: index, "unexpected end of input, expected ',' or '}'") }
-            switch bytes[index] {
-            case JSONByte.comma: index += 1
-            case JSONByte.closeBrace:
-                index += 1
-                leaveContainer(isObject: true, count: count)
-                return
-            default: throw error(at: index, "expected ',' or '}'")
-            }
+        if !closesAtOnce(JSONByte.closeBrace) {
+            repeat {
+                try reachKey()
+                try skipString()
+                count &+= 1
+                try passColon()
+                try skipValue()
+            } while try !passSeparator(closer: JSONByte.closeBrace)
         }
+        leaveContainer(isObject: true, count: count)
     }
 
     /// The number at `index`, checked by the grammar ``parseNumber()`` reads, with its

@@ -5,16 +5,23 @@ extension JSONParser {
     /// once from the bytes in place; only strings with escapes take the decoding slow path.
     mutating func parseString() throws(JSONParseError) -> String {
         let start = index + 1
+        let stop = try scanString(from: start)
+        guard bytes[stop] == JSONByte.quote else { return try parseEscapedString(start: start, firstEscape: stop) }
+        index = stop + 1
+        return String(decoding: UnsafeBufferPointer(start: bytes + start, count: stop - start), as: UTF8.self)
+    }
+
+    /// The index of the closing quote or the first backslash of the string whose text starts
+    /// at `start`, checking the UTF-8 and the control characters on the way.
+    @inline(__always)
+    func scanString(from start: Int) throws(JSONParseError) -> Int {
         var cursor = start
         while true {
             cursor = skipPlainASCII(from: cursor)
             guard cursor < end else { throw error(at: cursor, "unexpected end of input inside a string") }
             let byte = bytes[cursor]
-            if byte == JSONByte.quote {
-                index = cursor + 1
-                return String(decoding: UnsafeBufferPointer(start: bytes + start, count: cursor - start), as: UTF8.self)
-            } else if byte == JSONByte.backslash {
-                return try parseEscapedString(start: start, firstEscape: cursor)
+            if byte == JSONByte.quote || byte == JSONByte.backslash {
+                return cursor
             } else if byte < 0x20 {
                 throw error(at: cursor, "control character in a string must be escaped")
             } else {
@@ -111,7 +118,7 @@ extension JSONParser {
     }
 
     /// Decodes a string containing escapes into `scratch`; `firstEscape` is the first backslash.
-    private mutating func parseEscapedString(start: Int, firstEscape: Int) throws(JSONParseError) -> String {
+    mutating func parseEscapedString(start: Int, firstEscape: Int) throws(JSONParseError) -> String {
         var length = 0
         appendToScratch(from: start, count: firstEscape - start, length: &length)
         var cursor = firstEscape

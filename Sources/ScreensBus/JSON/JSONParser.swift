@@ -140,16 +140,53 @@ struct JSONParser: ~Copyable {
         depth -= 1
     }
 
-    /// Parses a document that is an array, recording the byte range of each element in
-    /// ``recordedRanges``; nil (with nothing consumed) when the document is not an array.
-    mutating func parseArrayDocument() throws(JSONParseError) -> [JSONValue]? {
+    // The token steps below are shared by the parsing and the skipping readers, so both
+    // accept and refuse the same input with the same errors.
+
+    /// Whether the container just entered is empty: its `closer` follows, and is consumed.
+    @inline(__always)
+    mutating func closesAtOnce(_ closer: UInt8) -> Bool {
         skipWhitespace()
-        guard index < end, bytes[index] == JSONByte.openBracket else { return nil }
-        textPath = []
-        let elements = try parseElements(onPath: 0)
+        guard index < end, bytes[index] == closer else { return false }
+        index += 1
+        return true
+    }
+
+    /// Passes what follows an element or member: a comma (false) or `closer`, which ends
+    /// the container (true).
+    @inline(__always)
+    mutating func passSeparator(closer: UInt8) throws(JSONParseError) -> Bool {
         skipWhitespace()
-        if index != end { throw error(at: index, "unexpected characters after the value") }
-        return elements
+        guard index < end else {
+            throw error(at: index, "unexpected end of input, expected ',' or '\(Character(Unicode.Scalar(closer)))'")
+        }
+        switch bytes[index] {
+        case JSONByte.comma:
+            index += 1
+            return false
+        case closer:
+            index += 1
+            return true
+        default:
+            throw error(at: index, "expected ',' or '\(Character(Unicode.Scalar(closer)))'")
+        }
+    }
+
+    /// Moves to the opening quote of an object's next key.
+    @inline(__always)
+    mutating func reachKey() throws(JSONParseError) {
+        skipWhitespace()
+        guard index < end else { throw error(at: index, "unexpected end of input, expected a string key") }
+        guard bytes[index] == JSONByte.quote else { throw error(at: index, "expected a string key") }
+    }
+
+    /// Passes the colon after a key.
+    @inline(__always)
+    mutating func passColon() throws(JSONParseError) {
+        skipWhitespace()
+        guard index < end else { throw error(at: index, "unexpected end of input, expected ':'") }
+        guard bytes[index] == JSONByte.colon else { throw error(at: index, "expected ':'") }
+        index += 1
     }
 
     /// Parses a document, recording the byte range of each element of the array at `path`
@@ -172,9 +209,7 @@ struct JSONParser: ~Copyable {
         var whitespace = false
         var wantedIndex = -1
         if onPath >= 0, !records, case .index(let wanted) = textPath[onPath] { wantedIndex = wanted }
-        skipWhitespace()
-        if index < end, bytes[index] == JSONByte.closeBracket {
-            index += 1
+        if closesAtOnce(JSONByte.closeBracket) {
             leaveContainer(isObject: false, count: 0)
             if records { recordedRanges = []; recordedWhitespace = false }
             return elements
@@ -199,19 +234,13 @@ struct JSONParser: ~Copyable {
                 ranges.append(start..<index)
                 whitespace = whitespace || sawWhitespace
             }
-            skipWhitespace()
-            guard index < end else { throw error(at: index, "unexpected end of input, expected ',' or ']'") }
-            switch bytes[index] {
-            case JSONByte.comma: index += 1
-            case JSONByte.closeBracket:
-                index += 1
+            if try passSeparator(closer: JSONByte.closeBracket) {
                 leaveContainer(isObject: false, count: elements.count)
                 if records {
                     recordedRanges = ranges
                     recordedWhitespace = whitespace
                 }
                 return elements
-            default: throw error(at: index, "expected ',' or ']'")
             }
         }
     }
@@ -220,37 +249,24 @@ struct JSONParser: ~Copyable {
         let hint = try enterContainer(isObject: true)
         var wantedKey: String?
         if onPath >= 0, onPath < textPath.count, case .key(let wanted) = textPath[onPath] { wantedKey = wanted }
-        skipWhitespace()
-        if index < end, bytes[index] == JSONByte.closeBrace {
-            index += 1
+        if closesAtOnce(JSONByte.closeBrace) {
             leaveContainer(isObject: true, count: 0)
             return .object(JSONObject())
         }
         var object = JSONObject(minimumCapacity: hint)
         var member = 0
         while true {
-            skipWhitespace()
-            guard index < end else { throw error(at: index, "unexpected end of input, expected a string key") }
-            guard bytes[index] == JSONByte.quote else { throw error(at: index, "expected a string key") }
+            try reachKey()
             let key = try parseKey(member: member)
             member &+= 1
-            skipWhitespace()
-            guard index < end else { throw error(at: index, "unexpected end of input, expected ':'") }
-            guard bytes[index] == JSONByte.colon else { throw error(at: index, "expected ':'") }
-            index += 1
+            try passColon()
             if let wantedKey, key == wantedKey { nextValueOnPath = onPath + 1 }
             let value = try parseValue()
             // Duplicates are kept in order; JSONObject's lookup scans from the end, so the last wins.
             object.appendUnchecked(key: key, value: value)
-            skipWhitespace()
-            guard index < end else { throw error(at: index, "unexpected end of input, expected ',' or '}'") }
-            switch bytes[index] {
-            case JSONByte.comma: index += 1
-            case JSONByte.closeBrace:
-                index += 1
+            if try passSeparator(closer: JSONByte.closeBrace) {
                 leaveContainer(isObject: true, count: object.count)
                 return .object(object)
-            default: throw error(at: index, "expected ',' or '}'")
             }
         }
     }

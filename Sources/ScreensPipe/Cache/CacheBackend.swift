@@ -5,7 +5,7 @@ import ScreensBus
 ///
 /// Both keep the same pages with the same meaning: a write replaces the page of a key in
 /// one transaction, a page that shows where the list ends removes the key's pages past it,
-/// and ``lookup(key:request:)`` answers the same for the same writes. The cache suites run
+/// and ``lookup(key:request:rowsAsTexts:)`` answers the same for the same writes. The cache suites run
 /// against both.
 public protocol CacheBackend: Sendable {
     /// Where the pages are, for messages: a file path, or a PostgreSQL URL without its password.
@@ -17,7 +17,11 @@ public protocol CacheBackend: Sendable {
     /// The stored page `page` of `key`, or nil.
     func read(key: String, page: Int) async throws(ScreensPipeError) -> CachedPage?
     /// What the backend knows about `request`'s page of `key`: the page, the end of the list, or nothing.
-    func lookup(key: String, request: PageRequest) async throws(ScreensPipeError) -> CacheLookup
+    ///
+    /// With `rowsAsTexts`, the page's rows are kept as their stored texts, checked but
+    /// parsed only when read (a run whose stages change no row); without, they are parsed
+    /// as they are read.
+    func lookup(key: String, request: PageRequest, rowsAsTexts: Bool) async throws(ScreensPipeError) -> CacheLookup
     /// One summary per key, ordered by key.
     func entries() async throws(ScreensPipeError) -> [CacheEntrySummary]
     /// Totals over the whole cache.
@@ -41,6 +45,10 @@ public protocol CacheBackend: Sendable {
 }
 
 extension CacheBackend {
+    /// What the backend knows about `request`'s page of `key`, its rows parsed.
+    public func lookup(key: String, request: PageRequest) async throws(ScreensPipeError) -> CacheLookup {
+        try await lookup(key: key, request: request, rowsAsTexts: false)
+    }
     /// No coordination: one machine, one file.
     public func beginRefresh(key: String, mayServeCache: Bool) async throws(ScreensPipeError) -> CacheRefreshTurn { .solo }
     /// Nothing to let go of.

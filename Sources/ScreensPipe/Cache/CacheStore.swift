@@ -10,7 +10,7 @@ internal import GRDB
 /// state: a page is either fully stored or not at all.
 ///
 /// A run opens the store with ``open(spec:environment:)`` and then only makes async page
-/// calls (``write(key:pipeline:page:)``, ``read(key:page:)``, ``lookup(key:request:)``):
+/// calls (``write(key:pipeline:page:)``, ``read(key:page:)``, ``lookup(key:request:rowsAsTexts:)``):
 /// they suspend while SQLite works (or waits out the busy timeout) on GRDB's own threads,
 /// never holding a thread of the cooperative pool.
 public final class CacheStore: CacheBackend {
@@ -144,16 +144,16 @@ public final class CacheStore: CacheBackend {
     /// The stored page `page` of `key`, or nil.
     public func read(key: String, page: Int) async throws(ScreensPipeError) -> CachedPage? {
         try await performAsync("read page \(page)") { [pool] in
-            try await pool.read { db in try Self.page(db, key: key, index: page) }
+            try await pool.read { db in try Self.page(db, key: key, index: page, rowsAsTexts: false) }
         }
     }
 
     /// What the cache knows about `request`'s page of `key`: the page, the end of the list,
     /// or nothing. See ``CacheLookup/endOfList(fetchedAt:)`` for how the end is known.
-    public func lookup(key: String, request: PageRequest) async throws(ScreensPipeError) -> CacheLookup {
+    public func lookup(key: String, request: PageRequest, rowsAsTexts: Bool) async throws(ScreensPipeError) -> CacheLookup {
         try await performAsync("read page \(request.index)") { [pool] in
             try await pool.read { db in
-                if let page = try Self.page(db, key: key, index: request.index) { return .page(page) }
+                if let page = try Self.page(db, key: key, index: request.index, rowsAsTexts: rowsAsTexts) { return .page(page) }
                 guard request.index > 0 else { return .miss }
                 if let first = try Row.fetchOne(
                     db, sql: "SELECT row_count, page_count, fetched_at FROM page WHERE key = ? AND page_index = 0",
@@ -266,37 +266,20 @@ public final class CacheStore: CacheBackend {
 
     // MARK: - Internals
 
-    private static func page(_ db: Database, key: String, index: Int) throws -> CachedPage? {
+    private static func page(_ db: Database, key: String, index: Int, rowsAsTexts: Bool) throws -> CachedPage? {
         // A cursor's row reads straight from SQLite, so the rows text is borrowed, not copied twice.
         let cursor = try Row.fetchCursor(db, sql: "SELECT * FROM page WHERE key = ? AND page_index = ?", arguments: [key, index])
         guard let row = try cursor.next() else { return nil }
         // The stored text is read as bytes (no String in between) and each row keeps its
         // bytes, the text it was received as: a row nothing changes is written from them.
         let text: [UInt8] = try row.withUnsafeData(named: "rows") { data in data?.withUnsafeBytes { [UInt8]($0) } ?? [] }
-        let texts = try storedRows(text, key: key, index: index)
         var page = CachedPage(
             key: key, pipeline: row["pipeline"], index: index, startRow: row["start_row"], endRow: row["end_row"],
             rows: [], rowCount: row["row_count"], continuation: row["continuation"],
             fetchedAt: Date(timeIntervalSince1970: row["fetched_at"]), byteSize: row["byte_size"], snapshot: row["snapshot"],
             pageCount: row["page_count"])
-        page.keepRows(asTexts: texts)
+        try page.readRows(storedText: text, asTexts: rowsAsTexts)
         return page
-    }
-
-    /// A stored page's rows text, checked as strictly as a parse (a damaged or hand-edited
-    /// cache is an error here, not a row later) and kept as texts: a replay parses the rows
-    /// only if a stage or a subscriber reads them.
-    static func storedRows(_ text: [UInt8], key: String, index: Int) throws(ScreensPipeError) -> JSONElementTexts {
-        let kept: (value: JSONValue, texts: JSONElementTexts?)
-        do throws(JSONParseError) {
-            kept = try JSONValue.parse(text, keepingElementTextsAt: [], skippingElements: true)
-        } catch {
-            throw ScreensPipeError.cache("page \(index) of key \(key) holds unreadable JSON: \(error)")
-        }
-        guard case .array = kept.value, let texts = kept.texts else {
-            throw ScreensPipeError.cache("page \(index) of key \(key) does not hold a JSON array")
-        }
-        return texts
     }
 
     private static func rowCount(_ db: Database, key: String) throws -> Int? {

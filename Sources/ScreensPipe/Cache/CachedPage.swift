@@ -16,15 +16,11 @@ public struct CachedPage: Sendable, Hashable {
     /// The raw rows, in list order, exactly as the source returned them. A page read from a
     /// store keeps them as their stored texts (checked on read) and parses them on first use.
     public var rows: [JSONValue] {
-        get { lazyRows?.rows ?? storedRows }
-        set {
-            storedRows = newValue
-            lazyRows = nil
-            rowTexts = nil
-        }
+        get { storage.rows }
+        set { storage.rows = newValue }
     }
-    private var storedRows: [JSONValue]
-    private var lazyRows: LazyRowValues?
+    /// The rows and their texts, kept in step.
+    private var storage: PageRows
     /// The total row count the source reported with the page (page 0).
     public var rowCount: Int?
     /// For chained sources: what the source said comes next.
@@ -41,7 +37,10 @@ public struct CachedPage: Sendable, Hashable {
     public var pageCount: Int?
     /// The stored text of each row (the text it was received as, or the encoded row;
     /// see ``FetchedPage/rowTexts``); nil for a page built in code.
-    public var rowTexts: JSONElementTexts?
+    public var rowTexts: JSONElementTexts? {
+        get { storage.texts }
+        set { storage.texts = newValue }
+    }
 
     /// Creates a stored page; `rowCount`, `continuation` and `pageCount` are nil when the
     /// source sent none.
@@ -57,36 +56,39 @@ public struct CachedPage: Sendable, Hashable {
         self.index = index
         self.startRow = startRow
         self.endRow = endRow
-        self.storedRows = rows
+        storage = PageRows(values: rows)
         self.rowCount = rowCount
         self.continuation = continuation
         self.fetchedAt = fetchedAt
         self.byteSize = byteSize
     }
 
-    /// Keeps the rows as `texts` (stored text that was checked), parsed on first use.
-    mutating func keepRows(asTexts texts: JSONElementTexts) {
-        storedRows = []
-        lazyRows = LazyRowValues(texts: texts)
-        rowTexts = texts
+    /// Reads the rows from the page's stored rows text, checked as strictly as a parse: a
+    /// damaged or hand-edited cache is an error here, not a wrong row later. Each row keeps
+    /// its stored text (a row nothing changes is written from it). With `asTexts` the rows
+    /// are only checked and parsed if a stage or a subscriber reads them; without, they are
+    /// parsed in the same pass, for a run whose stages read every row.
+    mutating func readRows(storedText text: [UInt8], asTexts: Bool) throws(ScreensPipeError) {
+        let kept: (value: JSONValue, texts: JSONElementTexts?)
+        do throws(JSONParseError) {
+            kept = try JSONValue.parse(text, keepingElementTextsAt: [], skippingElements: asTexts)
+        } catch {
+            throw ScreensPipeError.cache("page \(index) of key \(key) holds unreadable JSON: \(error)")
+        }
+        guard case .array(let values) = kept.value, let texts = kept.texts else {
+            throw ScreensPipeError.cache("page \(index) of key \(key) does not hold a JSON array")
+        }
+        storage = asTexts ? PageRows(texts: texts) : PageRows(values: values, texts: texts)
     }
 
     /// How many rows the page holds; never parses.
-    public var rowsInPage: Int { lazyRows?.count ?? storedRows.count }
+    public var rowsInPage: Int { storage.count }
 
     /// The page as an answer to `request`, marked as coming from the cache.
     public func fetchedPage(for request: PageRequest) -> FetchedPage {
-        var page: FetchedPage
-        if lazyRows != nil, let rowTexts {
-            page = FetchedPage(
-                request: request, rowTexts: rowTexts, rowCount: rowCount, continuation: continuation, origin: .cache,
-                fetchedAt: fetchedAt)
-        } else {
-            page = FetchedPage(
-                request: request, rows: rows, rowCount: rowCount, continuation: continuation,
-                origin: .cache, fetchedAt: fetchedAt)
-            page.rowTexts = rowTexts
-        }
+        var page = FetchedPage(
+            request: request, rows: [], rowCount: rowCount, continuation: continuation, origin: .cache, fetchedAt: fetchedAt)
+        page.storage = storage
         page.pageCount = pageCount
         return page
     }
@@ -95,7 +97,7 @@ public struct CachedPage: Sendable, Hashable {
         lhs.key == rhs.key && lhs.pipeline == rhs.pipeline && lhs.index == rhs.index && lhs.startRow == rhs.startRow
             && lhs.endRow == rhs.endRow && lhs.rowCount == rhs.rowCount && lhs.continuation == rhs.continuation
             && lhs.fetchedAt == rhs.fetchedAt && lhs.byteSize == rhs.byteSize && lhs.snapshot == rhs.snapshot
-            && lhs.pageCount == rhs.pageCount && lhs.rowTexts == rhs.rowTexts && lhs.rows == rhs.rows
+            && lhs.pageCount == rhs.pageCount && lhs.storage == rhs.storage
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -47,6 +47,9 @@ package struct CachedPageFetcher: PageFetcher {
     /// A resumed run: pages already stored under ``snapshot`` (by the interrupted load) are
     /// read from the cache instead of fetched, whatever the policy.
     public let reusesSnapshot: Bool
+    /// Whether cached pages keep their rows as texts, checked but parsed only when read:
+    /// set for a run whose stages change no row (``PipelineEnvironment/keepsRowsAsTexts``).
+    package var keepsRowsAsTexts = false
     private let run = RunState()
     /// Who loads the list from the server when processes share the cache: decided once per
     /// run, before the first request goes out, and awaited by every fetch (prefetches too).
@@ -110,6 +113,11 @@ package struct CachedPageFetcher: PageFetcher {
             key: CacheKey(spec: spec, identity: base.identity), pipeline: spec.name, refresh: refresh, logger: logger, snapshot: snapshot)
     }
 
+    /// What the store holds for `request`'s page.
+    private func stored(_ request: PageRequest) async throws(ScreensPipeError) -> CacheLookup {
+        try await store.lookup(key: key.text, request: request, rowsAsTexts: keepsRowsAsTexts)
+    }
+
     /// The base fetcher's chaining.
     public var chaining: PageChaining { base.chaining }
 
@@ -138,7 +146,7 @@ package struct CachedPageFetcher: PageFetcher {
         _ request: PageRequest, provisional: @Sendable (FetchedPage) async -> Void
     ) async throws(ScreensPipeError) -> FetchedPage {
         if refresh { return try await fetchAndStore(request) }
-        if reusesSnapshot, case .page(let stored) = try await store.lookup(key: key.text, request: request), stored.snapshot == snapshot {
+        if reusesSnapshot, case .page(let stored) = try await stored(request), stored.snapshot == snapshot {
             // Fetched by the interrupted load this run resumes: the same load, not asked again.
             noteServed(fromCache: true)
             return stored.fetchedPage(for: request)
@@ -158,11 +166,11 @@ package struct CachedPageFetcher: PageFetcher {
             do {
                 return try await fetchAndStore(request)
             } catch where error.isConnectivity {
-                return try fallBack(request, after: error, lookup: try await store.lookup(key: key.text, request: request))
+                return try fallBack(request, after: error, lookup: try await stored(request))
             }
 
         case .cacheFirst:
-            let lookup = try await store.lookup(key: key.text, request: request)
+            let lookup = try await stored(request)
             if let page = try cached(request, lookup: lookup), isFresh(page) {
                 noteServed(fromCache: true)
                 return page
@@ -174,7 +182,7 @@ package struct CachedPageFetcher: PageFetcher {
             }
 
         case .cacheAndRemote:
-            let lookup = try await store.lookup(key: key.text, request: request)
+            let lookup = try await stored(request)
             if case .page(let page) = lookup { await provisional(page.fetchedPage(for: request)) }
             do {
                 return try await fetchAndStore(request)
@@ -256,7 +264,7 @@ package struct CachedPageFetcher: PageFetcher {
         let turn = try await store.beginRefresh(key: key.text, mayServeCache: mayServeCache)
         guard case .refresh(let lease) = turn, mayServeCache, policy == .cacheFirst else { return turn }
         let first = PageRequest(index: 0, startRow: 0, endRow: 0, includesRowCount: true)
-        if case .page(let published) = try await store.lookup(key: key.text, request: first), isFresh(published.fetchedAt) {
+        if case .page(let published) = try await store.lookup(key: key.text, request: first, rowsAsTexts: true), isFresh(published.fetchedAt) {
             await lease.release()
             return .serveCache
         }
@@ -282,7 +290,7 @@ package struct CachedPageFetcher: PageFetcher {
     /// A page from the cache snapshot the run reads: the same load as the first cached page
     /// (page 0's under cache-only). Missing pages are errors, as are pages of another load.
     private func fromSnapshot(_ request: PageRequest) async throws(ScreensPipeError) -> FetchedPage {
-        let lookup = try await store.lookup(key: key.text, request: request)
+        let lookup = try await stored(request)
         guard let page = try cached(request, lookup: lookup) else {
             throw ScreensPipeError(
                 .cache, "page \(request.index) is not in the cache (key \(key.text))", page: request.index)

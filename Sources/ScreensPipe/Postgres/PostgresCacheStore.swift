@@ -79,15 +79,15 @@ public final class PostgresCacheStore: CacheBackend {
     /// The stored page `page` of `key`, or nil.
     public func read(key: String, page: Int) async throws(ScreensPipeError) -> CachedPage? {
         try await perform("read page \(page)") { [client] in
-            try await client.withConnection { connection in try await Self.page(connection, key: key, index: page) }
+            try await client.withConnection { connection in try await Self.page(connection, key: key, index: page, rowsAsTexts: false) }
         }
     }
 
-    /// What the cache knows about `request`'s page of `key`, as ``CacheStore/lookup(key:request:)`` answers.
-    public func lookup(key: String, request: PageRequest) async throws(ScreensPipeError) -> CacheLookup {
+    /// What the cache knows about `request`'s page of `key`, as ``CacheStore/lookup(key:request:rowsAsTexts:)`` answers.
+    public func lookup(key: String, request: PageRequest, rowsAsTexts: Bool) async throws(ScreensPipeError) -> CacheLookup {
         try await perform("read page \(request.index)") { [client] in
             try await client.withConnection { connection -> CacheLookup in
-                if let page = try await Self.page(connection, key: key, index: request.index) { return .page(page) }
+                if let page = try await Self.page(connection, key: key, index: request.index, rowsAsTexts: rowsAsTexts) { return .page(page) }
                 guard request.index > 0 else { return .miss }
                 let first = try await connection.query(
                     "SELECT row_count, page_count, fetched_at FROM screens_pipe_cache_page WHERE key = \(key) AND page_index = 0",
@@ -269,7 +269,7 @@ public final class PostgresCacheStore: CacheBackend {
 
     // MARK: - Internals
 
-    private static func page(_ connection: PostgresConnection, key: String, index: Int) async throws -> CachedPage? {
+    private static func page(_ connection: PostgresConnection, key: String, index: Int, rowsAsTexts: Bool) async throws -> CachedPage? {
         let rows = try await connection.query(
             """
             SELECT pipeline, start_row, end_row, rows, row_count, continuation, fetched_at, byte_size, snapshot, page_count
@@ -280,12 +280,11 @@ public final class PostgresCacheStore: CacheBackend {
         {
             // Each row keeps its stored text, as in the SQLite cache: a replay writes what
             // the remote run wrote.
-            let texts = try CacheStore.storedRows(Array(text.utf8), key: key, index: index)
             var page = CachedPage(
                 key: key, pipeline: pipeline, index: index, startRow: startRow, endRow: endRow, rows: [],
                 rowCount: rowCount, continuation: continuation, fetchedAt: Date(timeIntervalSince1970: fetchedAt),
                 byteSize: byteSize, snapshot: snapshot, pageCount: pageCount)
-            page.keepRows(asTexts: texts)
+            try page.readRows(storedText: Array(text.utf8), asTexts: rowsAsTexts)
             return page
         }
         return nil

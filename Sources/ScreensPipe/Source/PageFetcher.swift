@@ -41,23 +41,18 @@ public struct FetchedPage: Sendable, Hashable {
     /// A page kept as texts (``rowsAreTexts``) parses them on first read, once for every
     /// copy of the page. Setting the rows drops the kept texts, which were the old rows'.
     public var rows: [JSONValue] {
-        get { lazyRows?.rows ?? storedRows }
-        set {
-            storedRows = newValue
-            lazyRows = nil
-            rowTexts = nil
-        }
+        get { storage.rows }
+        set { storage.rows = newValue }
     }
-    private var storedRows: [JSONValue]
-    /// The rows as texts, parsed only when ``rows`` is read.
-    private var lazyRows: LazyRowValues?
+    /// The rows and their texts, kept in step.
+    var storage: PageRows
 
     /// How many rows the page holds; never parses rows kept as texts.
-    public var rowsInPage: Int { lazyRows?.count ?? storedRows.count }
+    public var rowsInPage: Int { storage.count }
 
     /// Whether the rows are kept as texts and parsed only when read: a pipeline whose
     /// stages change no row writes each one's text, and no tree of them is ever built.
-    public var rowsAreTexts: Bool { lazyRows != nil }
+    public var rowsAreTexts: Bool { storage.lazyValues != nil }
     /// The total row count, when the source reported one.
     public var rowCount: Int?
     /// For chained sources: where the next page starts; nil means there is no next page.
@@ -85,8 +80,12 @@ public struct FetchedPage: Sendable, Hashable {
     /// ``JSONElementTexts``), when the source kept it: the HTTP wire formats keep the rows'
     /// texts of the body, the cache replays the text it stored. Nil otherwise. A row that
     /// nothing changes is written from it instead of being encoded again, and the cache
-    /// stores it. Setting ``rows`` drops it.
-    public var rowTexts: JSONElementTexts?
+    /// stores it. Setting ``rows`` drops it; setting other texts on a page whose rows are
+    /// kept as texts parses its rows first.
+    public var rowTexts: JSONElementTexts? {
+        get { storage.texts }
+        set { storage.texts = newValue }
+    }
 
     /// Creates a page; `fetchedAt` defaults to now, and `rowCount` and `continuation` to nil
     /// (no count, no next page).
@@ -95,7 +94,7 @@ public struct FetchedPage: Sendable, Hashable {
         origin: PageOrigin, fetchedAt: Date = Date()
     ) {
         self.request = request
-        self.storedRows = rows
+        storage = PageRows(values: rows)
         self.rowCount = rowCount
         self.continuation = continuation
         self.origin = origin
@@ -109,27 +108,18 @@ public struct FetchedPage: Sendable, Hashable {
         origin: PageOrigin, fetchedAt: Date = Date()
     ) {
         self.init(request: request, rows: [], rowCount: rowCount, continuation: continuation, origin: origin, fetchedAt: fetchedAt)
-        lazyRows = LazyRowValues(texts: texts)
-        rowTexts = texts
+        storage = PageRows(texts: texts)
     }
 
     /// Whether fewer rows came back than the page covers. Without a row count this ends the
     /// list; with one it does not (portals drop rows by permission after slicing).
     public var isShort: Bool { rowsInPage < request.endRow - request.startRow }
 
-    /// The rows kept as texts, when they are (``rowsAreTexts``).
-    var lazyRowValues: LazyRowValues? { lazyRows }
-
-    /// Row `position`'s value: from the rows when they are parsed, else parsed from its text alone.
-    public func row(at position: Int) -> JSONValue {
-        lazyRows?.row(at: position) ?? storedRows[position]
-    }
-
     public static func == (lhs: FetchedPage, rhs: FetchedPage) -> Bool {
         lhs.request == rhs.request && lhs.rowCount == rhs.rowCount && lhs.continuation == rhs.continuation
             && lhs.origin == rhs.origin && lhs.fetchedAt == rhs.fetchedAt && lhs.missingContinuation == rhs.missingContinuation
             && lhs.pageCount == rhs.pageCount && lhs.responseAction == rhs.responseAction && lhs.paginator == rhs.paginator
-            && lhs.rowTexts == rhs.rowTexts && lhs.rows == rhs.rows
+            && lhs.storage == rhs.storage
     }
 
     public func hash(into hasher: inout Hasher) {

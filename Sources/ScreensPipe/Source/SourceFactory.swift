@@ -18,8 +18,10 @@ enum SourceFactory {
         let spec = try await AssetClassResolver.resolve(spec, baseURL: baseURL, store: store, environment: environment)
         let source = try makeSource(spec: spec, baseURL: baseURL, environment: environment, client: client)
         guard let store else { return source }
-        return try CachedPageFetcher(
+        var cached = try CachedPageFetcher(
             base: source, store: store, spec: spec, refresh: environment.refresh, logger: environment.logger, snapshot: environment.cacheSnapshot)
+        cached.keepsRowsAsTexts = environment.keepsRowsAsTexts
+        return cached
     }
 
     /// The pagination a source really uses: headless and page-numbered REST APIs take one

@@ -1,4 +1,4 @@
-package import Logging
+internal import Logging
 import ScreensBus
 
 /// Writes rows to a portal through JSON-WS batches as a `liferay` sink says, exactly once

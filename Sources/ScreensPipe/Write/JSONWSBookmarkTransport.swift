@@ -1,4 +1,4 @@
-package import Logging
+internal import Logging
 import ScreensBus
 
 /// The JSON-WS side of a write: batches of add and update commands (`add-entry`,

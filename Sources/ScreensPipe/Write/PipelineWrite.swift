@@ -1,4 +1,4 @@
-package import Logging
+internal import Logging
 import ScreensBus
 
 #if canImport(Glibc)

@@ -119,6 +119,9 @@ struct WriteRunTests {
                 "$SP" write "$PIPELINE" --input "$ROWS" --rejects "$DIR/rejects.jsonl" >> "$DIR/out.jsonl" 2> /dev/null &
                 writer=$!
                 while [ "$(wc -l < "$DIR/out.jsonl")" -lt 75 ]; do sleep 0.02; done
+                # Batch 4 goes out once batch 3's answer is in, and its answer stalls for 8 s:
+                # a second's wait puts the kill in that stall on a loaded machine too.
+                sleep 1
                 kill -9 $writer
                 wait $writer
                 echo "status $?"

@@ -34,4 +34,25 @@ import Testing
         // The page the cache hands to a run carries them on.
         #expect(cached.fetchedPage(for: CacheFixtures.request(0)).rowTexts == texts)
     }
+
+    @Test func aPagesTextsAndValuesStayInStep() throws {
+        let (_, kept) = try JSONValue.parse(Array(#"[{"a":1.0},{"b":"x"}]"#.utf8), keepingElementTextsAt: [], skippingElements: true)
+        let texts = try #require(kept)
+        var page = FetchedPage(request: CacheFixtures.request(0), rowTexts: texts, origin: .remote)
+        #expect(page.rowsAreTexts)
+        #expect(page.rows == [["a": .double(1.0)], ["b": "x"]])
+
+        // Other texts on a page kept as texts: its rows are still the rows it held.
+        page.rowTexts = nil
+        #expect(!page.rowsAreTexts)
+        #expect(page.rows == [["a": .double(1.0)], ["b": "x"]])
+        #expect(page.rowsInPage == 2)
+
+        // New rows drop the texts, which were the old rows'.
+        var replaced = FetchedPage(request: CacheFixtures.request(0), rowTexts: texts, origin: .remote)
+        replaced.rows = [["c": 3]]
+        #expect(replaced.rowTexts == nil)
+        #expect(!replaced.rowsAreTexts)
+        #expect(replaced.rowsInPage == 1)
+    }
 }

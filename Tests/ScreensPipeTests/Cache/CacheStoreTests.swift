@@ -45,6 +45,50 @@ import Testing
         #expect(try await reopened.read(key: "other", page: 0) == nil)
     }
 
+    @Test(arguments: CacheBackendKind.available)
+    func aLookupKeepsRowsAsTextsOnlyWhenAsked(backend: CacheBackendKind) async throws {
+        let directory = try TemporaryDirectory()
+        let store = try await backend.open(in: directory)
+        let rows: [JSONValue] = [["id": 1, "n": .number("1.50")], ["id": 2, "t": "a\u{2028}b"]]
+        try await store.write(key: "k", pipeline: "p", page: page(0, rows: rows), snapshot: nil)
+
+        for asTexts in [true, false] {
+            guard case .page(let stored) = try await store.lookup(key: "k", request: CacheFixtures.request(0), rowsAsTexts: asTexts) else {
+                Issue.record("page 0 is stored")
+                continue
+            }
+            let fetched = stored.fetchedPage(for: CacheFixtures.request(0))
+            #expect(fetched.rowsAreTexts == asTexts)
+            #expect(fetched.rowsInPage == 2)
+            // Either way each row keeps its stored text, and the values are the same.
+            #expect(fetched.rowTexts?.count == 2)
+            #expect(fetched.rowTexts?[0].map { Array($0) } == Array(#"{"id":1,"n":1.50}"#.utf8))
+            #expect(fetched.rows == rows)
+        }
+    }
+
+    @Test(arguments: CacheBackendKind.available)
+    func aDamagedStoredPageIsACacheErrorThatNamesIt(backend: CacheBackendKind) async throws {
+        let directory = try TemporaryDirectory()
+        let store = try await backend.open(in: directory)
+        // The stored text a hand edit or a torn write would leave: a row cut short.
+        var texts = JSONElementTexts()
+        Array(#"{"id":1,"name":"#.utf8).withUnsafeBytes { texts.append(textOfParsedValue: $0) }
+        var damaged = FetchedPage(request: CacheFixtures.request(3), rows: [.null], origin: .remote)
+        damaged.rowTexts = texts
+        try await store.write(key: "k", pipeline: "p", page: damaged, snapshot: nil)
+
+        for asTexts in [true, false] {
+            do {
+                _ = try await store.lookup(key: "k", request: CacheFixtures.request(3), rowsAsTexts: asTexts)
+                Issue.record("a damaged page was read")
+            } catch {
+                #expect(error.code == .cache)
+                #expect(error.message.contains("page 3 of key k holds unreadable JSON"))
+            }
+        }
+    }
+
     @Test func createsDirectoryAndFilesPrivately() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("a/b/cache.sqlite")

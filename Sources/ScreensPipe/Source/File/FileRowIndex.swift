@@ -166,9 +166,9 @@ struct FileRowIndex: Sendable {
 }
 
 extension FileRowIndex {
-    /// The rows `range` of the file (already checked against ``rowCount``), parsed strictly.
-    /// The rows of `range` and their texts; with `checkingOnly`, the rows are checked but not
-    /// parsed and only the texts are meaningful (the values are `null`).
+    /// The rows `range` of the file (already checked against ``rowCount``), parsed strictly,
+    /// and their texts; with `checkingOnly`, the rows are checked as strictly but not parsed,
+    /// and only their texts are returned.
     func rows(_ range: Range<Int>, path: String, checkingOnly: Bool = false) throws(FileScanError) -> (rows: [JSONValue], texts: JSONElementTexts) {
         guard !range.isEmpty else { return ([], JSONElementTexts()) }
         var scanner = try JSONFileScanner(path: path)
@@ -180,7 +180,7 @@ extension FileRowIndex {
         try scanner.seek(to: checkpoints[checkpoint])
         var row = checkpoint * Self.stride
         var rows: [JSONValue] = []
-        rows.reserveCapacity(range.count)
+        if !checkingOnly { rows.reserveCapacity(range.count) }
         switch layout {
         case .array(let enclosingDepth):
             let budget = JSONFileScanner.maximumDepth - enclosingDepth - 1
@@ -188,7 +188,8 @@ extension FileRowIndex {
                 if row < range.lowerBound {
                     try scanner.skipValue(depthBudget: budget)
                 } else {
-                    rows.append(try scanner.parseValue(depthBudget: budget))
+                    let value = try scanner.parseValue(depthBudget: budget)
+                    if !checkingOnly { rows.append(value) }
                 }
                 row += 1
                 if row < range.upperBound, try !scanner.nextElement() { throw Self.changed(at: scanner.offset) }
@@ -196,7 +197,7 @@ extension FileRowIndex {
         case .lines:
             while row < range.upperBound {
                 guard let line = try scanner.nextLine(parsing: row >= range.lowerBound) else { throw Self.changed(at: scanner.offset) }
-                if let value = line.value { rows.append(value) }
+                if let value = line.value, !checkingOnly { rows.append(value) }
                 row += 1
             }
         }

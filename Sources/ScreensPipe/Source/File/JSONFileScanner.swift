@@ -157,41 +157,34 @@ struct JSONFileScanner: ~Copyable {
         let offset = captureOffset
         let parsed: Result<JSONValue, JSONParseError>
         if captured.isEmpty {
-            let checksOnly = self.checksOnly
-            parsed = Result { () throws(JSONParseError) in
-                let bytes = UnsafeRawBufferPointer(start: chunk + start, count: index - start)
-                if checksOnly {
-                    try JSONValue.validate(bytes)
-                    return .null
-                }
-                return try JSONValue(parsing: bytes)
-            }
+            let bytes = UnsafeRawBufferPointer(start: chunk + start, count: index - start)
+            parsed = Self.readCaptured(bytes, checksOnly: checksOnly, keeping: &keptTexts)
         } else {
             guard captured.count + (index - start) <= Self.maximumValueSize else { throw Self.tooLarge(at: offset) }
             captured.append(contentsOf: UnsafeBufferPointer(start: chunk + start, count: index - start))
             let checksOnly = self.checksOnly
-            parsed = captured.withUnsafeBytes { bytes in
-                Result { () throws(JSONParseError) in
-                    if checksOnly {
-                        try JSONValue.validate(bytes)
-                        return .null
-                    }
-                    return try JSONValue(parsing: bytes)
-                }
-            }
+            parsed = captured.withUnsafeBytes { bytes in Self.readCaptured(bytes, checksOnly: checksOnly, keeping: &keptTexts) }
         }
         switch parsed {
-        case .success(let value):
-            if keptTexts != nil {
-                if captured.isEmpty {
-                    keptTexts?.append(textOfParsedValue: UnsafeRawBufferPointer(start: chunk + start, count: index - start))
-                } else {
-                    captured.withUnsafeBytes { keptTexts?.append(textOfParsedValue: $0) }
-                }
-            }
-            return value
+        case .success(let value): return value
         case .failure(let error): throw .json(at: offset + error.offset, error.message)
         }
+    }
+
+    /// One captured value, parsed strictly (or only checked, `null` standing for it), its
+    /// text appended to `texts` when they are kept and it is valid.
+    private static func readCaptured(
+        _ bytes: UnsafeRawBufferPointer, checksOnly: Bool, keeping texts: inout JSONElementTexts?
+    ) -> Result<JSONValue, JSONParseError> {
+        let parsed = Result { () throws(JSONParseError) -> JSONValue in
+            if checksOnly {
+                try JSONValue.validate(bytes)
+                return .null
+            }
+            return try JSONValue(parsing: bytes)
+        }
+        if case .success = parsed { texts?.append(textOfParsedValue: bytes) }
+        return parsed
     }
 
     /// Captures the value at the next byte and parses it: checks a value that is not a row.

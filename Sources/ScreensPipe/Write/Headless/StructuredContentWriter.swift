@@ -1,4 +1,4 @@
-package import Logging
+internal import Logging
 import ScreensBus
 
 /// Writes web content rows through headless-delivery, one request per row in input order,
