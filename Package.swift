@@ -39,6 +39,8 @@ let package = Package(
             pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"])]
         ),
+        // glibc's GNU extensions Swift's Glibc module lacks (part of libc: nothing to install).
+        .systemLibrary(name: "CSystemExtras"),
         .target(name: "ScreensBus"),
         .target(
             name: "ScreensPipe",
@@ -46,6 +48,7 @@ let package = Package(
                 "ScreensBus",
                 "CCurl",
                 "CLibYAML",
+                "CSystemExtras",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -83,6 +86,7 @@ let package = Package(
             dependencies: [
                 "ScreensPipe",
                 "Sandbox",
+                "CSystemExtras",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

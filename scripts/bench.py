@@ -84,10 +84,16 @@ class Run:
         self.wall, self.cpu, self.rss = wall, cpu, rss
 
 
-def timed(command, env=None):
-    """Runs a command to completion; its stdout goes nowhere, so commands write files."""
+def timed(command, env=None, stdout_path=None):
+    """Runs a command to completion; its stdout goes nowhere (so commands write files), or
+    into the file `stdout_path`."""
     started = time.perf_counter()
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    stdout = open(stdout_path, "wb") if stdout_path else subprocess.DEVNULL
+    try:
+        process = subprocess.Popen(command, env=env, stdout=stdout, stderr=subprocess.PIPE)
+    finally:
+        if stdout_path:
+            stdout.close()
     # stderr is read after the exit: every command here writes only a few lines to it.
     _, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - started
@@ -98,11 +104,28 @@ def timed(command, env=None):
     return Run(elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
-def best(runs, command, env=None):
+def best(runs, command, env=None, stdout_path=None):
     """The least disturbed of `runs` runs: the shortest wall time and the least CPU (each
     from its own best run), and the largest peak RSS seen."""
-    results = [timed(command, env) for _ in range(runs)]
+    results = [timed(command, env, stdout_path) for _ in range(runs)]
     return Run(min(r.wall for r in results), min(r.cpu for r in results), max(r.rss for r in results))
+
+
+def disk_sync_seconds(like, work):
+    """Seconds to write as many bytes as `like` holds into a new file and fsync it."""
+    size = os.path.getsize(like)
+    path = os.path.join(work, "disk-sync.bin")
+    block = b"x" * (1 << 20)
+    started = time.perf_counter()
+    with open(path, "wb") as file:
+        for _ in range(size // len(block)):
+            file.write(block)
+        file.write(block[: size % len(block)])
+        file.flush()
+        os.fsync(file.fileno())
+    elapsed = time.perf_counter() - started
+    os.remove(path)
+    return elapsed
 
 
 def digest(path):
@@ -283,7 +306,15 @@ def main():
         replay = best(runs, run(CACHED_PIPELINE, "--policy", "cache-only", "--output", replay_file), env)
         if digest(replay_file) != digest(ours_file):
             raise SystemExit("bench: the cache-only replay wrote other lines than the remote run")
-        report("cache-only replay", replay, note="same lines as the remote run")
+        report("cache-only replay", replay, note="same lines as the remote run; -o syncs the file before the rename")
+        # The same replay into a file through standard output: no fsync, so the figure is the
+        # client's, not the disk's. The disk's own time for those bytes is measured next.
+        piped = best(runs, run(CACHED_PIPELINE, "--policy", "cache-only"), env, stdout_path=replay_file)
+        if digest(replay_file) != digest(ours_file):
+            raise SystemExit("bench: the cache-only replay to standard output wrote other lines than the remote run")
+        report("cache-only replay, stdout into a file", piped, note="no fsync: the client's own rate")
+        report(f"the disk: writing and syncing {os.path.getsize(replay_file) / 1e6:.0f} MB: {disk_sync_seconds(replay_file, work):.2f} s",
+               note="the floor of any run that syncs this output (-o)")
 
     # The file source over the same rows: a JSON array and JSON lines.
     for name, (pipeline, path) in write_file_sources(ours_file, work).items():

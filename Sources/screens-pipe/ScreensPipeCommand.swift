@@ -48,7 +48,9 @@ struct ScreensPipeCommand: AsyncParsableCommand {
 
     /// ArgumentParser's own entry point, except that a usage error exits 2 as documented
     /// (its default is 64, EX_USAGE), so scripts see one code for "you called it wrong".
+    /// The allocator is tuned for streaming first (``AllocatorTuning``).
     static func main() async {
+        AllocatorTuning.apply()
         if let unknown = unknownSubcommand(in: Array(CommandLine.arguments.dropFirst())) {
             var message = "screens-pipe: error: unknown subcommand '\(unknown)'"
             if let suggestion = KeySuggestion.closest(to: unknown, among: subcommandNames) {

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 internal import Glibc
+internal import CSystemExtras
 #elseif canImport(Darwin)
 internal import Darwin
 #endif
@@ -43,6 +44,8 @@ final class OutputFile: @unchecked Sendable {  // owned by the one sink task tha
     /// The length of the written bytes up to and including their last newline: what a
     /// `.partial` file keeps.
     private var completeLines = 0
+    /// Where the bytes not yet handed to the disk's writeback start; see ``startWriteback()``.
+    private var writebackStart = 0
     /// Set by the first ``close(succeeded:)``: the descriptor's number may belong to
     /// another file of the process after that, so nothing touches it again.
     private var closed = false
@@ -209,6 +212,22 @@ final class OutputFile: @unchecked Sendable {  // owned by the one sink task tha
         try writeAll(buffer)
     }
 
+    /// How many written bytes are handed to the disk at a time.
+    static let writebackSize = 8 << 20
+
+    /// Starts writing the last ``writebackSize`` bytes (or more) of a file that is renamed
+    /// into place to the disk, without waiting for it: the `fsync` before the rename then
+    /// finds most of the file on disk already, instead of writing all of it while the run
+    /// waits (for a list of 500 MB that was over a second, more than the whole run's CPU).
+    /// Advice only: a failure here changes nothing, and the `fsync` still decides.
+    private func startWriteback() {
+        guard case .atomic = target, written - writebackStart >= Self.writebackSize else { return }
+        #if canImport(Glibc)
+        _ = sync_file_range(descriptor, off_t(writebackStart), off_t(written - writebackStart), UInt32(SYNC_FILE_RANGE_WRITE))
+        #endif
+        writebackStart = written
+    }
+
     private func writeAll(_ bytes: [UInt8]) throws(WriteFailure) {
         guard !closed else { throw .failed("cannot write \(displayName): the output was already closed") }
         var offset = 0
@@ -225,7 +244,10 @@ final class OutputFile: @unchecked Sendable {  // owned by the one sink task tha
             }
             return nil
         }
-        guard let code else { return }
+        guard let code else {
+            startWriteback()
+            return
+        }
         if code == EPIPE { throw .closed }
         throw .failed("cannot write \(displayName): \(Self.systemMessage(code))")
     }

@@ -129,6 +129,33 @@ struct OutputFileRunTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["bookmarks.jsonl"])
     }
 
+    @Test("an output of many writeback rounds (8 MiB each) is the same bytes as standard output")
+    func largeOutputStartsWritebackEarly() async throws {
+        try await withSandbox(generatedRows: 40_000) { harness in
+            let directory = try CommandRunner.temporaryDirectory()
+            let pipeline = directory.appendingPathComponent("large.yaml")
+            try """
+                name: large
+                source:
+                  type: liferay-jsonws
+                  server: \(harness.server.baseURL)
+                  auth: { basic: { username: test@liferay.com, password: test } }
+                  rows: { service: /bookmarks.bookmarksentry/get-entries, params: { groupId: 20143, folderId: 1000000 } }
+                  count: { service: /bookmarks.bookmarksentry/get-entries-count, params: { groupId: 20143, folderId: 1000000 } }
+                  pagination: { first-page-size: 1000, page-size: 1000 }
+                """.write(to: pipeline, atomically: true, encoding: .utf8)
+            let output = directory.appendingPathComponent("large.jsonl").path
+            let environment = ["SCREENS_PIPE_CACHE_DIR": directory.appendingPathComponent("cache").path]
+            let written = try await CommandRunner.run(["run", pipeline.path, "-o", output], environment: environment)
+            #expect(written.status == 0, "stderr: \(written.stderr)")
+            let stdout = try await CommandRunner.run(["run", pipeline.path], environment: environment)
+            #expect(stdout.status == 0)
+            let file = try Data(contentsOf: URL(fileURLWithPath: output))
+            #expect(file.count > 16 << 20, "the output spans several writeback rounds: \(file.count) bytes")
+            #expect(file == stdout.stdout)
+        }
+    }
+
     @Test("a write failure names the path and the system's reason: /dev/full")
     func deviceFull() async throws {
         let result = try await CommandRunner.run(["run", "pipelines/offline-bookmarks.yaml", "-o", "/dev/full"])

@@ -94,4 +94,27 @@ struct JSONElementTextsTests {
         #expect(throws: JSONParseError.self) { try parse(deep) }
         #expect(throws: JSONParseError.self) { try JSONValue.parse(Array(deep.utf8), keepingElementTextsAt: [.index(0), .index(0)]) }
     }
+
+    @Test("the content digest: equal texts agree; any changed byte, and any moved boundary, differ")
+    func contentDigestSeesEveryByte() throws {
+        // A long row (four-lane blocks, then words, then a tail) and a short one.
+        let long = #"{"uuid":"00000000-0000-4000-8000-000000001389","name":"Generated bookmark 5001","n":12345}"#
+        let text = "[\(long),\"ab\"]"
+        let base = try #require(try parse(text)).texts
+        #expect(try #require(try parse(text)).texts.contentDigest == base.contentDigest)
+        var bytes = Array(text.utf8)
+        var digests: Set<UInt64> = [base.contentDigest]
+        // Each letter or digit in turn changed for another: every position is read.
+        for position in bytes.indices where bytes[position] >= UInt8(ascii: "0") && bytes[position] <= UInt8(ascii: "9") || bytes[position] >= UInt8(ascii: "a") && bytes[position] <= UInt8(ascii: "z") {
+            let original = bytes[position]
+            bytes[position] = original == UInt8(ascii: "1") ? UInt8(ascii: "2") : UInt8(ascii: "1")
+            let changed = try #require(try JSONValue.parseArrayKeepingTexts(bytes)).texts
+            #expect(digests.insert(changed.contentDigest).inserted, "position \(position)")
+            bytes[position] = original
+        }
+        // The same bytes split into rows differently.
+        let split = try #require(try parse(#"["a","bc"]"#)).texts.contentDigest
+        #expect(split != (try #require(try parse(#"["ab","c"]"#)).texts.contentDigest))
+    }
 }
+
