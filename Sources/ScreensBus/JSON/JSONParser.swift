@@ -34,8 +34,18 @@ struct JSONParser: ~Copyable {
     private var capacityHints: [Int] = []
     /// The last key seen at each (depth, member position), to reuse its `String`; see `parseKey`.
     var keyCache: [CachedKey] = []
+    /// Where the last key skipped at each (depth, member position) is in the input: the
+    /// skipping reader compares the next one with it in place (see `skipKey`). Apart from
+    /// ``keyCache``, whose entries carry a `String` the skipping reader never makes.
+    var skippedKeys: [SkippedKey] = []
     /// Where strings with escapes are decoded; grown as needed and reused for every string.
     var scratch = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
+
+    /// Where a skipped key's bytes are in the input (a length of -1: none yet).
+    struct SkippedKey {
+        var offset: Int
+        var length: Int
+    }
 
     /// A key and where its bytes are in the input, so a later key can be compared in place.
     struct CachedKey {

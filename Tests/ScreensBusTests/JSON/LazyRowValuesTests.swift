@@ -28,6 +28,10 @@ struct LazyRowValuesTests {
         #"[[[1,2],1]"#, #"[[1.],1]"#, #"[[-],1]"#, #"[["\ud800"],1]"#, #"[[{"a":[}],1]"#, #"[[1 2],1]"#, #"[[1],1] x"#,
         "[[\"\\q\"],1]", #"[["é"],1]"#, #"[[1e],1]"#, #"[[{1:2}],1]"#, #"[[-01],1]"#, #"[[1.e5],1]"#, #"[[1e+],1]"#,
         #"[[01.5],1]"#, #"[[--1],1]"#, #"[[+1],1]"#, #"[[1E400,-0,0.0e-0],1]"#, #"[[1.5E+2,1e-,2],1]"#, #"[[.5],1]"#,
+        // A key that starts as the row before's did (skipped keys are compared in place).
+        #"[[{"ab":1},{"ab":2,"ab":3},{"abc":4},{"ba":5}],1]"#, #"[[{"ab":1},{"ab"#, #"[[{"ab":1},{"ab":"#,
+        #"[[{"ab":1},{"ab":2,"ab"":3}],1]"#, "[[{\"ab\":1},{\"ab\u{01}\":2}],1]", #"[[{"abcdefghijk":1},{"abcdefghijk"#,
+        #"[[{"abcdefghijk":1},{"abcdefghijkl":2},{"abcdefghijk":3}],1]"#, #"[[{"ab":1},{"ab":2}],[{"ab":3}]]"#,
     ])
     func skippingRefusesWhatParsingRefuses(_ text: String) {
         var bytes = Array(text.utf8)
