@@ -30,6 +30,8 @@ struct SandboxCommand: AsyncParsableCommand {
     var generatedRows: Int = 0
     @Option(help: "Permission filtering: hide every row whose index % N == N - 1 after slicing.") var hideEvery: Int?
     @Option(help: "Delay before every data answer (e.g. 100ms, 2s).") var latency: SandboxDuration?
+    @Flag(help: "--latency counts the sandbox's work: an answer is made at once and leaves when the latency has passed.")
+    var latencyCountsWork = false
     @Option(help: "Fail every Nth data request with --fail-status.") var failEvery: Int?
     @Option(help: "Fail data requests at this rate (0...1), seeded by --seed.") var failRate: Double = 0
     @Option(help: "Status of injected failures (503, 429, 500...).") var failStatus: Int = 503
@@ -69,6 +71,7 @@ struct SandboxCommand: AsyncParsableCommand {
             malformedEvery: malformedEvery, stallEvery: stallEvery, stallDuration: stallFor?.duration ?? .seconds(30),
             down: down, dropAfterProcessingEvery: dropAfterProcessingEvery)
         faults.failMatching = failMatching
+        faults.latencyCountsWork = latencyCountsWork
         let server = try await SandboxServer.start(
             SandboxConfiguration(
                 host: host, port: port, dataDirectory: dataDirectory, generatedRows: generatedRows,

@@ -143,6 +143,25 @@ struct FaultTests {
         }
     }
 
+    @Test("latency that counts the sandbox's work: no answer leaves before the latency has passed, a faulty one included")
+    func latencyCountsWork() async throws {
+        try await withSandbox(Self.faults { $0.latency = .milliseconds(300); $0.latencyCountsWork = true; $0.failEvery = 2 }) { client, _ in
+            let clock = ContinuousClock()
+            let first = clock.now
+            let count = try client.invoke(Self.count).expect(200).json()
+            #expect(count == 73)
+            #expect(clock.now - first >= .milliseconds(300))
+            let second = clock.now
+            let failed = try client.invoke(Self.count).response?.status
+            #expect(failed == 503)
+            #expect(clock.now - second >= .milliseconds(300))
+            let third = clock.now
+            let page = try client.invoke(Self.page).expect(200).json()
+            #expect(page.arrayValue?.count == 50)
+            #expect(clock.now - third >= .milliseconds(300))
+        }
+    }
+
     @Test("down: every connection is reset at once, nothing is served")
     func down() async throws {
         try await withSandbox(Self.faults { $0.down = true }) { client, server in

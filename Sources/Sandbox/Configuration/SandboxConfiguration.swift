@@ -86,6 +86,13 @@ public struct FaultPlan: Sendable {
     /// Fail every data request whose target (path and query) or body contains this text
     /// with ``failStatus``: one child list of a fan-out fails, the others do not.
     public var failMatching: String?
+    /// Whether ``latency`` counts the sandbox's own work: each data answer is made as its
+    /// request arrives (the data as of then) and leaves when the latency has passed since
+    /// the arrival, however long making it took. Off, the latency comes first and the answer
+    /// is made after it, so its time adds to the delay. A benchmark of a client's prefetch
+    /// turns this on, so a round of requests costs the latency and nothing for the
+    /// sandbox's work on the same cores.
+    public var latencyCountsWork = false
 
     /// Creates a fault plan; the defaults inject nothing.
     public init(

@@ -67,7 +67,13 @@ final class SandboxHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         var (number, action) = server.faults.nextRequest()
         if server.faults.plan.targets(uri: head.uri, body: body) { action = .fail }
         let latency = server.faults.plan.latency
-        if latency > .zero {
+        if latency > .zero, server.faults.plan.latencyCountsWork, action == .none {
+            let due = NIODeadline.now() + TimeAmount(latency)
+            let response = server.router.respond(to: request)
+            context.eventLoop.assumeIsolated().scheduleTask(deadline: due) {
+                self.write(response, head: head, context: context)
+            }
+        } else if latency > .zero {
             context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(latency)) {
                 self.answer(request, number: number, action: action, head: head, context: context)
             }
