@@ -14,16 +14,19 @@ internal import CSystemExtras
 /// Only the command sets these: they are the process's, and an embedding service chooses
 /// its own. `MALLOC_ARENA_MAX` and the other `MALLOC_*` variables still override them.
 enum AllocatorTuning {
-    /// Largest allocation served from a heap rather than its own mapping (glibc's own
-    /// ceiling for the value it adapts to).
-    static let mappingThreshold: Int32 = 32 << 20
-    /// Free memory a heap keeps before handing any back.
-    static let trimThreshold: Int32 = 64 << 20
+    /// Each setting: the variable that overrides it, glibc's parameter, and the value.
+    /// No allocation below 32 MiB gets a mapping of its own (glibc's own ceiling for the
+    /// threshold it adapts), a heap keeps up to 64 MiB free before handing any back, and
+    /// all threads share one heap, so a page's buffers are the last page's memory.
+    static let settings: [(variable: String, parameter: Int32, value: Int32)] = [
+        ("MALLOC_MMAP_THRESHOLD_", M_MMAP_THRESHOLD, 32 << 20),
+        ("MALLOC_TRIM_THRESHOLD_", M_TRIM_THRESHOLD, 64 << 20),
+        ("MALLOC_ARENA_MAX", M_ARENA_MAX, 1),
+    ]
 
     static func apply() {
-        let environment = ProcessInfo.processInfo.environment
-        if environment["MALLOC_MMAP_THRESHOLD_"] == nil { _ = mallopt(M_MMAP_THRESHOLD, mappingThreshold) }
-        if environment["MALLOC_TRIM_THRESHOLD_"] == nil { _ = mallopt(M_TRIM_THRESHOLD, trimThreshold) }
-        if environment["MALLOC_ARENA_MAX"] == nil { _ = mallopt(M_ARENA_MAX, 1) }
+        for setting in settings where getenv(setting.variable) == nil {
+            _ = mallopt(setting.parameter, setting.value)
+        }
     }
 }

@@ -67,15 +67,17 @@ final class SandboxHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         var (number, action) = server.faults.nextRequest()
         if server.faults.plan.targets(uri: head.uri, body: body) { action = .fail }
         let latency = server.faults.plan.latency
-        if latency > .zero, server.faults.plan.latencyCountsWork, action == .none {
+        if latency > .zero {
             let due = NIODeadline.now() + TimeAmount(latency)
-            let response = server.router.respond(to: request)
+            // A latency that counts the sandbox's work: the answer is made now, and only its
+            // sending waits (a faulty answer is made when due, as without).
+            let prepared = server.faults.plan.latencyCountsWork && action == .none ? server.router.respond(to: request) : nil
             context.eventLoop.assumeIsolated().scheduleTask(deadline: due) {
-                self.write(response, head: head, context: context)
-            }
-        } else if latency > .zero {
-            context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(latency)) {
-                self.answer(request, number: number, action: action, head: head, context: context)
+                if let prepared {
+                    self.write(prepared, head: head, context: context)
+                } else {
+                    self.answer(request, number: number, action: action, head: head, context: context)
+                }
             }
         } else {
             answer(request, number: number, action: action, head: head, context: context)

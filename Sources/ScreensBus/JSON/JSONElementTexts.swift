@@ -170,9 +170,12 @@ public struct JSONElementTexts: Sendable, Hashable {
 extension JSONValue {
     /// Parses one document (as ``init(parsing:)-([UInt8])`` does) that must be an array, and
     /// keeps the text of each of its elements; nil when the document is valid JSON but not
-    /// an array.
-    public static func parseArrayKeepingTexts(_ bytes: [UInt8]) throws(JSONParseError) -> (elements: [JSONValue], texts: JSONElementTexts)? {
-        let (value, texts) = try parse(bytes, keepingElementTextsAt: [])
+    /// an array. With `skippingElements`, the elements are checked but not parsed (each one
+    /// is `null`; see ``parse(_:keepingElementTextsAt:skippingElements:)``).
+    public static func parseArrayKeepingTexts(
+        _ bytes: [UInt8], skippingElements: Bool = false
+    ) throws(JSONParseError) -> (elements: [JSONValue], texts: JSONElementTexts)? {
+        let (value, texts) = try parse(bytes, keepingElementTextsAt: [], skippingElements: skippingElements)
         guard case .array(let elements) = value, let texts else { return nil }
         return (elements, texts)
     }

@@ -29,30 +29,18 @@ extension JSONParser {
     }
 
     /// The key at `index`, the `member`-th of its object, checked as ``skipString()`` checks
-    /// it. Rows repeat their keys: one whose bytes equal the last key skipped at this depth
-    /// and position, closed by a quote right after them, is that same valid string, so it is
-    /// passed after one comparison instead of a scan.
+    /// it; a key that repeats the row before's at its place is passed after one comparison
+    /// (see ``parseKey(member:)``), and no `String` is made of it.
     private mutating func skipKey(member: Int) throws(JSONParseError) {
-        guard depth <= 8, member < 32 else { return try skipString() }
+        guard let slot = keySlot(member: member) else { return try skipString() }
+        if passCachedKey(at: slot) { return }
         let start = index + 1
-        let slot = (depth &- 1) &+ member &* 8
-        if slot < skippedKeys.count {
-            let cached = skippedKeys[slot]
-            let stop = start &+ cached.length
-            if cached.length >= 0, stop < end, bytes[stop] == JSONByte.quote, bytesEqual(cached.offset, start, count: cached.length) {
-                index = stop + 1
-                return
-            }
-        } else {
-            skippedKeys.append(contentsOf: repeatElement(SkippedKey(offset: 0, length: -1), count: slot + 1 - skippedKeys.count))
-        }
         let stop = try scanString(from: start)
         guard bytes[stop] == JSONByte.quote else {
             _ = try parseEscapedString(start: start, firstEscape: stop)
             return
         }
-        skippedKeys[slot] = SkippedKey(offset: start, length: stop - start)
-        index = stop + 1
+        cacheKey(at: slot, start: start, stop: stop, key: nil)
     }
 
     private mutating func skipArray() throws(JSONParseError) {

@@ -32,35 +32,66 @@ extension JSONParser {
 
     /// Parses an object key at `index`, the `member`-th of its object.
     ///
-    /// Rows of a page repeat the same keys in the same order, so the key last seen at this
-    /// depth and position is compared byte for byte in the input and its `String` reused:
-    /// no decoding, no allocation for long keys. Keys with escapes or non-ASCII bytes take
-    /// the ordinary path.
+    /// Rows of a page repeat the same keys in the same order, so a key whose bytes repeat
+    /// the last key read at this depth and position is passed after one comparison and
+    /// its `String` reused: no scan, no decoding, no allocation for long keys. Keys with
+    /// escapes take the ordinary path.
     mutating func parseKey(member: Int) throws(JSONParseError) -> String {
-        guard depth <= 8, member < 32 else { return try parseString() }
-        let start = index + 1
-        let stop = skipPlainASCII(from: start)
-        guard stop < end, bytes[stop] == JSONByte.quote else { return try parseString() }
-        let length = stop - start
-        let slot = (depth &- 1) &+ member &* 8
-        if slot < keyCache.count {
+        guard let slot = keySlot(member: member) else { return try parseString() }
+        if passCachedKey(at: slot) {
+            if let key = keyCache[slot].key { return key }
             let cached = keyCache[slot]
-            if cached.length == length, bytesEqual(cached.offset, start, count: length) {
-                index = stop + 1
-                return cached.key
-            }
-        } else {
-            keyCache.append(contentsOf: repeatElement(CachedKey(offset: 0, length: -1, key: ""), count: slot + 1 - keyCache.count))
+            let key = String(decoding: UnsafeBufferPointer(start: bytes + cached.offset, count: cached.length), as: UTF8.self)
+            keyCache[slot].key = key
+            return key
         }
-        let key = String(decoding: UnsafeBufferPointer(start: bytes + start, count: length), as: UTF8.self)
-        keyCache[slot] = CachedKey(offset: start, length: length, key: key)
-        index = stop + 1
+        let start = index + 1
+        let stop = try scanString(from: start)
+        guard bytes[stop] == JSONByte.quote else { return try parseEscapedString(start: start, firstEscape: stop) }
+        let key = String(decoding: UnsafeBufferPointer(start: bytes + start, count: stop - start), as: UTF8.self)
+        cacheKey(at: slot, start: start, stop: stop, key: key)
         return key
+    }
+
+    /// The ``keyCache`` slot of the `member`-th key of an object at the current depth; nil
+    /// for keys too deep or too far into their object to be worth one.
+    @inline(__always)
+    func keySlot(member: Int) -> Int? {
+        guard depth <= 8, member < 32 else { return nil }
+        return (depth &- 1) &+ member &* 8
+    }
+
+    /// Passes the key at `index` (its opening quote) when its bytes repeat the key cached
+    /// at `slot` and a quote closes them; false, with nothing consumed, otherwise. The
+    /// cached bytes were checked when they were read, so equal bytes are the same valid
+    /// string.
+    @inline(__always)
+    mutating func passCachedKey(at slot: Int) -> Bool {
+        guard slot < keyCache.count else { return false }
+        // Only the position is read: copying the entry would retain its `String`.
+        let offset = keyCache[slot].offset
+        let length = keyCache[slot].length
+        let start = index &+ 1
+        let stop = start &+ length
+        guard length >= 0, stop < end, bytes[stop] == JSONByte.quote, bytesEqual(offset, start, count: length) else { return false }
+        index = stop &+ 1
+        return true
+    }
+
+    /// Records the key whose text is `start..<stop` (checked, without escapes) at `slot`,
+    /// and moves past its closing quote.
+    @inline(__always)
+    mutating func cacheKey(at slot: Int, start: Int, stop: Int, key: String?) {
+        if slot >= keyCache.count {
+            keyCache.append(contentsOf: repeatElement(CachedKey(offset: 0, length: -1, key: nil), count: slot + 1 - keyCache.count))
+        }
+        keyCache[slot] = CachedKey(offset: start, length: stop - start, key: key)
+        index = stop + 1
     }
 
     /// Whether `count` input bytes at `first` and at `second` (`first < second`) are equal.
     @inline(__always)
-    func bytesEqual(_ first: Int, _ second: Int, count: Int) -> Bool {
+    private func bytesEqual(_ first: Int, _ second: Int, count: Int) -> Bool {
         if count < 8, second + 8 <= end {
             // Both ranges are followed by at least 8 - count readable input bytes: compare
             // whole words and ignore the bytes past `count`.

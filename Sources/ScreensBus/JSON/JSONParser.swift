@@ -32,26 +32,19 @@ struct JSONParser: ~Copyable {
     /// The member count of the last object and element count of the last array finished at
     /// each depth: rows of a page share one shape, so the next one reserves exactly that.
     private var capacityHints: [Int] = []
-    /// The last key seen at each (depth, member position), to reuse its `String`; see `parseKey`.
+    /// The last key read at each (depth, member position), to compare the next one with it
+    /// in place: rows repeat their keys. See `parseKey` and `skipKey`.
     var keyCache: [CachedKey] = []
-    /// Where the last key skipped at each (depth, member position) is in the input: the
-    /// skipping reader compares the next one with it in place (see `skipKey`). Apart from
-    /// ``keyCache``, whose entries carry a `String` the skipping reader never makes.
-    var skippedKeys: [SkippedKey] = []
     /// Where strings with escapes are decoded; grown as needed and reused for every string.
     var scratch = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
 
-    /// Where a skipped key's bytes are in the input (a length of -1: none yet).
-    struct SkippedKey {
-        var offset: Int
-        var length: Int
-    }
-
-    /// A key and where its bytes are in the input, so a later key can be compared in place.
+    /// Where a key's bytes are in the input (a length of -1: no key yet), so a later key can
+    /// be compared in place, and its `String` once the parsing reader made one (the skipping
+    /// reader never does).
     struct CachedKey {
         var offset: Int
         var length: Int
-        var key: String
+        var key: String?
     }
 
     init(bytes: UnsafePointer<UInt8>, start: Int, end: Int) {

@@ -69,13 +69,13 @@ public struct CachedPage: Sendable, Hashable {
     /// are only checked and parsed if a stage or a subscriber reads them; without, they are
     /// parsed in the same pass, for a run whose stages read every row.
     mutating func readRows(storedText text: [UInt8], asTexts: Bool) throws(ScreensPipeError) {
-        let kept: (value: JSONValue, texts: JSONElementTexts?)
+        let kept: (elements: [JSONValue], texts: JSONElementTexts)?
         do throws(JSONParseError) {
-            kept = try JSONValue.parse(text, keepingElementTextsAt: [], skippingElements: asTexts)
+            kept = try JSONValue.parseArrayKeepingTexts(text, skippingElements: asTexts)
         } catch {
             throw ScreensPipeError.cache("page \(index) of key \(key) holds unreadable JSON: \(error)")
         }
-        guard case .array(let values) = kept.value, let texts = kept.texts else {
+        guard let (values, texts) = kept else {
             throw ScreensPipeError.cache("page \(index) of key \(key) does not hold a JSON array")
         }
         storage = asTexts ? PageRows(texts: texts) : PageRows(values: values, texts: texts)

@@ -14,20 +14,26 @@ import Glibc
 /// that are not regular files are written in place or refused, never replaced.
 @Suite("run -o: output files, signals and write failures")
 struct OutputFileRunTests {
-    /// The generated list in pages of 10 with 150 ms per page: long enough to interrupt.
-    static func slowPipeline() throws -> String {
-        let file = try CommandRunner.temporaryDirectory().appendingPathComponent("slow.yaml")
+    /// The sandbox's generated list (its server given as `$SANDBOX_SERVER`) in pages of
+    /// `pageSize`, written as a pipeline file named `name`.
+    static func generatedPipeline(name: String, pageSize: Int, prefetch: Int) throws -> String {
+        let file = try CommandRunner.temporaryDirectory().appendingPathComponent("\(name).yaml")
         try """
-            name: slow
+            name: \(name)
             source:
               type: liferay-jsonws
-              server: ${SLOW_SERVER}
+              server: ${SANDBOX_SERVER}
               auth: { basic: { username: test@liferay.com, password: test } }
               rows: { service: /bookmarks.bookmarksentry/get-entries, params: { groupId: 20143, folderId: 1000000 } }
               count: { service: /bookmarks.bookmarksentry/get-entries-count, params: { groupId: 20143, folderId: 1000000 } }
-              pagination: { first-page-size: 10, page-size: 10, prefetch: 1 }
+              pagination: { first-page-size: \(pageSize), page-size: \(pageSize), prefetch: \(prefetch) }
             """.write(to: file, atomically: true, encoding: .utf8)
         return file.path
+    }
+
+    /// The generated list in pages of 10 with 150 ms per page: long enough to interrupt.
+    static func slowPipeline() throws -> String {
+        try generatedPipeline(name: "slow", pageSize: 10, prefetch: 1)
     }
 
     struct Interrupted {
@@ -55,7 +61,7 @@ struct OutputFileRunTests {
         process.executableURL = URL(fileURLWithPath: CommandRunner.binary)
         process.arguments = ["run", try slowPipeline(), "--events", "-o", output]
         process.environment = CommandRunner.childEnvironment([
-            "SLOW_SERVER": harness.server.baseURL, "SCREENS_PIPE_CACHE_DIR": directory.appendingPathComponent("cache").path,
+            "SANDBOX_SERVER": harness.server.baseURL, "SCREENS_PIPE_CACHE_DIR": directory.appendingPathComponent("cache").path,
         ])
         let stderr = Pipe()
         process.standardError = stderr
@@ -133,22 +139,14 @@ struct OutputFileRunTests {
     func largeOutputStartsWritebackEarly() async throws {
         try await withSandbox(generatedRows: 40_000) { harness in
             let directory = try CommandRunner.temporaryDirectory()
-            let pipeline = directory.appendingPathComponent("large.yaml")
-            try """
-                name: large
-                source:
-                  type: liferay-jsonws
-                  server: \(harness.server.baseURL)
-                  auth: { basic: { username: test@liferay.com, password: test } }
-                  rows: { service: /bookmarks.bookmarksentry/get-entries, params: { groupId: 20143, folderId: 1000000 } }
-                  count: { service: /bookmarks.bookmarksentry/get-entries-count, params: { groupId: 20143, folderId: 1000000 } }
-                  pagination: { first-page-size: 1000, page-size: 1000 }
-                """.write(to: pipeline, atomically: true, encoding: .utf8)
+            let pipeline = try Self.generatedPipeline(name: "large", pageSize: 1000, prefetch: 4)
             let output = directory.appendingPathComponent("large.jsonl").path
-            let environment = ["SCREENS_PIPE_CACHE_DIR": directory.appendingPathComponent("cache").path]
-            let written = try await CommandRunner.run(["run", pipeline.path, "-o", output], environment: environment)
+            let environment = [
+                "SANDBOX_SERVER": harness.server.baseURL, "SCREENS_PIPE_CACHE_DIR": directory.appendingPathComponent("cache").path,
+            ]
+            let written = try await CommandRunner.run(["run", pipeline, "-o", output], environment: environment)
             #expect(written.status == 0, "stderr: \(written.stderr)")
-            let stdout = try await CommandRunner.run(["run", pipeline.path], environment: environment)
+            let stdout = try await CommandRunner.run(["run", pipeline], environment: environment)
             #expect(stdout.status == 0)
             let file = try Data(contentsOf: URL(fileURLWithPath: output))
             #expect(file.count > 16 << 20, "the output spans several writeback rounds: \(file.count) bytes")

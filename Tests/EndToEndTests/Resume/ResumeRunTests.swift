@@ -117,8 +117,18 @@ import Glibc
             var completed = false
             var log: [String] = []
             for _ in 0..<5 {
+                let earlier = Set(try FileManager.default.contentsOfDirectory(atPath: workspace.directory.path))
                 let running = try RunningCommand(arguments, environment: environment)
-                try await Task.sleep(for: .milliseconds(Int.random(in: 200...2000, using: &generator)))
+                if arguments == fresh {
+                    // A fresh run is killed after it wrote page 0 (its first checkpoint follows
+                    // it), anywhere in the next 0.9 s: a loaded machine may take longer than a
+                    // random delay to start a run, and a kill before any checkpoint leaves
+                    // nothing to resume.
+                    try await Self.waitForWrittenOutput(in: workspace.directory, besides: earlier)
+                    try await Task.sleep(for: .milliseconds(Int.random(in: 0...900, using: &generator)))
+                } else {
+                    try await Task.sleep(for: .milliseconds(Int.random(in: 200...2000, using: &generator)))
+                }
                 running.send(SIGKILL)
                 let (status, stderr) = await running.wait()
                 log.append("\(arguments == resume ? "resume" : "fresh") -> \(status): \(stderr.prefix(200))")
@@ -144,6 +154,19 @@ import Glibc
             #expect(!FileManager.default.fileExists(atPath: output + ".partial"))
             // Resumed runs went on from checkpoints (the first one follows page 0).
             #expect(resumedRuns >= 1, "\(log)")
+        }
+    }
+
+    /// Waits (up to 30 s) until a run's temporary output in `directory`, one not among
+    /// `earlier` (a killed run leaves its own behind), holds bytes.
+    private static func waitForWrittenOutput(in directory: URL, besides earlier: Set<String>) async throws {
+        for _ in 0..<1500 {
+            let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            for name in names where name.hasPrefix(".out.jsonl.") && name.hasSuffix(".tmp") && !earlier.contains(name) {
+                let size = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)[.size] as? Int
+                if (size ?? 0) > 0 { return }
+            }
+            try await Task.sleep(for: .milliseconds(20))
         }
     }
 
