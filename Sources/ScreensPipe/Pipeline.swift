@@ -195,6 +195,8 @@ public final class Pipeline: Sendable {
         var output: OutputFile?
         /// Resume checkpoints of a file of rows of one list (and the checkpoint `--resume` continues).
         var resume: ResumeRun?
+        /// The convert and filter stages over rows kept as texts, when they can read them so.
+        var textPlan: RowTextPlan?
     }
 
     /// The stages of a run; `makesSink: false` for a session, which writes no sink.
@@ -237,8 +239,12 @@ public final class Pipeline: Sendable {
         incremental?.gate.resume(from: resume?.resumed?.checkpoint.delivered)
         var sourceEnvironment = instrumented(environment, metrics: metrics)
         // A run that changes and reads no row keeps each page's rows as texts: checked, written
-        // as received, parsed only if a subscriber asks for the values.
-        sourceEnvironment.keepsRowsAsTexts = makesSink && converter.isIdentity && filter == nil && incremental == nil
+        // as received, parsed only if a subscriber asks for the values. So does a run whose
+        // convert and filter can work on the texts: each selected row's text is written from
+        // its row's text, and no tree is built.
+        let textPlan = makesSink && incremental == nil
+            ? RowTextPlan(converter: converter, filter: filter, skipsInvalidRows: spec.convert?.onInvalid == .skip) : nil
+        sourceEnvironment.keepsRowsAsTexts = makesSink && incremental == nil && (converter.isIdentity && filter == nil || textPlan != nil)
         if let resume { sourceEnvironment.cacheSnapshot = (resume.snapshot, resume.resumed != nil) }
         var fetcher: (any PageFetcher)?
         var fanOut: FanOutRun?
@@ -270,7 +276,7 @@ public final class Pipeline: Sendable {
         }
         return Stages(fetcher: fetcher, fanOut: fanOut, converter: converter, filter: filter, limit: spec.filter?.limit,
             skipsInvalidRows: spec.convert?.onInvalid == .skip, sink: sink, server: server, metrics: metrics, trace: environment.trace,
-            incremental: incremental, output: output, resume: resume)
+            incremental: incremental, output: output, resume: resume, textPlan: textPlan)
     }
 
     /// `environment` with retries and response sizes also counted in `metrics` and retry
@@ -452,17 +458,49 @@ public final class Pipeline: Sendable {
         let rowStages = RowStages(stages)
         // Rows that come out as they went in keep the text they were stored as.
         let texts = stages.converter.isIdentity && included == nil ? page.rowTexts : nil
-        var passedAsTexts = false
+        var readAsTexts = false
+        func record(_ failure: ScreensPipeError) {
+            let named = lineage?.naming(failure) ?? failure
+            failures.append(named)
+            var event = named.event(pipeline: pipeline)
+            event.parent = parent
+            events.appendError(event)
+        }
         if let lazy = page.storage.lazyValues, included == nil, rowStages.changesNoRow {
-            passedAsTexts = true
+            readAsTexts = true
             // Nothing reads or changes these rows: every one is selected as its text, and no
             // tree of them is made unless a subscriber asks for the values.
             let count = stages.limit.map { min(page.rowsInPage, max(0, $0 - selectedBefore)) } ?? page.rowsInPage
             events.appendSelected(rows: lazy, firstRow: page.request.startRow, count: count)
             selectedBefore += count
             if let limit = stages.limit, selectedBefore >= limit { decision = .stop }
+        } else if let lazy = page.storage.lazyValues, included == nil, rowStages.cursor == nil, let plan = stages.textPlan {
+            readAsTexts = true
+            // The stages read each row's text and write each selected row's text: no tree.
+            var reader = RowTextReader(plan: plan, stages: rowStages, reservingCapacity: lazy.count)
+            rows: for offset in 0..<lazy.count {
+                if offset & 63 == 63, Task.isCancelled { throw ScreensPipeError.cancelled("the run was cancelled") }
+                let rowNumber = page.request.startRow + offset
+                switch reader.process(lazy.texts[offset] ?? [], row: rowNumber, page: index) {
+                case .passed:
+                    selectedBefore += 1
+                    if let limit = stages.limit, selectedBefore >= limit {
+                        decision = .stop
+                        break rows
+                    }
+                case .filteredOut:
+                    continue
+                case .skipped:
+                    skipped += 1
+                case .failed(let located):
+                    // Outcomes stay in row order: the rows selected before it go first.
+                    reader.flush(into: &events)
+                    record(located)
+                }
+            }
+            reader.flush(into: &events)
         }
-        rows: for (offset, raw) in (passedAsTexts ? [] : page.rows).enumerated() {
+        rows: for (offset, raw) in (readAsTexts ? [] : page.rows).enumerated() {
             if offset & 63 == 63, Task.isCancelled { throw ScreensPipeError.cancelled("the run was cancelled") }
             let rowNumber = page.request.startRow + offset
             switch rowStages.process(raw, row: rowNumber, page: index, adding: included) {
@@ -478,11 +516,7 @@ public final class Pipeline: Sendable {
             case .skipped:
                 skipped += 1
             case .failed(let located):
-                let named = lineage?.naming(located) ?? located
-                failures.append(named)
-                var event = named.event(pipeline: pipeline)
-                event.parent = parent
-                events.appendError(event)
+                record(located)
             }
         }
         if case .next = decision, let gate = stages.incremental?.gate, try gate.endsList(afterPage: page.rows, index: index) {

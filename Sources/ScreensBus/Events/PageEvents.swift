@@ -24,11 +24,24 @@ public struct PageEvents: Sendable, Hashable {
     public var outcomes: [RowOutcome] {
         guard let passed else { return storedOutcomes }
         let values = passed.rows.rows
-        return (0..<passed.count).map { .selected(row: passed.firstRow + $0, item: values[$0]) }
+        return (0..<passed.count).map { .selected(row: passed.rowNumber($0), item: values[$0]) }
     }
     private var storedOutcomes: [RowOutcome]
-    /// Rows that all passed, kept as texts: the page of a run whose stages change no row.
-    private var passed: (firstRow: Int, rows: LazyRowValues, count: Int)?
+    /// Selected rows kept as texts, before any other outcome: the page of a run whose stages
+    /// change no row, or write each selected row's text themselves.
+    private var passed: PassedRows?
+
+    /// Rows kept as texts and the list positions they stand for.
+    private struct PassedRows: Sendable {
+        var rows: LazyRowValues
+        var count: Int
+        /// The list position of row 0; the others follow it, unless `rowNumbers` is set.
+        var firstRow: Int
+        /// Each row's position in the list, for rows a filter thinned out.
+        var rowNumbers: [Int]?
+
+        func rowNumber(_ position: Int) -> Int { rowNumbers?[position] ?? firstRow + position }
+    }
     /// How many of ``outcomes`` are selected rows.
     public private(set) var selectedCount = 0
     /// How many of ``outcomes`` are errors.
@@ -70,13 +83,27 @@ public struct PageEvents: Sendable, Hashable {
     /// ``text(ofOutcome:)``. Appending to a page that already has outcomes parses them.
     public mutating func appendSelected(rows: LazyRowValues, firstRow: Int, count: Int) {
         precondition(count >= 0 && count <= rows.count, "count \(count) is not within the \(rows.count) rows")
+        append(PassedRows(rows: rows, count: count, firstRow: firstRow))
+    }
+
+    /// `rows` passed the filter as the rows of the list at `rowNumbers` (one per row, rising):
+    /// rows a stage converted and wrote as compact JSON itself. As with
+    /// ``appendSelected(rows:firstRow:count:)``, their values are parsed only if a subscriber
+    /// reads them, and a sink writes ``text(ofOutcome:)``.
+    public mutating func appendSelected(rows: LazyRowValues, rowNumbers: [Int]) {
+        precondition(rowNumbers.count == rows.count, "\(rowNumbers.count) row numbers for \(rows.count) rows")
+        append(PassedRows(rows: rows, count: rows.count, firstRow: rowNumbers.first ?? 0, rowNumbers: rowNumbers))
+    }
+
+    private mutating func append(_ rows: PassedRows) {
+        guard rows.count > 0 else { return }
         if storedOutcomes.isEmpty, passed == nil {
-            passed = (firstRow, rows, count)
-            selectedCount += count
+            passed = rows
+            selectedCount += rows.count
             return
         }
-        for position in 0..<count {
-            appendSelected(row: firstRow + position, item: rows.row(at: position), text: rows.texts[position])
+        for position in 0..<rows.count {
+            appendSelected(row: rows.rowNumber(position), item: rows.rows.row(at: position), text: rows.rows.texts[position])
         }
     }
 
@@ -86,7 +113,7 @@ public struct PageEvents: Sendable, Hashable {
         self.passed = nil
         let values = passed.rows.rows
         for position in 0..<passed.count {
-            storedOutcomes.append(.selected(row: passed.firstRow + position, item: values[position]))
+            storedOutcomes.append(.selected(row: passed.rowNumber(position), item: values[position]))
             texts.append(passed.rows.texts[position])
         }
     }
@@ -104,7 +131,7 @@ public struct PageEvents: Sendable, Hashable {
     /// Outcome `index` (for rows kept as texts, the row is parsed once for every copy).
     public func outcome(at index: Int) -> RowOutcome {
         guard let passed else { return storedOutcomes[index] }
-        return .selected(row: passed.firstRow + index, item: passed.rows.row(at: index))
+        return .selected(row: passed.rowNumber(index), item: passed.rows.row(at: index))
     }
 
     /// Whether outcome `index` is a selected row; never parses.

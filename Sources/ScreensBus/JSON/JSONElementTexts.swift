@@ -118,6 +118,13 @@ public struct JSONElementTexts: Sendable, Hashable {
         return result
     }
 
+    /// Texts a stage wrote itself: each range of `text` holds one value of valid, compact
+    /// JSON (no whitespace between tokens), as ``JSONWriter`` writes it. Nothing is checked
+    /// here; a range that does not parse stops the process when its value is read.
+    package init(compactText text: [UInt8], ranges: [Range<Int>]) {
+        self.init(text: text, ranges: ranges, compacting: false)
+    }
+
     /// Texts over `text`: each range must hold one whole value of valid JSON. When
     /// `compacting`, the values are copied without the whitespace between their tokens.
     init(text: [UInt8], ranges: [Range<Int>], compacting: Bool) {

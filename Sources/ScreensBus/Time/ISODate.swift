@@ -9,36 +9,59 @@ public enum ISODate {
     public static func format(epochMilliseconds: Int64) -> String {
         let (days, msOfDay) = floorDivide(epochMilliseconds, 86_400_000)
         let (year, month, day) = civil(fromDays: days)
-        let seconds = msOfDay / 1000
-        let milliseconds = msOfDay % 1000
         if (0...9999).contains(year) {
             // Every date a portal holds: written digit by digit into the string's own storage
             // (a converted list formats two dates per row).
             return String(unsafeUninitializedCapacity: 24) { buffer in
-                var position = 0
-                func put(_ value: Int64, _ width: Int) {
-                    var rest = value
-                    for offset in stride(from: width - 1, through: 0, by: -1) {
-                        buffer[position + offset] = UInt8(truncatingIfNeeded: 48 + rest % 10)
-                        rest /= 10
-                    }
-                    position += width
-                }
-                func put(_ byte: Unicode.Scalar) {
-                    buffer[position] = UInt8(ascii: byte)
-                    position += 1
-                }
-                put(year, 4); put("-"); put(month, 2); put("-"); put(day, 2); put("T")
-                put(seconds / 3600, 2); put(":"); put(seconds / 60 % 60, 2); put(":"); put(seconds % 60, 2)
-                if milliseconds != 0 { put("."); put(milliseconds, 3) }
-                put("Z")
-                return position
+                writeDigits(year: year, month: month, day: day, msOfDay: msOfDay, into: buffer)
             }
         }
+        let seconds = msOfDay / 1000
+        let milliseconds = msOfDay % 1000
         var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
         text += pad(seconds / 3600, 2) + ":" + pad(seconds / 60 % 60, 2) + ":" + pad(seconds % 60, 2)
         if milliseconds != 0 { text += "." + pad(milliseconds, 3) }
         return text + "Z"
+    }
+
+    /// Appends ``format(epochMilliseconds:)`` of `epochMilliseconds` to `output` as UTF-8,
+    /// without making a `String`: a converted row's dates go straight into its text.
+    public static func write(epochMilliseconds: Int64, into output: inout [UInt8]) {
+        let (days, msOfDay) = floorDivide(epochMilliseconds, 86_400_000)
+        let (year, month, day) = civil(fromDays: days)
+        guard (0...9999).contains(year) else {
+            output.append(contentsOf: format(epochMilliseconds: epochMilliseconds).utf8)
+            return
+        }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
+            let count = writeDigits(year: year, month: month, day: day, msOfDay: msOfDay, into: buffer)
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<count]))
+        }
+    }
+
+    /// Writes a date of the years 0 to 9999 into `buffer` (24 bytes at least); returns how
+    /// many bytes it took (20, or 24 with milliseconds).
+    private static func writeDigits(year: Int64, month: Int64, day: Int64, msOfDay: Int64, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        let seconds = msOfDay / 1000
+        let milliseconds = msOfDay % 1000
+        var position = 0
+        func put(_ value: Int64, _ width: Int) {
+            var rest = value
+            for offset in stride(from: width - 1, through: 0, by: -1) {
+                buffer[position + offset] = UInt8(truncatingIfNeeded: 48 + rest % 10)
+                rest /= 10
+            }
+            position += width
+        }
+        func put(_ byte: Unicode.Scalar) {
+            buffer[position] = UInt8(ascii: byte)
+            position += 1
+        }
+        put(year, 4); put("-"); put(month, 2); put("-"); put(day, 2); put("T")
+        put(seconds / 3600, 2); put(":"); put(seconds / 60 % 60, 2); put(":"); put(seconds % 60, 2)
+        if milliseconds != 0 { put("."); put(milliseconds, 3) }
+        put("Z")
+        return position
     }
 
     /// Epoch milliseconds of ISO text: `2026-11-21`, `2026-11-21T09:15`, `…:00`, `…:00.5`,

@@ -7,7 +7,7 @@ import ScreensBus
 package struct RowConverter: Sendable {
     private let model: BuiltInModel?
     private let mapping: FieldListModel?
-    private let locale: String?
+    let locale: String?
 
     /// Checks `spec` (paths, defaults, duplicate names); a nil spec passes rows through.
     ///
@@ -20,6 +20,17 @@ package struct RowConverter: Sendable {
 
     /// Whether rows come out as they went in (no model, no field mapping).
     var isIdentity: Bool { model == nil && mapping == nil }
+
+    /// The one list of fields rows are converted with: a fixed-field model's, or the
+    /// `fields:` mapping's when there is no model; nil for a DDL record model, for a model
+    /// and a mapping both, and for no convert.
+    var singleModel: FieldListModel? {
+        switch (model, mapping) {
+        case (.fields(let fields)?, nil): fields
+        case (nil, let mapping?): mapping
+        default: nil
+        }
+    }
 
     /// The model row of `raw`, the `row`-th row of the list, on `page`.
     ///

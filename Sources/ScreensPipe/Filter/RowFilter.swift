@@ -9,6 +9,9 @@ package struct RowFilter: Sendable {
     /// The expression as written.
     public let expression: String
     private let predicate: FilterPredicate
+    /// The members of a row the expression reads: the first key of each of its paths. A row
+    /// holding only these members is selected exactly when the whole row is.
+    let readKeys: Set<String>
 
     /// Compiles `expression`.
     ///
@@ -20,6 +23,7 @@ package struct RowFilter: Sendable {
         do throws(FilterSyntaxError) {
             let tree = try FilterParser.parse(expression)
             predicate = try FilterCompiler(lexer: FilterLexer(expression)).compile(tree)
+            readKeys = tree.readKeys
         } catch {
             throw error.pipelineError(expression: expression, location: location)
         }
@@ -32,5 +36,31 @@ package struct RowFilter: Sendable {
     ///   as `price < 3` on a row whose price is a string.
     public func matches(_ row: JSONValue) throws(ScreensPipeError) -> Bool {
         try predicate(row)
+    }
+}
+
+extension FilterExpression {
+    /// The first key of every path in the expression (a path that starts with an index
+    /// reads no member of an object row).
+    var readKeys: Set<String> {
+        var keys: Set<String> = []
+        func add(_ path: FieldPath) {
+            if case .key(let key) = path.components[0] { keys.insert(key) }
+        }
+        func add(_ operand: FilterOperand) {
+            if case .path(let path) = operand { add(path) }
+        }
+        // An explicit stack, not recursion: a long chain of `and`s cannot run out of stack.
+        var pending = [self]
+        while let node = pending.popLast() {
+            switch node {
+            case .or(let lhs, let rhs), .and(let lhs, let rhs): pending += [lhs, rhs]
+            case .not(let inner): pending.append(inner)
+            case .comparison(let lhs, _, let rhs, _): add(lhs); add(rhs)
+            case .matches(let operand, _, _, _), .membership(let operand, _, _), .truth(let operand, _): add(operand)
+            case .exists(let path, _): add(path)
+            }
+        }
+        return keys
     }
 }

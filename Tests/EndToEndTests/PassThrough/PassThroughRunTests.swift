@@ -104,6 +104,40 @@ struct PassThroughRunTests {
         #expect(projected.stdoutText == "{\"id\":9007199254740993}\n{\"id\":18446744073709551617}\n", "stderr: \(projected.stderr)")
     }
 
+    @Test("a fields mapping and a filter read the rows' texts: each field as the writer writes its value")
+    func mappedRowsFromTexts() async throws {
+        let server = try RecordingServer(host: "127.0.0.1") { _ in
+            .init(body: #"{"data":{"results":[\#(Self.rows.joined(separator: ",\n"))]}}"#)
+        }
+        defer { server.stop() }
+        let source = """
+              type: rest
+              url: \(server.origin)/api/rows
+              records: data.results
+              paginate: offset
+              pagination: { page-size: 10 }
+            convert:
+              fields:
+                id: id
+                z: z
+                s: { from: s, type: string }
+                k: k
+                e: { from: e, type: number }
+                t: t
+            """
+        let mapped = try await Self.run(source)
+        #expect(mapped.status == 0, "stderr: \(mapped.stderr)")
+        let first = #"{"id":9007199254740993,"z":1.50,"s":null,"k":2,"e":1E+2,"t":null}"#
+        let second = #"{"id":18446744073709551617,"z":null,"s":"a \"quoted\" \\ line\n","k":null,"e":null,"t":[1.0,{"b":true,"a":null}]}"#
+        #expect(mapped.stdoutText == first + "\n" + second + "\n")
+        // The filter reads the converted value of the repeated key (the last one); the events
+        // carry the same row as values.
+        let filtered = try await Self.run(source + "\nfilter: { where: 'k == 2' }", cache: nil, ["--events"])
+        let selected = try filtered.jsonLines().filter { $0["event"] == "selected" }
+        #expect(selected.map { $0["row"] } == [0])
+        #expect(selected.first?["item"] == (try JSONValue(parsing: first)))
+    }
+
     @Test("a file source: a pretty-printed JSON array and JSON lines, rows as they are in the file")
     func file() async throws {
         let directory = try CommandRunner.temporaryDirectory()

@@ -50,6 +50,31 @@ private final class PageCounter: ListDelegate, Sendable {
 
 @Suite("Page events")
 struct PageEventsTests {
+    @Test("rows a stage wrote as texts keep their row numbers, their texts and their order among errors")
+    func thinnedRowsKeptAsTextsAreTheSameEvents() throws {
+        func texts(_ rows: [String]) throws -> LazyRowValues {
+            let document = Array(("[" + rows.joined(separator: ",") + "]").utf8)
+            return LazyRowValues(texts: try #require(try JSONValue.parseArrayKeepingTexts(document, skippingElements: true)).texts)
+        }
+        var response = ListResponse(pipeline: "p", page: 3, startRow: 30, endRow: 34, rowCount: 100, rows: 4, origin: .cache)
+        response.parent = ["site": ["row": 1]]
+        var page = PageEvents(response: response, parent: ["site": ["row": 1]])
+        page.appendSelected(rows: try texts([#"{"id":30}"#, #"{"id":31}"#]), rowNumbers: [30, 31])
+        #expect(page.outcomeCount == 2 && page.selectedCount == 2)
+        #expect(page.text(ofOutcome: 1).map { Array($0) } == Array(#"{"id":31}"#.utf8))
+        page.appendError(ListError(pipeline: "p", page: 3, row: 32, kind: "convert", message: "bad date"))
+        page.appendSelected(rows: try texts([#"{"id":33}"#]), rowNumbers: [33])
+        page.appendSelected(rows: try texts([]), rowNumbers: [])
+        #expect(Array(page.events) == sampleEvents())
+        #expect(page.text(ofOutcome: 3).map { Array($0) } == Array(#"{"id":33}"#.utf8))
+
+        // Rows that skip positions (a filter left some out), before any other outcome.
+        var thinned = PageEvents(response: response)
+        thinned.appendSelected(rows: try texts([#"{"id":31}"#, #"{"id":33}"#]), rowNumbers: [31, 33])
+        #expect(thinned.outcomes == [.selected(row: 31, item: ["id": 31]), .selected(row: 33, item: ["id": 33])])
+        #expect(thinned.outcome(at: 1) == .selected(row: 33, item: ["id": 33]))
+    }
+
     @Test("a page spelled out is exactly the events a per-row publisher produced")
     func eventsMatchPerRowPublishing() {
         let page = samplePage()

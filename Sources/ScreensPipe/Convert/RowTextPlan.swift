@@ -1,0 +1,402 @@
+import ScreensBus
+
+/// The convert and filter stages planned for rows kept as texts: each selected row's text is
+/// written straight from the row's text, and no tree of the row is built.
+///
+/// A run reads a page's rows as texts (``JSONElementTexts``) when every field it converts is
+/// one member of the row (`entryId`, not `author.email`), or when it only filters. For each
+/// row, one pass over its text finds the members the stages read; the members of a row shape
+/// are matched to fields once, and later rows of that shape only compare their keys. Each
+/// output field is then written from the member's text: a plain string, an integer or a
+/// boolean is copied, an epoch date is written as ISO 8601 digit by digit. Anything else (an
+/// escaped string, a decimal, a default, a missing required field, a localized value) is
+/// parsed and handed to the same ``CompiledField`` the tree path uses, so both paths write the
+/// same bytes and raise the same errors. The filter reads an object holding only the members
+/// it names, which selects exactly what the whole row would.
+struct RowTextPlan: Sendable {
+    /// What a selected row is written as.
+    enum Output: Sendable {
+        /// The row's text as received (no convert: a filter only).
+        case asReceived
+        /// The fields of a model or a `fields:` mapping, in order.
+        case fields
+    }
+
+    /// How a field's member text can be written without parsing it.
+    enum FastForm: Sendable {
+        /// Untyped: a plain string, a boolean or an integer is copied.
+        case asFound
+        /// `string`: a plain string is copied.
+        case string
+        /// `int` or `number`: an integer is copied.
+        case integer
+        /// `bool`: a boolean is copied.
+        case boolean
+        /// `date`: an integer (epoch milliseconds) is written as ISO 8601.
+        case date
+        /// Localized: always through ``CompiledField``.
+        case never
+    }
+
+    /// One output field, as the per-row loop reads it: plain values only, so stepping
+    /// through the fields copies no reference (the field itself is `fields[index]`).
+    struct FieldStep: Sendable {
+        /// The member's slot in a row's found members.
+        let slot: Int
+        let form: FastForm
+        /// Where `"name":` is in ``RowTextPlan/names``.
+        let name: Range<Int>
+        /// Whether the filter reads this field (it is kept as a value too).
+        let feedsFilter: Bool
+    }
+
+    let output: Output
+    let filter: RowFilter?
+    let locale: String?
+    let skipsInvalidRows: Bool
+    /// The keys of the members the stages read, each to its slot.
+    let slots: [[UInt8]: Int]
+    /// For ``Output/asReceived``: each slot's key, the member the filter reads.
+    let filterKeys: [String]
+    /// For ``Output/fields``: the fields, their steps, and each one's `"name":` as compact JSON.
+    let fields: [CompiledField]
+    let steps: [FieldStep]
+    let names: [UInt8]
+    /// How many fields the filter reads.
+    let filterFieldCount: Int
+
+    /// A plan for `converter` and `filter`, or nil when the rows must be read as trees: a
+    /// field reads a longer path, the model is a DDL record's, or nothing reads the rows.
+    init?(converter: RowConverter, filter: RowFilter?, skipsInvalidRows: Bool) {
+        self.filter = filter
+        self.locale = converter.locale
+        self.skipsInvalidRows = skipsInvalidRows
+        let filterReads = filter?.readKeys ?? []
+        if converter.isIdentity {
+            guard filter != nil else { return nil }
+            filterKeys = filterReads.sorted()
+            slots = Dictionary(uniqueKeysWithValues: filterKeys.enumerated().map { (Array($1.utf8), $0) })
+            output = .asReceived
+            (fields, steps, names, filterFieldCount) = ([], [], [], 0)
+            return
+        }
+        guard let model = converter.singleModel else { return nil }
+        var slots: [[UInt8]: Int] = [:]
+        var steps: [FieldStep] = []
+        var names = JSONWriter()
+        for field in model.fields {
+            guard let key = field.singleKey else { return nil }
+            let slot = slots[Array(key.utf8), default: slots.count]
+            slots[Array(key.utf8)] = slot
+            let nameStart = names.bytes.count
+            names.writeString(field.name)
+            names.writeRaw(":")
+            let form: FastForm =
+                if field.localized { .never } else {
+                    switch field.type {
+                    case nil: .asFound
+                    case .string?: .string
+                    case .int?, .number?: .integer
+                    case .bool?: .boolean
+                    case .date?: .date
+                    }
+                }
+            steps.append(FieldStep(slot: slot, form: form, name: nameStart..<names.bytes.count, feedsFilter: filterReads.contains(field.name)))
+        }
+        self.slots = slots
+        self.fields = model.fields
+        self.steps = steps
+        self.names = names.bytes
+        filterFieldCount = steps.count { $0.feedsFilter }
+        filterKeys = []
+        output = .fields
+    }
+
+    /// How many members a row's scan looks for.
+    var slotCount: Int { slots.count }
+}
+
+/// Converts and filters the rows of one page from their texts (see ``RowTextPlan``), and
+/// collects the selected rows' texts for the page's events.
+struct RowTextReader {
+    let plan: RowTextPlan
+    /// The tree path, for a row the plan cannot read: one that is not an object, or has a key
+    /// with an escape in it.
+    let stages: RowStages
+
+    /// What became of one row.
+    enum Outcome {
+        case passed
+        case filteredOut
+        case skipped
+        case failed(ScreensPipeError)
+    }
+
+    /// Selected rows so far: their compact texts, and their positions in the list.
+    private var text: [UInt8] = []
+    private var ranges: [Range<Int>] = []
+    private var rowNumbers: [Int] = []
+    /// Each slot's member in the current row: start and end offsets, -1 when missing.
+    private var found: [Int]
+    /// The keys of the last row seen, in member order, and the slot each one fills (-1:
+    /// none), so that rows of one shape compare keys instead of looking them up.
+    private var shapeKeys: [UInt8] = []
+    private var shapeKeyRanges: [Range<Int>] = []
+    private var shapeSlots: [Int] = []
+
+    init(plan: RowTextPlan, stages: RowStages, reservingCapacity rows: Int) {
+        self.plan = plan
+        self.stages = stages
+        found = Array(repeating: -1, count: plan.slotCount * 2)
+        ranges.reserveCapacity(rows)
+        rowNumbers.reserveCapacity(rows)
+    }
+
+    /// Whether no selected row waits to be handed over.
+    var isEmpty: Bool { ranges.isEmpty }
+
+    /// Hands the selected rows collected so far to `events`, and starts again empty.
+    mutating func flush(into events: inout PageEvents) {
+        guard !ranges.isEmpty else { return }
+        events.appendSelected(rows: LazyRowValues(texts: JSONElementTexts(compactText: text, ranges: ranges)), rowNumbers: rowNumbers)
+        text = []
+        ranges = []
+        rowNumbers = []
+    }
+
+    /// Converts and filters `row` (the text of row `rowNumber` of the list, on page `page`);
+    /// a selected row's text is kept for ``flush(into:)``.
+    mutating func process(_ row: ArraySlice<UInt8>, row rowNumber: Int, page: Int) -> Outcome {
+        let start = text.count
+        let result = row.withUnsafeBufferPointer { bytes in
+            Result { () throws(ScreensPipeError) -> Bool? in try read(bytes) }
+        }
+        do throws(ScreensPipeError) {
+            guard let selected = try result.get() else {
+                text.removeSubrange(start...)
+                return readAsTree(row, row: rowNumber, page: page)
+            }
+            guard selected else {
+                text.removeSubrange(start...)
+                return .filteredOut
+            }
+            ranges.append(start..<text.count)
+            rowNumbers.append(rowNumber)
+            return .passed
+        } catch {
+            text.removeSubrange(start...)
+            if error.code == .conversion, plan.skipsInvalidRows { return .skipped }
+            var located = error
+            located.page = located.page ?? page
+            located.row = located.row ?? rowNumber
+            return .failed(located)
+        }
+    }
+
+    /// Reads one row's text: whether it is selected (its output text appended), or nil when
+    /// the plan cannot read it.
+    private mutating func read(_ bytes: UnsafeBufferPointer<UInt8>) throws(ScreensPipeError) -> Bool? {
+        guard findMembers(bytes) else { return nil }
+        switch plan.output {
+        case .asReceived:
+            if let filter = plan.filter {
+                var members = JSONObject(minimumCapacity: plan.filterKeys.count)
+                for (slot, key) in plan.filterKeys.enumerated() where found[2 * slot] >= 0 {
+                    guard let value = CompactJSON.value(bytes, found[2 * slot]..<found[2 * slot + 1]) else { return nil }
+                    members.appendUnchecked(key: key, value: value)
+                }
+                guard try filter.matches(.object(members)) else { return false }
+            }
+            text.append(contentsOf: bytes)
+            return true
+        case .fields:
+            var members = JSONObject(minimumCapacity: plan.filterFieldCount)
+            text.append(CompactJSON.openBrace)
+            var first = true
+            for index in plan.steps.indices {
+                let step = plan.steps[index]
+                let memberStart = text.count
+                if !first { text.append(CompactJSON.comma) }
+                plan.names.withUnsafeBufferPointer { names in text.append(contentsOf: UnsafeBufferPointer(rebasing: names[step.name])) }
+                let range = found[2 * step.slot] >= 0 ? found[2 * step.slot]..<found[2 * step.slot + 1] : nil
+                switch try write(step, field: index, range, in: bytes) {
+                case .written(let value):
+                    if step.feedsFilter, let value { members.appendUnchecked(key: plan.fields[index].name, value: value) }
+                    first = false
+                case .left:
+                    text.removeSubrange(memberStart...)
+                case .unreadable:
+                    return nil
+                }
+            }
+            text.append(CompactJSON.closeBrace)
+            if let filter = plan.filter, try !filter.matches(.object(members)) { return false }
+            return true
+        }
+    }
+
+    /// What became of one output field.
+    private enum FieldWrite {
+        /// The value was written; it is given when the filter reads the field.
+        case written(JSONValue?)
+        /// The field is left out of the row (a missing "if present" field).
+        case left
+        /// The member's text did not parse: the row goes the tree path.
+        case unreadable
+    }
+
+    /// Writes the value of field `index` (its step `step`) read from the member at `range`
+    /// (nil: missing).
+    private mutating func write(
+        _ step: RowTextPlan.FieldStep, field index: Int, _ range: Range<Int>?, in bytes: UnsafeBufferPointer<UInt8>
+    ) throws(ScreensPipeError) -> FieldWrite {
+        let wantsValue = step.feedsFilter
+        if let range, step.form != .never, !CompactJSON.isNull(bytes, range) {
+            let first = bytes[range.lowerBound]
+            let isString = first == CompactJSON.quote
+            switch step.form {
+            case .asFound, .string:
+                if isString, !CompactJSON.containsBackslash(bytes, (range.lowerBound + 1)..<(range.upperBound - 1)) {
+                    text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
+                    return .written(wantsValue ? .string(CompactJSON.plainString(bytes, range)) : nil)
+                }
+                if step.form == .asFound, !isString {
+                    if CompactJSON.isBoolean(bytes, range) {
+                        text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
+                        return .written(wantsValue ? .bool(first == UInt8(ascii: "t")) : nil)
+                    }
+                    if let integer = CompactJSON.canonicalInteger(bytes, range) {
+                        text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
+                        return .written(wantsValue ? .int(integer) : nil)
+                    }
+                }
+            case .integer:
+                if let integer = CompactJSON.canonicalInteger(bytes, range) {
+                    text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
+                    return .written(wantsValue ? .int(integer) : nil)
+                }
+            case .boolean:
+                if !isString, CompactJSON.isBoolean(bytes, range) {
+                    text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
+                    return .written(wantsValue ? .bool(first == UInt8(ascii: "t")) : nil)
+                }
+            case .date:
+                if let milliseconds = CompactJSON.canonicalInteger(bytes, range) {
+                    text.append(CompactJSON.quote)
+                    let dateStart = text.count
+                    ISODate.write(epochMilliseconds: milliseconds, into: &text)
+                    let value: JSONValue? = wantsValue ? .string(String(decoding: text[dateStart...], as: UTF8.self)) : nil
+                    text.append(CompactJSON.quote)
+                    return .written(value)
+                }
+            case .never:
+                break
+            }
+        }
+        // Every other case, exactly as the tree path does it.
+        var found: JSONValue?
+        if let range {
+            guard let value = CompactJSON.value(bytes, range) else { return .unreadable }
+            found = value
+        }
+        var output = JSONObject(minimumCapacity: 1)
+        try plan.fields[index].apply(found: found, locale: plan.locale, into: &output)
+        guard let value = output.values.first else { return .left }
+        var writer = JSONWriter()
+        writer.write(value)
+        text.append(contentsOf: writer.bytes)
+        return .written(value)
+    }
+
+    /// Finds the members the plan reads in the object `bytes`; false when `bytes` is not an
+    /// object or a key holds an escape (the tree path reads those rows).
+    private mutating func findMembers(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count >= 2, bytes[0] == CompactJSON.openBrace else { return false }
+        for index in found.indices { found[index] = -1 }
+        guard bytes[1] != CompactJSON.closeBrace else { return true }
+        var offset = 1
+        var member = 0
+        while true {
+            guard offset < bytes.count, bytes[offset] == CompactJSON.quote else { return false }
+            let keyStart = offset + 1
+            // A row of the last row's shape has this member's key here: compared, not scanned.
+            var slot = -1
+            var keyEnd = -1
+            if member < shapeSlots.count {
+                let known = shapeKeyRanges[member]
+                let end = keyStart + known.count
+                if end < bytes.count, bytes[end] == CompactJSON.quote,
+                    shapeKeys.withUnsafeBufferPointer({ CompactJSON.sameBytes($0, known, bytes, keyStart..<end) })
+                {
+                    slot = shapeSlots[member]
+                    keyEnd = end
+                }
+            }
+            if keyEnd < 0 {
+                keyEnd = keyStart
+                while keyEnd < bytes.count, bytes[keyEnd] != CompactJSON.quote {
+                    if bytes[keyEnd] == CompactJSON.backslash { return false }
+                    keyEnd += 1
+                }
+                slot = learnSlot(ofMember: member, key: keyStart..<keyEnd, in: bytes)
+            }
+            let valueStart = keyEnd + 2
+            guard let valueEnd = CompactJSON.valueEnd(bytes, startingAt: valueStart), valueEnd < bytes.count else { return false }
+            // A repeated key: the last member counts, as in a parsed row.
+            if slot >= 0 {
+                found[2 * slot] = valueStart
+                found[2 * slot + 1] = valueEnd
+            }
+            member += 1
+            guard bytes[valueEnd] == CompactJSON.comma else { return bytes[valueEnd] == CompactJSON.closeBrace }
+            offset = valueEnd + 1
+        }
+    }
+
+    /// The slot of member `member`, whose key at `key` differs from the last row's there:
+    /// looked up, and the shape from that member on replaced.
+    private mutating func learnSlot(ofMember member: Int, key: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        if member < shapeSlots.count {
+            shapeKeys.removeSubrange(shapeKeyRanges[member].lowerBound...)
+            shapeKeyRanges.removeSubrange(member...)
+            shapeSlots.removeSubrange(member...)
+        }
+        let keyBytes = Array(UnsafeBufferPointer(rebasing: bytes[key]))
+        let slot = plan.slots[keyBytes] ?? -1
+        shapeKeyRanges.append(shapeKeys.count..<(shapeKeys.count + keyBytes.count))
+        shapeKeys.append(contentsOf: keyBytes)
+        shapeSlots.append(slot)
+        return slot
+    }
+
+    /// A row the plan cannot read, through the tree path; a selected row is written as its
+    /// text when nothing converts it, else as ``JSONWriter`` writes its converted value.
+    private mutating func readAsTree(_ row: ArraySlice<UInt8>, row rowNumber: Int, page: Int) -> Outcome {
+        let raw: JSONValue
+        do {
+            raw = try JSONValue(parsing: Array(row))
+        } catch {
+            // Kept texts were checked when they arrived; one that does not parse is a defect,
+            // reported for its row rather than trapping.
+            return .failed(ScreensPipeError(.malformedResponse, "the kept text of the row does not parse again: \(error)", page: page, row: rowNumber))
+        }
+        switch stages.process(raw, row: rowNumber, page: page) {
+        case .passed(let item):
+            let start = text.count
+            switch plan.output {
+            case .asReceived:
+                text.append(contentsOf: row)
+            case .fields:
+                var writer = JSONWriter()
+                writer.write(item)
+                text.append(contentsOf: writer.bytes)
+            }
+            ranges.append(start..<text.count)
+            rowNumbers.append(rowNumber)
+            return .passed
+        case .filteredOut: return .filteredOut
+        case .skipped: return .skipped
+        case .failed(let error): return .failed(error)
+        }
+    }
+}
