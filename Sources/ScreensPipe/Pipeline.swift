@@ -243,7 +243,7 @@ public final class Pipeline: Sendable {
         // convert and filter can work on the texts: each selected row's text is written from
         // its row's text, and no tree is built.
         let textPlan = makesSink && incremental == nil
-            ? RowTextPlan(converter: converter, filter: filter, skipsInvalidRows: spec.convert?.onInvalid == .skip) : nil
+            ? RowTextPlan(converter: converter, filter: filter) : nil
         sourceEnvironment.keepsRowsAsTexts = makesSink && incremental == nil && (converter.isIdentity && filter == nil || textPlan != nil)
         if let resume { sourceEnvironment.cacheSnapshot = (resume.snapshot, resume.resumed != nil) }
         var fetcher: (any PageFetcher)?
@@ -456,32 +456,35 @@ public final class Pipeline: Sendable {
         // Already in the kept output of the run this one resumes.
         if let resume = stages.resume, index < resume.startPage { return decision }
         let rowStages = RowStages(stages)
-        // Rows that come out as they went in keep the text they were stored as.
-        let texts = stages.converter.isIdentity && included == nil ? page.rowTexts : nil
-        var readAsTexts = false
-        func record(_ failure: ScreensPipeError) {
-            let named = lineage?.naming(failure) ?? failure
-            failures.append(named)
-            var event = named.event(pipeline: pipeline)
-            event.parent = parent
-            events.appendError(event)
-        }
         if let lazy = page.storage.lazyValues, included == nil, rowStages.changesNoRow {
-            readAsTexts = true
             // Nothing reads or changes these rows: every one is selected as its text, and no
             // tree of them is made unless a subscriber asks for the values.
             let count = stages.limit.map { min(page.rowsInPage, max(0, $0 - selectedBefore)) } ?? page.rowsInPage
             events.appendSelected(rows: lazy, firstRow: page.request.startRow, count: count)
             selectedBefore += count
             if let limit = stages.limit, selectedBefore >= limit { decision = .stop }
-        } else if let lazy = page.storage.lazyValues, included == nil, rowStages.cursor == nil, let plan = stages.textPlan {
-            readAsTexts = true
-            // The stages read each row's text and write each selected row's text: no tree.
-            var reader = RowTextReader(plan: plan, stages: rowStages, reservingCapacity: lazy.count)
-            rows: for offset in 0..<lazy.count {
+        } else {
+            // Rows kept as texts that the stages can read as texts: each selected row's text is
+            // written from its row's text, and no tree is made. Otherwise the rows' values.
+            let kept = included == nil && rowStages.cursor == nil ? page.storage.lazyValues?.texts : nil
+            var reader = kept == nil ? nil : stages.textPlan.map { RowTextReader(plan: $0, stages: rowStages, reservingCapacity: page.rowsInPage) }
+            let values = reader == nil ? page.rows : []
+            // Rows read as values that come out as they went in keep the text they were stored as.
+            let received = reader == nil && stages.converter.isIdentity && included == nil ? page.rowTexts : nil
+            rows: for offset in 0..<page.rowsInPage {
                 if offset & 63 == 63, Task.isCancelled { throw ScreensPipeError.cancelled("the run was cancelled") }
                 let rowNumber = page.request.startRow + offset
-                switch reader.process(lazy.texts[offset] ?? [], row: rowNumber, page: index) {
+                let verdict: RowStages.Verdict
+                if let read = reader?.process(kept?[offset] ?? [], row: rowNumber, page: index) {
+                    verdict = read
+                    // Outcomes stay in row order: the rows selected before a failed one go first.
+                    if case .failed = verdict { reader?.flush(into: &events) }
+                } else {
+                    let outcome = rowStages.process(values[offset], row: rowNumber, page: index, adding: included)
+                    if case .passed(let item) = outcome { events.appendSelected(row: rowNumber, item: item, text: received?[offset]) }
+                    verdict = outcome.verdict
+                }
+                switch verdict {
                 case .passed:
                     selectedBefore += 1
                     if let limit = stages.limit, selectedBefore >= limit {
@@ -493,31 +496,14 @@ public final class Pipeline: Sendable {
                 case .skipped:
                     skipped += 1
                 case .failed(let located):
-                    // Outcomes stay in row order: the rows selected before it go first.
-                    reader.flush(into: &events)
-                    record(located)
+                    let named = lineage?.naming(located) ?? located
+                    failures.append(named)
+                    var event = named.event(pipeline: pipeline)
+                    event.parent = parent
+                    events.appendError(event)
                 }
             }
-            reader.flush(into: &events)
-        }
-        rows: for (offset, raw) in (readAsTexts ? [] : page.rows).enumerated() {
-            if offset & 63 == 63, Task.isCancelled { throw ScreensPipeError.cancelled("the run was cancelled") }
-            let rowNumber = page.request.startRow + offset
-            switch rowStages.process(raw, row: rowNumber, page: index, adding: included) {
-            case .passed(let item):
-                events.appendSelected(row: rowNumber, item: item, text: texts?[offset])
-                selectedBefore += 1
-                if let limit = stages.limit, selectedBefore >= limit {
-                    decision = .stop
-                    break rows
-                }
-            case .filteredOut:
-                continue
-            case .skipped:
-                skipped += 1
-            case .failed(let located):
-                record(located)
-            }
+            reader?.flush(into: &events)
         }
         if case .next = decision, let gate = stages.incremental?.gate, try gate.endsList(afterPage: page.rows, index: index) {
             decision = .stop

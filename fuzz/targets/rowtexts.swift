@@ -42,7 +42,7 @@ public func fuzzRowTexts(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let texts = parsed.texts
     for (converter, filter, skips) in stageSets {
         let stages = RowStages(converter: converter, filter: filter, skipsInvalidRows: skips)
-        guard let plan = RowTextPlan(converter: converter, filter: filter, skipsInvalidRows: skips) else { fatalError("no plan") }
+        guard let plan = RowTextPlan(converter: converter, filter: filter) else { fatalError("no plan") }
         // A row no stage changes is written as its text, as the run's sink writes it.
         let tree = (0..<texts.count).map { row in
             let outcome = stages.process(texts.value(at: row), row: row, page: 0)

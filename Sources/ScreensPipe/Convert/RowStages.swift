@@ -23,6 +23,25 @@ struct RowStages: Sendable {
         case skipped
         /// The row failed to convert or to filter: an error naming its page and row.
         case failed(ScreensPipeError)
+
+        /// The outcome without the converted row: what a run counts.
+        var verdict: Verdict {
+            switch self {
+            case .passed: .passed
+            case .filteredOut: .filteredOut
+            case .skipped: .skipped
+            case .failed(let error): .failed(error)
+            }
+        }
+    }
+
+    /// What became of one row, as a run counts it (``Outcome`` without the row's value; the
+    /// stages over rows kept as texts keep the selected row's text instead).
+    enum Verdict {
+        case passed
+        case filteredOut
+        case skipped
+        case failed(ScreensPipeError)
     }
 
     init(converter: RowConverter, filter: RowFilter? = nil, skipsInvalidRows: Bool = false) {
@@ -53,11 +72,20 @@ struct RowStages: Sendable {
             if let filter, try !filter.matches(item) { return .filteredOut }
             return .passed(item)
         } catch {
-            if error.code == .conversion, skipsInvalidRows { return .skipped }
-            var located = error
-            located.page = located.page ?? page
-            located.row = located.row ?? row
-            return .failed(located)
+            switch verdict(on: error, row: row, page: page) {
+            case .failed(let located): return .failed(located)
+            default: return .skipped
+            }
         }
+    }
+
+    /// What a row that raised `error` becomes: skipped when it did not convert and
+    /// `on-invalid: skip` is set, otherwise failed with its page and row named.
+    func verdict(on error: ScreensPipeError, row: Int, page: Int) -> Verdict {
+        if error.code == .conversion, skipsInvalidRows { return .skipped }
+        var located = error
+        located.page = located.page ?? page
+        located.row = located.row ?? row
+        return .failed(located)
     }
 }

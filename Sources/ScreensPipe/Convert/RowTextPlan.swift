@@ -51,9 +51,6 @@ struct RowTextPlan: Sendable {
     }
 
     let output: Output
-    let filter: RowFilter?
-    let locale: String?
-    let skipsInvalidRows: Bool
     /// The keys of the members the stages read, each to its slot.
     let slots: [[UInt8]: Int]
     /// For ``Output/asReceived``: each slot's key, the member the filter reads.
@@ -67,10 +64,7 @@ struct RowTextPlan: Sendable {
 
     /// A plan for `converter` and `filter`, or nil when the rows must be read as trees: a
     /// field reads a longer path, the model is a DDL record's, or nothing reads the rows.
-    init?(converter: RowConverter, filter: RowFilter?, skipsInvalidRows: Bool) {
-        self.filter = filter
-        self.locale = converter.locale
-        self.skipsInvalidRows = skipsInvalidRows
+    init?(converter: RowConverter, filter: RowFilter?) {
         let filterReads = filter?.readKeys ?? []
         if converter.isIdentity {
             guard filter != nil else { return nil }
@@ -85,9 +79,9 @@ struct RowTextPlan: Sendable {
         var steps: [FieldStep] = []
         var names = JSONWriter()
         for field in model.fields {
-            guard let key = field.singleKey else { return nil }
-            let slot = slots[Array(key.utf8), default: slots.count]
-            slots[Array(key.utf8)] = slot
+            guard let key = field.singleKey.map({ Array($0.utf8) }) else { return nil }
+            let slot = slots[key] ?? slots.count
+            slots[key] = slot
             let nameStart = names.bytes.count
             names.writeString(field.name)
             names.writeRaw(":")
@@ -111,33 +105,22 @@ struct RowTextPlan: Sendable {
         filterKeys = []
         output = .fields
     }
-
-    /// How many members a row's scan looks for.
-    var slotCount: Int { slots.count }
 }
 
 /// Converts and filters the rows of one page from their texts (see ``RowTextPlan``), and
 /// collects the selected rows' texts for the page's events.
 struct RowTextReader {
     let plan: RowTextPlan
-    /// The tree path, for a row the plan cannot read: one that is not an object, or has a key
-    /// with an escape in it.
+    /// The stages the plan was made for: their filter and locale, and the tree path for a row
+    /// the plan cannot read (one that is not an object, or has a key with an escape in it).
     let stages: RowStages
-
-    /// What became of one row.
-    enum Outcome {
-        case passed
-        case filteredOut
-        case skipped
-        case failed(ScreensPipeError)
-    }
 
     /// Selected rows so far: their compact texts, and their positions in the list.
     private var text: [UInt8] = []
     private var ranges: [Range<Int>] = []
     private var rowNumbers: [Int] = []
-    /// Each slot's member in the current row: start and end offsets, -1 when missing.
-    private var found: [Int]
+    /// Each slot's member in the current row; nil when the row has none.
+    private var found: [Range<Int>?]
     /// The keys of the last row seen, in member order, and the slot each one fills (-1:
     /// none), so that rows of one shape compare keys instead of looking them up.
     private var shapeKeys: [UInt8] = []
@@ -147,13 +130,10 @@ struct RowTextReader {
     init(plan: RowTextPlan, stages: RowStages, reservingCapacity rows: Int) {
         self.plan = plan
         self.stages = stages
-        found = Array(repeating: -1, count: plan.slotCount * 2)
+        found = Array(repeating: nil, count: plan.slots.count)
         ranges.reserveCapacity(rows)
         rowNumbers.reserveCapacity(rows)
     }
-
-    /// Whether no selected row waits to be handed over.
-    var isEmpty: Bool { ranges.isEmpty }
 
     /// Hands the selected rows collected so far to `events`, and starts again empty.
     mutating func flush(into events: inout PageEvents) {
@@ -166,7 +146,7 @@ struct RowTextReader {
 
     /// Converts and filters `row` (the text of row `rowNumber` of the list, on page `page`);
     /// a selected row's text is kept for ``flush(into:)``.
-    mutating func process(_ row: ArraySlice<UInt8>, row rowNumber: Int, page: Int) -> Outcome {
+    mutating func process(_ row: ArraySlice<UInt8>, row rowNumber: Int, page: Int) -> RowStages.Verdict {
         let start = text.count
         let result = row.withUnsafeBufferPointer { bytes in
             Result { () throws(ScreensPipeError) -> Bool? in try read(bytes) }
@@ -185,11 +165,7 @@ struct RowTextReader {
             return .passed
         } catch {
             text.removeSubrange(start...)
-            if error.code == .conversion, plan.skipsInvalidRows { return .skipped }
-            var located = error
-            located.page = located.page ?? page
-            located.row = located.row ?? rowNumber
-            return .failed(located)
+            return stages.verdict(on: error, row: rowNumber, page: page)
         }
     }
 
@@ -199,10 +175,11 @@ struct RowTextReader {
         guard findMembers(bytes) else { return nil }
         switch plan.output {
         case .asReceived:
-            if let filter = plan.filter {
+            if let filter = stages.filter {
                 var members = JSONObject(minimumCapacity: plan.filterKeys.count)
-                for (slot, key) in plan.filterKeys.enumerated() where found[2 * slot] >= 0 {
-                    guard let value = CompactJSON.value(bytes, found[2 * slot]..<found[2 * slot + 1]) else { return nil }
+                for (slot, key) in plan.filterKeys.enumerated() {
+                    guard let range = found[slot] else { continue }
+                    guard let value = CompactJSON.value(bytes, range) else { return nil }
                     members.appendUnchecked(key: key, value: value)
                 }
                 guard try filter.matches(.object(members)) else { return false }
@@ -217,9 +194,8 @@ struct RowTextReader {
                 let step = plan.steps[index]
                 let memberStart = text.count
                 if !first { text.append(CompactJSON.comma) }
-                plan.names.withUnsafeBufferPointer { names in text.append(contentsOf: UnsafeBufferPointer(rebasing: names[step.name])) }
-                let range = found[2 * step.slot] >= 0 ? found[2 * step.slot]..<found[2 * step.slot + 1] : nil
-                switch try write(step, field: index, range, in: bytes) {
+                text.append(contentsOf: plan.names[step.name])
+                switch try write(step, field: index, found[step.slot], in: bytes) {
                 case .written(let value):
                     if step.feedsFilter, let value { members.appendUnchecked(key: plan.fields[index].name, value: value) }
                     first = false
@@ -230,7 +206,7 @@ struct RowTextReader {
                 }
             }
             text.append(CompactJSON.closeBrace)
-            if let filter = plan.filter, try !filter.matches(.object(members)) { return false }
+            if let filter = stages.filter, try !filter.matches(.object(members)) { return false }
             return true
         }
     }
@@ -250,69 +226,48 @@ struct RowTextReader {
     private mutating func write(
         _ step: RowTextPlan.FieldStep, field index: Int, _ range: Range<Int>?, in bytes: UnsafeBufferPointer<UInt8>
     ) throws(ScreensPipeError) -> FieldWrite {
-        let wantsValue = step.feedsFilter
-        if let range, step.form != .never, !CompactJSON.isNull(bytes, range) {
-            let first = bytes[range.lowerBound]
-            let isString = first == CompactJSON.quote
-            switch step.form {
-            case .asFound, .string:
-                if isString, !CompactJSON.containsBackslash(bytes, (range.lowerBound + 1)..<(range.upperBound - 1)) {
-                    text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
-                    return .written(wantsValue ? .string(CompactJSON.plainString(bytes, range)) : nil)
-                }
-                if step.form == .asFound, !isString {
-                    if CompactJSON.isBoolean(bytes, range) {
-                        text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
-                        return .written(wantsValue ? .bool(first == UInt8(ascii: "t")) : nil)
-                    }
-                    if let integer = CompactJSON.canonicalInteger(bytes, range) {
-                        text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
-                        return .written(wantsValue ? .int(integer) : nil)
-                    }
-                }
-            case .integer:
-                if let integer = CompactJSON.canonicalInteger(bytes, range) {
-                    text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
-                    return .written(wantsValue ? .int(integer) : nil)
-                }
-            case .boolean:
-                if !isString, CompactJSON.isBoolean(bytes, range) {
-                    text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
-                    return .written(wantsValue ? .bool(first == UInt8(ascii: "t")) : nil)
-                }
-            case .date:
-                if let milliseconds = CompactJSON.canonicalInteger(bytes, range) {
-                    text.append(CompactJSON.quote)
-                    let dateStart = text.count
-                    ISODate.write(epochMilliseconds: milliseconds, into: &text)
-                    let value: JSONValue? = wantsValue ? .string(String(decoding: text[dateStart...], as: UTF8.self)) : nil
-                    text.append(CompactJSON.quote)
-                    return .written(value)
-                }
-            case .never:
+        if let range, step.form != .never, let literal = CompactJSON.literal(bytes, range) {
+            let wantsValue = step.feedsFilter
+            switch (step.form, literal) {
+            case (.asFound, .plainString), (.string, .plainString):
+                text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
+                return .written(wantsValue ? .string(CompactJSON.plainString(bytes, range)) : nil)
+            case (.asFound, .boolean(let flag)), (.boolean, .boolean(let flag)):
+                text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
+                return .written(wantsValue ? .bool(flag) : nil)
+            case (.asFound, .integer(let integer)), (.integer, .integer(let integer)):
+                text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
+                return .written(wantsValue ? .int(integer) : nil)
+            case (.date, .integer(let milliseconds)):
+                text.append(CompactJSON.quote)
+                let dateStart = text.count
+                ISODate.write(epochMilliseconds: milliseconds, into: &text)
+                let value: JSONValue? = wantsValue ? .string(String(decoding: text[dateStart...], as: UTF8.self)) : nil
+                text.append(CompactJSON.quote)
+                return .written(value)
+            default:
                 break
             }
         }
-        // Every other case, exactly as the tree path does it.
+        // Every other case (null and missing included), exactly as the tree path does it.
         var found: JSONValue?
         if let range {
             guard let value = CompactJSON.value(bytes, range) else { return .unreadable }
             found = value
         }
         var output = JSONObject(minimumCapacity: 1)
-        try plan.fields[index].apply(found: found, locale: plan.locale, into: &output)
+        try plan.fields[index].apply(found: found, locale: stages.converter.locale, into: &output)
         guard let value = output.values.first else { return .left }
         var writer = JSONWriter()
         writer.write(value)
         text.append(contentsOf: writer.bytes)
         return .written(value)
     }
-
     /// Finds the members the plan reads in the object `bytes`; false when `bytes` is not an
     /// object or a key holds an escape (the tree path reads those rows).
     private mutating func findMembers(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard bytes.count >= 2, bytes[0] == CompactJSON.openBrace else { return false }
-        for index in found.indices { found[index] = -1 }
+        for index in found.indices { found[index] = nil }
         guard bytes[1] != CompactJSON.closeBrace else { return true }
         var offset = 1
         var member = 0
@@ -343,10 +298,7 @@ struct RowTextReader {
             let valueStart = keyEnd + 2
             guard let valueEnd = CompactJSON.valueEnd(bytes, startingAt: valueStart), valueEnd < bytes.count else { return false }
             // A repeated key: the last member counts, as in a parsed row.
-            if slot >= 0 {
-                found[2 * slot] = valueStart
-                found[2 * slot + 1] = valueEnd
-            }
+            if slot >= 0 { found[slot] = valueStart..<valueEnd }
             member += 1
             guard bytes[valueEnd] == CompactJSON.comma else { return bytes[valueEnd] == CompactJSON.closeBrace }
             offset = valueEnd + 1
@@ -371,7 +323,7 @@ struct RowTextReader {
 
     /// A row the plan cannot read, through the tree path; a selected row is written as its
     /// text when nothing converts it, else as ``JSONWriter`` writes its converted value.
-    private mutating func readAsTree(_ row: ArraySlice<UInt8>, row rowNumber: Int, page: Int) -> Outcome {
+    private mutating func readAsTree(_ row: ArraySlice<UInt8>, row rowNumber: Int, page: Int) -> RowStages.Verdict {
         let raw: JSONValue
         do {
             raw = try JSONValue(parsing: Array(row))
@@ -380,8 +332,8 @@ struct RowTextReader {
             // reported for its row rather than trapping.
             return .failed(ScreensPipeError(.malformedResponse, "the kept text of the row does not parse again: \(error)", page: page, row: rowNumber))
         }
-        switch stages.process(raw, row: rowNumber, page: page) {
-        case .passed(let item):
+        let outcome = stages.process(raw, row: rowNumber, page: page)
+        if case .passed(let item) = outcome {
             let start = text.count
             switch plan.output {
             case .asReceived:
@@ -393,10 +345,7 @@ struct RowTextReader {
             }
             ranges.append(start..<text.count)
             rowNumbers.append(rowNumber)
-            return .passed
-        case .filteredOut: return .filteredOut
-        case .skipped: return .skipped
-        case .failed(let error): return .failed(error)
         }
+        return outcome.verdict
     }
 }

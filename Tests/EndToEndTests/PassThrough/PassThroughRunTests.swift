@@ -81,19 +81,29 @@ struct PassThroughRunTests {
         #expect(limited.stdoutText == Self.rows[0] + "\n", "stderr: \(limited.stderr)")
     }
 
-    @Test("REST with a records path; a filter keeps rows as sent, a model or fields re-encode them")
-    func restAndChangedRows() async throws {
-        let server = try RecordingServer(host: "127.0.0.1") { _ in
+    /// A REST API answering with ``rows`` under `data.results`, in one page.
+    static func restServer() throws -> RecordingServer {
+        try RecordingServer(host: "127.0.0.1") { _ in
             .init(body: #"{"data":{"results":[\#(Self.rows.joined(separator: ",\n"))]}}"#)
         }
-        defer { server.stop() }
-        let source = """
+    }
+
+    /// The `source:` lines (indented) of a pipeline reading ``restServer()``.
+    static func restSource(_ server: RecordingServer) -> String {
+        """
               type: rest
               url: \(server.origin)/api/rows
               records: data.results
               paginate: offset
               pagination: { page-size: 10 }
             """
+    }
+
+    @Test("REST with a records path; a filter keeps rows as sent, a model or fields re-encode them")
+    func restAndChangedRows() async throws {
+        let server = try Self.restServer()
+        defer { server.stop() }
+        let source = Self.restSource(server)
         let plain = try await Self.run(source)
         #expect(plain.status == 0, "stderr: \(plain.stderr)")
         #expect(plain.stdoutText == Self.expected)
@@ -106,16 +116,10 @@ struct PassThroughRunTests {
 
     @Test("a fields mapping and a filter read the rows' texts: each field as the writer writes its value")
     func mappedRowsFromTexts() async throws {
-        let server = try RecordingServer(host: "127.0.0.1") { _ in
-            .init(body: #"{"data":{"results":[\#(Self.rows.joined(separator: ",\n"))]}}"#)
-        }
+        let server = try Self.restServer()
         defer { server.stop() }
-        let source = """
-              type: rest
-              url: \(server.origin)/api/rows
-              records: data.results
-              paginate: offset
-              pagination: { page-size: 10 }
+        let source = Self.restSource(server) + """
+
             convert:
               fields:
                 id: id

@@ -71,7 +71,7 @@ import Testing
         let rowFilter = try filter.map { try RowFilter(expression: $0) }
         let skips = convert?.onInvalid == .skip
         let stages = RowStages(converter: converter, filter: rowFilter, skipsInvalidRows: skips)
-        let plan = try #require(RowTextPlan(converter: converter, filter: rowFilter, skipsInvalidRows: skips), sourceLocation: sourceLocation)
+        let plan = try #require(RowTextPlan(converter: converter, filter: rowFilter), sourceLocation: sourceLocation)
         let texts = try texts(rows)
         let tree = treeOutcomes(texts, stages: stages)
         let text = textOutcomes(texts, plan: plan, stages: stages)
@@ -191,12 +191,12 @@ import Testing
     }
 
     @Test func stagesThatCannotReadTextsHaveNoPlan() throws {
-        #expect(RowTextPlan(converter: try RowConverter(spec: nil), filter: nil, skipsInvalidRows: false) == nil)
-        #expect(RowTextPlan(converter: try RowConverter(spec: ConvertSpec(model: .ddlRecord)), filter: nil, skipsInvalidRows: false) == nil)
+        #expect(RowTextPlan(converter: try RowConverter(spec: nil), filter: nil) == nil)
+        #expect(RowTextPlan(converter: try RowConverter(spec: ConvertSpec(model: .ddlRecord)), filter: nil) == nil)
         let nested = try RowConverter(spec: ConvertSpec(fields: [FieldMapping(name: "email", from: "author.email")]))
-        #expect(RowTextPlan(converter: nested, filter: nil, skipsInvalidRows: false) == nil)
+        #expect(RowTextPlan(converter: nested, filter: nil) == nil)
         let both = try RowConverter(spec: ConvertSpec(model: .bookmark, fields: [FieldMapping(name: "id", from: "entryId")]))
-        #expect(RowTextPlan(converter: both, filter: nil, skipsInvalidRows: false) == nil)
+        #expect(RowTextPlan(converter: both, filter: nil) == nil)
     }
 
     /// Random rows from a pool of awkward member texts, in random shapes (the same shape
