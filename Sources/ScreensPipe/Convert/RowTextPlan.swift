@@ -194,7 +194,8 @@ struct RowTextReader {
                 let step = plan.steps[index]
                 let memberStart = text.count
                 if !first { text.append(CompactJSON.comma) }
-                text.append(contentsOf: plan.names[step.name])
+                // Through a pointer: appending the slice retains and releases the names per field.
+                plan.names.withUnsafeBufferPointer { names in text.append(contentsOf: UnsafeBufferPointer(rebasing: names[step.name])) }
                 switch try write(step, field: index, found[step.slot], in: bytes) {
                 case .written(let value):
                     if step.feedsFilter, let value { members.appendUnchecked(key: plan.fields[index].name, value: value) }
