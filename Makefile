@@ -32,7 +32,8 @@ release: setup
 # starts (the embed sample, the binary, the library in process) may touch the user's cache.
 # The PostgreSQL tests use a throwaway cluster (scripts/pg-test-cluster.sh), always removed;
 # where none can start they are skipped, and the last line says how many. A file of the
-# user's own cache changed during the run fails it.
+# user's own cache changed during the run fails it. A failed run ends by repeating the failed
+# tests and their issues, so the last lines of a long log name them.
 test: setup
 	$(SWIFT) build --build-tests
 	@cache=$$(mktemp -d); touch "$$cache/started"; eval "$$(scripts/pg-test-cluster.sh start)"; \
@@ -41,7 +42,10 @@ test: setup
 	  "$(BIN_DIR)/embed-sample" pipelines/bookmarks.yaml | head -3; \
 	  { SCREENS_PIPE_BIN="$(BIN_DIR)/screens-pipe" SCREENS_PIPE_EMBED_BIN="$(BIN_DIR)/embed-sample" \
 	    $(SWIFT) test --skip-build --disable-xctest && echo 0 > "$$cache/status" || echo $$? > "$$cache/status"; } 2>&1 | tee "$$cache/test.log"; \
-	  status=$$(cat "$$cache/status"); skipped=$$(grep -ac 'Test .* skipped: .*needs PostgreSQL' "$$cache/test.log" || true); \
+	  status=$$(cat "$$cache/status"); \
+	  if [ "$$status" != 0 ]; then echo "FAILED tests (every issue recorded above, repeated here):" >&2; \
+	    grep -a -A4 -E '✘ .*(recorded an issue|failed after)' "$$cache/test.log" | head -80 >&2; fi; \
+	  skipped=$$(grep -ac 'Test .* skipped: .*needs PostgreSQL' "$$cache/test.log" || true); \
 	  if [ -z "$${SCREENS_PIPE_TEST_POSTGRES_URL:-}" ]; then \
 	    echo "WARNING: no PostgreSQL server: $$skipped PostgreSQL tests were SKIPPED (see 'needs PostgreSQL' above)" >&2; fi; \
 	  touched=$$(find "$${XDG_CACHE_HOME:-$$HOME/.cache}/screens-pipe" -newer "$$cache/started" 2>/dev/null | head -3); \
