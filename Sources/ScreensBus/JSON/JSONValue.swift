@@ -112,6 +112,13 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
         }
     }
 
+    /// Removes every member; with `keepingCapacity`, the storage stays for an object that is
+    /// filled again (one per row, say) without allocating.
+    public mutating func removeAll(keepingCapacity: Bool = false) {
+        keys.removeAll(keepingCapacity: keepingCapacity)
+        values.removeAll(keepingCapacity: keepingCapacity)
+    }
+
     /// Appends a member without looking for an existing key; the parser's fast path.
     public mutating func appendUnchecked(key: String, value: JSONValue) {
         keys.append(key)

@@ -59,8 +59,6 @@ struct RowTextPlan: Sendable {
     let fields: [CompiledField]
     let steps: [FieldStep]
     let names: [UInt8]
-    /// How many fields the filter reads.
-    let filterFieldCount: Int
 
     /// A plan for `converter` and `filter`, or nil when the rows must be read as trees: a
     /// field reads a longer path, the model is a DDL record's, or nothing reads the rows.
@@ -71,7 +69,7 @@ struct RowTextPlan: Sendable {
             filterKeys = filterReads.sorted()
             slots = Dictionary(uniqueKeysWithValues: filterKeys.enumerated().map { (Array($1.utf8), $0) })
             output = .asReceived
-            (fields, steps, names, filterFieldCount) = ([], [], [], 0)
+            (fields, steps, names) = ([], [], [])
             return
         }
         guard let model = converter.singleModel else { return nil }
@@ -101,7 +99,6 @@ struct RowTextPlan: Sendable {
         self.fields = model.fields
         self.steps = steps
         self.names = names.bytes
-        filterFieldCount = steps.count { $0.feedsFilter }
         filterKeys = []
         output = .fields
     }
@@ -126,6 +123,8 @@ struct RowTextReader {
     private var shapeKeys: [UInt8] = []
     private var shapeKeyRanges: [Range<Int>] = []
     private var shapeSlots: [Int] = []
+    /// The members the filter reads, refilled for each row: its storage is allocated once.
+    private var filterMembers = JSONObject()
 
     init(plan: RowTextPlan, stages: RowStages, reservingCapacity rows: Int) {
         self.plan = plan
@@ -176,18 +175,18 @@ struct RowTextReader {
         switch plan.output {
         case .asReceived:
             if let filter = stages.filter {
-                var members = JSONObject(minimumCapacity: plan.filterKeys.count)
+                filterMembers.removeAll(keepingCapacity: true)
                 for (slot, key) in plan.filterKeys.enumerated() {
                     guard let range = found[slot] else { continue }
                     guard let value = CompactJSON.value(bytes, range) else { return nil }
-                    members.appendUnchecked(key: key, value: value)
+                    filterMembers.appendUnchecked(key: key, value: value)
                 }
-                guard try filter.matches(.object(members)) else { return false }
+                guard try filter.matches(.object(filterMembers)) else { return false }
             }
             text.append(contentsOf: bytes)
             return true
         case .fields:
-            var members = JSONObject(minimumCapacity: plan.filterFieldCount)
+            filterMembers.removeAll(keepingCapacity: true)
             text.append(CompactJSON.openBrace)
             var first = true
             for index in plan.steps.indices {
@@ -198,7 +197,7 @@ struct RowTextReader {
                 plan.names.withUnsafeBufferPointer { names in text.append(contentsOf: UnsafeBufferPointer(rebasing: names[step.name])) }
                 switch try write(step, field: index, found[step.slot], in: bytes) {
                 case .written(let value):
-                    if step.feedsFilter, let value { members.appendUnchecked(key: plan.fields[index].name, value: value) }
+                    if step.feedsFilter, let value { filterMembers.appendUnchecked(key: plan.fields[index].name, value: value) }
                     first = false
                 case .left:
                     text.removeSubrange(memberStart...)
@@ -207,7 +206,7 @@ struct RowTextReader {
                 }
             }
             text.append(CompactJSON.closeBrace)
-            if let filter = stages.filter, try !filter.matches(.object(members)) { return false }
+            if let filter = stages.filter, try !filter.matches(.object(filterMembers)) { return false }
             return true
         }
     }
