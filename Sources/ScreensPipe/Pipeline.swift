@@ -242,9 +242,10 @@ public final class Pipeline: Sendable {
         // as received, parsed only if a subscriber asks for the values. So does a run whose
         // convert and filter can work on the texts: each selected row's text is written from
         // its row's text, and no tree is built.
-        let textPlan = makesSink && incremental == nil
-            ? RowTextPlan(converter: converter, filter: filter) : nil
-        sourceEnvironment.keepsRowsAsTexts = makesSink && incremental == nil && (converter.isIdentity && filter == nil || textPlan != nil)
+        // An incremental cursor reads every row's value, so its runs keep trees.
+        let readsTexts = makesSink && incremental == nil
+        let textPlan = readsTexts ? RowTextPlan(converter: converter, filter: filter) : nil
+        sourceEnvironment.keepsRowsAsTexts = readsTexts && (converter.isIdentity && filter == nil || textPlan != nil)
         if let resume { sourceEnvironment.cacheSnapshot = (resume.snapshot, resume.resumed != nil) }
         var fetcher: (any PageFetcher)?
         var fanOut: FanOutRun?
@@ -465,8 +466,9 @@ public final class Pipeline: Sendable {
             if let limit = stages.limit, selectedBefore >= limit { decision = .stop }
         } else {
             // Rows kept as texts that the stages can read as texts: each selected row's text is
-            // written from its row's text, and no tree is made. Otherwise the rows' values.
-            let kept = included == nil && rowStages.cursor == nil ? page.storage.lazyValues?.texts : nil
+            // written from its row's text, and no tree is made. Otherwise the rows' values. (A
+            // plan exists only without an incremental cursor; parent fields need the tree.)
+            let kept = included == nil ? page.storage.lazyValues?.texts : nil
             var reader = kept == nil ? nil : stages.textPlan.map { RowTextReader(plan: $0, stages: rowStages, reservingCapacity: page.rowsInPage) }
             let values = reader == nil ? page.rows : []
             // Rows read as values that come out as they went in keep the text they were stored as.
