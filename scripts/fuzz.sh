@@ -59,11 +59,16 @@ while IFS= read -r map; do module_maps+=(-Xcc "-fmodule-map-file=$map"); done < 
     find .build/fuzz/checkouts -path '*/Sources/*/include/module.modulemap' -not -path '*GRDBSQLCipher*'
     find .build/fuzz/checkouts/GRDB.swift/Sources/GRDBSQLite -name module.modulemap; } | sort)
 
+# The name the build gave the package's own modules (from its folder's name): targets built
+# with it reach `package` declarations, as the package's tests do.
+package_name=$(grep -- '"-module-name","ScreensBus"' "$build/release.yaml" | grep -o -- '"-package-name","[^"]*"' | head -1 | cut -d'"' -f4)
+[ -n "$package_name" ] || { echo "fuzz: no package name in $build/release.yaml" >&2; exit 1; }
+
 status=0
 mkdir -p "$build/artifacts"
 for target in "${targets[@]}"; do
   echo "fuzz: building $target" >&2
-  swiftc -O -parse-as-library -sanitize=fuzzer -module-name "Fuzz_$target" \
+  swiftc -O -parse-as-library -sanitize=fuzzer -module-name "Fuzz_$target" -package-name "$package_name" \
     -I "$release/Modules" \
     -Xcc -fmodule-map-file=Sources/CCurl/module.modulemap \
     -Xcc -fmodule-map-file=Sources/CLibYAML/module.modulemap \

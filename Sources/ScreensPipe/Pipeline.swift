@@ -246,6 +246,7 @@ public final class Pipeline: Sendable {
         let readsTexts = makesSink && incremental == nil
         let textPlan = readsTexts ? RowTextPlan(converter: converter, filter: filter) : nil
         sourceEnvironment.keepsRowsAsTexts = readsTexts && (converter.isIdentity && filter == nil || textPlan != nil)
+        sourceEnvironment.rowMembers = textPlan?.selection
         if let resume { sourceEnvironment.cacheSnapshot = (resume.snapshot, resume.resumed != nil) }
         var fetcher: (any PageFetcher)?
         var fanOut: FanOutRun?
@@ -469,7 +470,7 @@ public final class Pipeline: Sendable {
             // written from its row's text, and no tree is made. Otherwise the rows' values. (A
             // plan exists only without an incremental cursor; parent fields need the tree.)
             let kept = included == nil ? page.storage.lazyValues?.texts : nil
-            var reader = kept == nil ? nil : stages.textPlan.map { RowTextReader(plan: $0, stages: rowStages, reservingCapacity: page.rowsInPage) }
+            var reader = kept.flatMap { rows in stages.textPlan.map { RowTextReader(plan: $0, stages: rowStages, rows: rows) } }
             let values = reader == nil ? page.rows : []
             // Rows read as values that come out as they went in keep the text they were stored as.
             let received = reader == nil && stages.converter.isIdentity && included == nil ? page.rowTexts : nil
@@ -477,7 +478,7 @@ public final class Pipeline: Sendable {
                 if offset & 63 == 63, Task.isCancelled { throw ScreensPipeError.cancelled("the run was cancelled") }
                 let rowNumber = page.request.startRow + offset
                 let verdict: RowStages.Verdict
-                if let read = reader?.process(kept?[offset] ?? [], row: rowNumber, page: index) {
+                if let read = reader?.process(rowAt: offset, row: rowNumber, page: index) {
                     verdict = read
                     // Outcomes stay in row order: the rows selected before a failed one go first.
                     if case .failed = verdict { reader?.flush(into: &events) }

@@ -1,5 +1,6 @@
 public import CoreMetrics
 public import Logging
+import ScreensBus
 
 /// What a pipeline needs from the process around it.
 public struct PipelineEnvironment: Sendable {
@@ -43,6 +44,9 @@ public struct PipelineEnvironment: Sendable {
     /// something reads them (``FetchedPage/rowsAreTexts``): set by a run whose stages change
     /// no row and read none (no convert, no filter, no incremental cursor).
     var keepsRowsAsTexts = false
+    /// The members of each row the stages read, when rows are kept as texts and the stages
+    /// read them from the texts: a source that checks the rows finds them on the way.
+    var rowMembers: JSONMemberSelection?
 
     /// An environment with no variables, no sandbox and a logger that discards everything,
     /// unless given.

@@ -39,38 +39,53 @@ private func describe(_ outcome: RowStages.Outcome, row: Int) -> String {
 public func fuzzRowTexts(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = Array(UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : size))
     guard let parsed = try? JSONValue.parseArrayKeepingTexts(bytes, skippingElements: true) else { return 0 }
-    let texts = parsed.texts
+    // Rows without the positions of their members (as a file source keeps them): the reader
+    // walks each row to find them.
+    var walked = JSONElementTexts()
+    for row in 0..<parsed.texts.count {
+        Array(parsed.texts[row]!).withUnsafeBytes { walked.append(textOfParsedValue: $0) }
+    }
     for (converter, filter, skips) in stageSets {
-        let stages = RowStages(converter: converter, filter: filter, skipsInvalidRows: skips)
         guard let plan = RowTextPlan(converter: converter, filter: filter) else { fatalError("no plan") }
-        // A row no stage changes is written as its text, as the run's sink writes it.
-        let tree = (0..<texts.count).map { row in
-            let outcome = stages.process(texts.value(at: row), row: row, page: 0)
-            if case .passed = outcome, converter.isIdentity { return "\(row) selected \(String(decoding: texts[row]!, as: UTF8.self))" }
-            return describe(outcome, row: row)
+        // As a run keeps them: the members the plan reads found while the rows were checked.
+        guard let found = try? JSONValue.parse(bytes, keepingElementTextsAt: [], skippingElements: true, findingMembers: plan.selection).texts,
+            found.memberTape != nil
+        else { fatalError("a page that parsed does not parse with its members found: \(bytes)") }
+        for texts in [found, walked] {
+            compareTextPathWithTreePath(texts, plan: plan, stages: RowStages(converter: converter, filter: filter, skipsInvalidRows: skips), input: bytes)
         }
-        var reader = RowTextReader(plan: plan, stages: stages, reservingCapacity: texts.count)
-        var events = PageEvents(response: ListResponse(pipeline: "p", page: 0, startRow: 0, endRow: texts.count, rowCount: nil, rows: texts.count, origin: .remote))
-        var lines: [(Int, String)] = []
-        for row in 0..<texts.count {
-            switch reader.process(texts[row]!, row: row, page: 0) {
-            case .passed: break
-            case .filteredOut: lines.append((row, "\(row) filtered"))
-            case .skipped: lines.append((row, "\(row) skipped"))
-            case .failed(let error):
-                reader.flush(into: &events)
-                events.appendError(error.event(pipeline: "p"))
-                lines.append((row, "\(row) failed \(error.code) \(error.description)"))
-            }
-        }
-        reader.flush(into: &events)
-        for index in 0..<events.outcomeCount {
-            guard case .selected(let row, let item) = events.outcome(at: index), let text = events.text(ofOutcome: index) else { continue }
-            guard (try? JSONValue(parsing: Array(text))) == item else { fatalError("row \(row) reads back as another value: \(bytes)") }
-            lines.append((row, "\(row) selected \(String(decoding: text, as: UTF8.self))"))
-        }
-        let text = lines.sorted { $0.0 < $1.0 }.map(\.1)
-        guard text == tree else { fatalError("the text path differs from the tree path:\n\(text)\n\(tree)\ninput: \(bytes)") }
     }
     return 0
+}
+
+private func compareTextPathWithTreePath(_ texts: JSONElementTexts, plan: RowTextPlan, stages: RowStages, input bytes: [UInt8]) {
+    let converter = stages.converter
+    // A row no stage changes is written as its text, as the run's sink writes it.
+    let tree = (0..<texts.count).map { row in
+        let outcome = stages.process(texts.value(at: row), row: row, page: 0)
+        if case .passed = outcome, converter.isIdentity { return "\(row) selected \(String(decoding: texts[row]!, as: UTF8.self))" }
+        return describe(outcome, row: row)
+    }
+    var reader = RowTextReader(plan: plan, stages: stages, rows: texts)
+    var events = PageEvents(response: ListResponse(pipeline: "p", page: 0, startRow: 0, endRow: texts.count, rowCount: nil, rows: texts.count, origin: .remote))
+    var lines: [(Int, String)] = []
+    for row in 0..<texts.count {
+        switch reader.process(rowAt: row, row: row, page: 0) {
+        case .passed: break
+        case .filteredOut: lines.append((row, "\(row) filtered"))
+        case .skipped: lines.append((row, "\(row) skipped"))
+        case .failed(let error):
+            reader.flush(into: &events)
+            events.appendError(error.event(pipeline: "p"))
+            lines.append((row, "\(row) failed \(error.code) \(error.description)"))
+        }
+    }
+    reader.flush(into: &events)
+    for index in 0..<events.outcomeCount {
+        guard case .selected(let row, let item) = events.outcome(at: index), let text = events.text(ofOutcome: index) else { continue }
+        guard (try? JSONValue(parsing: Array(text))) == item else { fatalError("row \(row) reads back as another value: \(bytes)") }
+        lines.append((row, "\(row) selected \(String(decoding: text, as: UTF8.self))"))
+    }
+    let text = lines.sorted { $0.0 < $1.0 }.map(\.1)
+    guard text == tree else { fatalError("the text path differs from the tree path:\n\(text)\n\(tree)\ninput: \(bytes)") }
 }

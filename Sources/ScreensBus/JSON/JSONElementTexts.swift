@@ -19,6 +19,19 @@ public enum JSONPathStep: Sendable, Hashable {
 public struct JSONElementTexts: Sendable, Hashable {
     private var text: [UInt8]
     private var ranges: [Range<Int>]
+    /// Where the selected members of each element are, when they were looked for as the
+    /// elements were checked (see ``JSONValue/parse(_:keepingElementTextsAt:skippingElements:findingMembers:)``).
+    /// Derived from the texts, so it takes no part in equality.
+    package private(set) var memberTape: JSONMemberTape?
+
+    public static func == (left: JSONElementTexts, right: JSONElementTexts) -> Bool {
+        left.text == right.text && left.ranges == right.ranges
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(text)
+        hasher.combine(ranges)
+    }
 
     /// No elements yet; add them with ``append(textOfParsedValue:)``.
     public init() {
@@ -33,6 +46,7 @@ public struct JSONElementTexts: Sendable, Hashable {
         let start = text.count
         Self.appendCompacting(bytes.bindMemory(to: UInt8.self), 0..<bytes.count, to: &text)
         ranges.append(start..<text.count)
+        memberTape = nil
     }
 
     /// How many elements the array had.
@@ -127,7 +141,8 @@ public struct JSONElementTexts: Sendable, Hashable {
 
     /// Texts over `text`: each range must hold one whole value of valid JSON. When
     /// `compacting`, the values are copied without the whitespace between their tokens.
-    init(text: [UInt8], ranges: [Range<Int>], compacting: Bool) {
+    init(text: [UInt8], ranges: [Range<Int>], compacting: Bool, memberTape: JSONMemberTape? = nil) {
+        self.memberTape = memberTape
         guard compacting else {
             self.text = text
             self.ranges = ranges
@@ -202,16 +217,31 @@ extension JSONValue {
     public static func parse(
         _ bytes: [UInt8], keepingElementTextsAt path: [JSONPathStep], skippingElements: Bool = false
     ) throws(JSONParseError) -> (value: JSONValue, texts: JSONElementTexts?) {
+        try parse(bytes, keepingElementTextsAt: path, skippingElements: skippingElements, findingMembers: nil)
+    }
+
+    /// Parses as ``parse(_:keepingElementTextsAt:skippingElements:)`` does and, when the
+    /// elements are only checked, finds the members of `selection` in each of them on the way:
+    /// the texts then carry where they are (``JSONElementTexts/memberTape``).
+    package static func parse(
+        _ bytes: [UInt8], keepingElementTextsAt path: [JSONPathStep], skippingElements: Bool, findingMembers selection: JSONMemberSelection?
+    ) throws(JSONParseError) -> (value: JSONValue, texts: JSONElementTexts?) {
         guard !bytes.isEmpty else { throw JSONParseError(offset: 0, message: "unexpected end of input") }
         let result = bytes.withUnsafeBufferPointer { buffer in
-            Result { () throws(JSONParseError) -> (JSONValue, [Range<Int>]?, Bool) in
+            Result { () throws(JSONParseError) -> (JSONValue, [Range<Int>]?, Bool, JSONMemberTape?) in
                 var parser = JSONParser(bytes: buffer.baseAddress!, start: 0, end: buffer.count)
                 parser.skipsRecordedElements = skippingElements
+                parser.memberSelection = selection
                 let value = try parser.parseDocument(keepingElementTextsAt: path)
-                return (value, parser.recordedRanges, parser.recordedWhitespace)
+                let ranges = parser.recordedRanges
+                var tape: JSONMemberTape?
+                if skippingElements, let selection, let ranges {
+                    tape = JSONMemberTape(selection: selection, entries: parser.recordedMembers, count: ranges.count)
+                }
+                return (value, ranges, parser.recordedWhitespace, tape)
             }
         }
-        let (value, ranges, whitespace) = try result.get()
-        return (value, ranges.map { JSONElementTexts(text: bytes, ranges: $0, compacting: whitespace) })
+        let (value, ranges, whitespace, tape) = try result.get()
+        return (value, ranges.map { JSONElementTexts(text: bytes, ranges: $0, compacting: whitespace, memberTape: tape) })
     }
 }

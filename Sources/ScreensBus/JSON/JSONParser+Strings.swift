@@ -91,7 +91,7 @@ extension JSONParser {
 
     /// Whether `count` input bytes at `first` and at `second` (`first < second`) are equal.
     @inline(__always)
-    private func bytesEqual(_ first: Int, _ second: Int, count: Int) -> Bool {
+    func bytesEqual(_ first: Int, _ second: Int, count: Int) -> Bool {
         if count < 8, second + 8 <= end {
             // Both ranges are followed by at least 8 - count readable input bytes: compare
             // whole words and ignore the bytes past `count`.

@@ -13,9 +13,10 @@ struct JSONParser: ~Copyable {
     /// The next byte to read.
     var index: Int
     var depth = 0
-    /// Set when whitespace was skipped; an element whose text is kept and held some
-    /// between its tokens is compacted (see ``JSONElementTexts``).
-    private var sawWhitespace = false
+    /// How many bytes of whitespace were skipped so far: an element whose text is kept and
+    /// held some between its tokens is compacted (see ``JSONElementTexts``), and the member
+    /// positions recorded in it are where they are once it is.
+    var skippedWhitespace = 0
     /// The array whose elements' texts are recorded (a page's rows): the steps from the
     /// document's root to it. Only read while ``nextValueOnPath`` is not negative.
     var textPath: [JSONPathStep] = []
@@ -29,6 +30,21 @@ struct JSONParser: ~Copyable {
     /// Whether the recorded array's elements are only checked (``skipValue()``), not parsed:
     /// the tree then holds `null` in their place.
     var skipsRecordedElements = false
+    /// The members to find in each of the recorded array's elements while they are only
+    /// checked; where they are goes to ``recordedMembers`` (see ``JSONMemberTape``).
+    var memberSelection: JSONMemberSelection?
+    var recordedMembers: [Int] = []
+    /// The keys of the last element read for ``memberSelection``, by member position: where
+    /// each one is in the input, and its slot. Rows repeat their keys, so the next row's key
+    /// there is compared with it in place.
+    var selectedKeys: [SelectedKey] = []
+
+    struct SelectedKey {
+        var offset: Int
+        var length: Int
+        var slot: Int
+    }
+
     /// The member count of the last object and element count of the last array finished at
     /// each depth: rows of a page share one shape, so the next one reserves exactly that.
     private var capacityHints: [Int] = []
@@ -81,7 +97,7 @@ struct JSONParser: ~Copyable {
         while index < end {
             switch bytes[index] {
             case JSONByte.space, JSONByte.tab, JSONByte.newline, JSONByte.carriageReturn:
-                sawWhitespace = true
+                skippedWhitespace &+= 1
                 index += 1
             default: return
             }
@@ -218,16 +234,33 @@ struct JSONParser: ~Copyable {
             return elements
         }
         elements.reserveCapacity(hint)
+        let selection = records && skipsRecordedElements ? memberSelection : nil
+        let stride = selection.map { 1 + 2 * $0.count } ?? 0
         if records { ranges.reserveCapacity(hint) }
+        if selection != nil {
+            recordedMembers.removeAll(keepingCapacity: true)
+            recordedMembers.append(contentsOf: repeatElement(-1, count: max(hint, 16) * stride))
+        }
         while true {
             skipWhitespace()
             let start = index
-            if records {
-                sawWhitespace = false
-            } else if wantedIndex == elements.count {
+            let whitespaceBefore = skippedWhitespace
+            if !records, wantedIndex == elements.count {
                 nextValueOnPath = onPath + 1
             }
-            if records && skipsRecordedElements {
+            if let selection {
+                let entry = elements.count * stride
+                if recordedMembers.count < entry + stride {
+                    recordedMembers.append(contentsOf: repeatElement(-1, count: recordedMembers.count + stride))
+                }
+                if index < end, bytes[index] == JSONByte.openBrace {
+                    try skipSelectingMembers(selection, startingElementAt: start, entry: entry)
+                } else {
+                    recordedMembers[entry] = JSONMemberTape.Status.unread.rawValue
+                    try skipValue()
+                }
+                elements.append(.null)
+            } else if records && skipsRecordedElements {
                 try skipValue()
                 elements.append(.null)
             } else {
@@ -235,7 +268,7 @@ struct JSONParser: ~Copyable {
             }
             if records {
                 ranges.append(start..<index)
-                whitespace = whitespace || sawWhitespace
+                whitespace = whitespace || skippedWhitespace != whitespaceBefore
             }
             if try passSeparator(closer: JSONByte.closeBracket) {
                 leaveContainer(isObject: false, count: elements.count)
@@ -243,6 +276,7 @@ struct JSONParser: ~Copyable {
                     recordedRanges = ranges
                     recordedWhitespace = whitespace
                 }
+                if selection != nil { recordedMembers.removeSubrange((elements.count * stride)...) }
                 return elements
             }
         }

@@ -53,6 +53,8 @@ struct RowTextPlan: Sendable {
     let output: Output
     /// The keys of the members the stages read, each to its slot.
     let slots: [[UInt8]: Int]
+    /// The same keys, for a source to find in each row as it checks the rows.
+    var selection: JSONMemberSelection { JSONMemberSelection(slots: slots) }
     /// For ``Output/asReceived``: each slot's key, the member the filter reads.
     let filterKeys: [String]
     /// For ``Output/fields``: the fields, their steps, and each one's `"name":` as compact JSON.
@@ -111,6 +113,12 @@ struct RowTextReader {
     /// The stages the plan was made for: their filter and locale, and the tree path for a row
     /// the plan cannot read (one that is not an object, or has a key with an escape in it).
     let stages: RowStages
+    /// The page's rows.
+    let rows: JSONElementTexts
+    /// Where each row's members are, when the source found them for this plan as it checked
+    /// the rows (``JSONMemberTape``); else each row's text is walked to find them.
+    private let tape: [Int]?
+    private let tapeStride: Int
 
     /// Selected rows so far: their compact texts, and their positions in the list.
     private var text: [UInt8] = []
@@ -126,12 +134,16 @@ struct RowTextReader {
     /// The members the filter reads, refilled for each row: its storage is allocated once.
     private var filterMembers = JSONObject()
 
-    init(plan: RowTextPlan, stages: RowStages, reservingCapacity rows: Int) {
+    init(plan: RowTextPlan, stages: RowStages, rows: JSONElementTexts) {
         self.plan = plan
         self.stages = stages
+        self.rows = rows
+        let tape = rows.memberTape.flatMap { $0.selection.slots == plan.slots ? $0 : nil }
+        self.tape = tape?.entries
+        tapeStride = tape?.stride ?? 0
         found = Array(repeating: nil, count: plan.slots.count)
-        ranges.reserveCapacity(rows)
-        rowNumbers.reserveCapacity(rows)
+        ranges.reserveCapacity(rows.count)
+        rowNumbers.reserveCapacity(rows.count)
     }
 
     /// Hands the selected rows collected so far to `events`, and starts again empty.
@@ -143,12 +155,17 @@ struct RowTextReader {
         rowNumbers = []
     }
 
-    /// Converts and filters `row` (the text of row `rowNumber` of the list, on page `page`);
-    /// a selected row's text is kept for ``flush(into:)``.
-    mutating func process(_ row: ArraySlice<UInt8>, row rowNumber: Int, page: Int) -> RowStages.Verdict {
+    /// Converts and filters the page's row at `offset` (row `rowNumber` of the list, on page
+    /// `page`); a selected row's text is kept for ``flush(into:)``.
+    mutating func process(rowAt offset: Int, row rowNumber: Int, page: Int) -> RowStages.Verdict {
+        let row = rows[offset] ?? []
+        let tape = tape
         let start = text.count
         let result = row.withUnsafeBufferPointer { bytes in
-            Result { () throws(ScreensPipeError) -> Bool? in try read(bytes) }
+            Result { () throws(ScreensPipeError) -> Bool? in
+                let readable = if let tape { takeMembers(bytes, from: tape, at: offset &* tapeStride) } else { findMembers(bytes) }
+                return readable ? try read(bytes) : nil
+            }
         }
         do throws(ScreensPipeError) {
             guard let selected = try result.get() else {
@@ -168,10 +185,9 @@ struct RowTextReader {
         }
     }
 
-    /// Reads one row's text: whether it is selected (its output text appended), or nil when
-    /// the plan cannot read it.
+    /// Reads one row's text, its members found: whether it is selected (its output text
+    /// appended), or nil when the plan cannot read it.
     private mutating func read(_ bytes: UnsafeBufferPointer<UInt8>) throws(ScreensPipeError) -> Bool? {
-        guard findMembers(bytes) else { return nil }
         switch plan.output {
         case .asReceived:
             if let filter = stages.filter {
@@ -303,6 +319,27 @@ struct RowTextReader {
             guard bytes[valueEnd] == CompactJSON.comma else { return bytes[valueEnd] == CompactJSON.closeBrace }
             offset = valueEnd + 1
         }
+    }
+
+    /// Takes the members the plan reads from where the source found them (the row's entries
+    /// in `tape` start at `entry`); false when the row is not an object or a key holds an
+    /// escape, as ``findMembers(_:)``.
+    private mutating func takeMembers(_ bytes: UnsafeBufferPointer<UInt8>, from tape: [Int], at entry: Int) -> Bool {
+        guard tape[entry] == JSONMemberTape.Status.object.rawValue, bytes.count >= 2, bytes[0] == CompactJSON.openBrace else { return false }
+        var offsets = entry &+ 1
+        for slot in found.indices {
+            let (start, end) = (tape[offsets], tape[offsets &+ 1])
+            offsets &+= 2
+            guard start >= 0 else {
+                found[slot] = nil
+                continue
+            }
+            // Offsets the source recorded for this very text; checked anyway, since the
+            // buffer's reads are not.
+            guard start < end, end < bytes.count else { return false }
+            found[slot] = start..<end
+        }
+        return true
     }
 
     /// The slot of member `member`, whose key at `key` differs from the last row's there:

@@ -126,6 +126,7 @@ struct SourceBuild: Sendable {
         var settings = HTTPSourceSettings(source: source, configuredURL: url, onRetry: environment.onRetry, logger: environment.logger)
         settings.onResponseBody = environment.onResponseBody
         settings.keepsRowsAsTexts = environment.keepsRowsAsTexts
+        settings.rowMembers = environment.rowMembers
         // Checked here too, so `plan` and `validate`-time runs refuse before any request.
         try CredentialPolicy.requireSafeTransport(URLParts(url), sendsCredentials: settings.hasCredentials, source: source)
         if case .oauth2(let spec) = source.auth { _ = try spec.resolvedTokenURL(against: url, source: source) }

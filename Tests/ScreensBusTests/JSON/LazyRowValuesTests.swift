@@ -52,6 +52,72 @@ struct LazyRowValuesTests {
         #expect((try? JSONValue.parse(Array(deep.utf8), keepingElementTextsAt: [.index(0)], skippingElements: true)) != nil)
         let deeper = "[[" + String(repeating: "[", count: inner + 1) + String(repeating: "]", count: inner + 1) + "],1]"
         #expect(throws: JSONParseError.self) { try JSONValue.parse(Array(deeper.utf8), keepingElementTextsAt: [.index(0)], skippingElements: true) }
+        let selection = JSONMemberSelection(slots: [Array("a".utf8): 0])
+        #expect(throws: JSONParseError.self) {
+            try JSONValue.parse(Array(deeper.utf8), keepingElementTextsAt: [.index(0)], skippingElements: true, findingMembers: selection)
+        }
+    }
+
+    @Test("finding members while skipping accepts and refuses exactly what parsing does", arguments: [
+        #"[[{"a":1,}],1]"#, #"[[{"a":01}],1]"#, #"[[{"a" 1}],1]"#, #"[[{"a":[}],1]"#, #"[[{1:2}],1]"#, #"[[{"a":1},{"a"#,
+        #"[[{"ab":1},{"ab":2,"ab":3},{"abc":4},{"ba":5}],1]"#, #"[[{"ab":1},{"ab"#, #"[[{"ab":1},{"ab":"#,
+        #"[[{"ab":1},{"ab":2,"ab"":3}],1]"#, "[[{\"ab\":1},{\"ab\u{01}\":2}],1]", #"[[{"a\u0062":1},{"a\u00":2}],1]"#,
+        #"[[{"a\u0062":1},{"a\q":2}],1]"#, #"[[{"abcdefghijk":1},{"abcdefghijkl":2},{"abcdefghijk":3}],1]"#,
+        #"[[1,{"ab":{"ab":{"ab":1}}},"x",[{"ab":2}],{}],1]"#, #"[[ { "ab" : 1 } , { "ab" :2,"a" : [ 1 , { } ] } ],1]"#,
+    ])
+    func findingMembersRefusesWhatParsingRefuses(_ text: String) {
+        let bytes = Array(text.utf8)
+        let selection = JSONMemberSelection(slots: [Array("ab".utf8): 0, Array("a".utf8): 1])
+        let parsed = Result { () throws(JSONParseError) in try JSONValue(parsing: bytes) }
+        let found = Result { () throws(JSONParseError) in
+            try JSONValue.parse(bytes, keepingElementTextsAt: [.index(0)], skippingElements: true, findingMembers: selection)
+        }
+        switch (parsed, found) {
+        case (.failure(let a), .failure(let b)): #expect(a == b)
+        case (.success(let value), .success(let kept)):
+            #expect(kept.value[0]?.arrayValue?.count == value[0]?.arrayValue?.count)
+            #expect(kept.texts?.memberTape != nil)
+        default: Issue.record("parse \(parsed) and finding members \(found) disagree on \(text)")
+        }
+    }
+
+    @Test("the members found while skipping are where each row's compact text has them")
+    func foundMembersAreInTheCompactTexts() throws {
+        let body = Array(
+            #"""
+            {"items": [ {"ab": 1, "a" : "x y"}, {"a":[1, {"ab":2}],"ab":"z"}, {"ab":1,"ab":{ "k" : null }},
+              {}, "row", [1], {"a\u0062":3,"a":4}, {"b":5}, {"a":  true  ,"c":"é"} ], "ab": 0}
+            """#.utf8)
+        let selection = JSONMemberSelection(slots: [Array("ab".utf8): 0, Array("a".utf8): 1])
+        let kept = try JSONValue.parse(body, keepingElementTextsAt: [.key("items")], skippingElements: true, findingMembers: selection)
+        let texts = try #require(kept.texts)
+        let tape = try #require(texts.memberTape)
+        let rows = try #require(try JSONValue(parsing: body)["items"]?.arrayValue)
+        #expect(tape.stride == 5 && tape.entries.count == rows.count * 5)
+        var described: [String] = []
+        for (index, row) in rows.enumerated() {
+            let text = Array(try #require(texts[index]))
+            let entries = Array(tape.entries[(index * 5)..<(index * 5 + 5)])
+            guard entries[0] == JSONMemberTape.Status.object.rawValue else {
+                described.append("unread")
+                continue
+            }
+            var members: [String] = []
+            for (slot, key) in ["ab", "a"].enumerated() {
+                let (start, end) = (entries[1 + slot * 2], entries[2 + slot * 2])
+                guard start >= 0 else {
+                    #expect(row[key] == nil, "row \(index): \(key) was not found")
+                    continue
+                }
+                let member = Array(text[start..<end])
+                #expect(try JSONValue(parsing: member) == row[key], "row \(index): \(key)")
+                members.append("\(key)=\(String(decoding: member, as: UTF8.self))")
+            }
+            described.append(members.joined(separator: " "))
+        }
+        #expect(described == [
+            #"ab=1 a="x y""#, #"ab="z" a=[1,{"ab":2}]"#, #"ab={"k":null}"#, "", "unread", "unread", "unread", "", "a=true",
+        ])
     }
 
     @Test("a page of rows kept as texts: counts never parse, outcomes and events read as for parsed rows")

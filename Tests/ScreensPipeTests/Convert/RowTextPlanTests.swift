@@ -33,11 +33,11 @@ import Testing
     /// The text path's outcomes, in the same form; each selected row's value (parsed from
     /// its text, as a subscriber would read it) must be the tree path's item.
     private static func textOutcomes(_ texts: JSONElementTexts, plan: RowTextPlan, stages: RowStages) -> [String] {
-        var reader = RowTextReader(plan: plan, stages: stages, reservingCapacity: texts.count)
+        var reader = RowTextReader(plan: plan, stages: stages, rows: texts)
         var events = PageEvents(response: ListResponse(pipeline: "p", page: 4, startRow: 0, endRow: texts.count, rowCount: nil, rows: texts.count, origin: .remote))
         var others: [(Int, String)] = []
         for row in 0..<texts.count {
-            switch reader.process(texts[row]!, row: row, page: 4) {
+            switch reader.process(rowAt: row, row: row, page: 4) {
             case .passed: break
             case .filteredOut: others.append((row, "\(row) filtered"))
             case .skipped: others.append((row, "\(row) skipped"))
@@ -57,27 +57,47 @@ import Testing
         return lines.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
-    private static func texts(_ rows: [String]) throws -> JSONElementTexts {
-        let document = Array(("[" + rows.joined(separator: ",") + "]").utf8)
-        return try #require(try JSONValue.parseArrayKeepingTexts(document, skippingElements: true)).texts
+    /// The rows as a page's texts, checked as a run checks them: with where the members the
+    /// plan reads are.
+    private static func texts(_ rows: [String], separator: String = ",", plan: RowTextPlan) throws -> JSONElementTexts {
+        let document = Array(("[" + rows.joined(separator: separator) + "]").utf8)
+        let texts = try #require(try JSONValue.parse(document, keepingElementTextsAt: [], skippingElements: true, findingMembers: plan.selection).texts)
+        #expect(texts.memberTape?.selection == plan.selection)
+        return texts
+    }
+
+    /// The same texts without the members' positions (as a file source keeps them), so the
+    /// reader walks each row to find its members.
+    private static func walked(_ texts: JSONElementTexts) -> JSONElementTexts {
+        var copy = JSONElementTexts()
+        for row in 0..<texts.count {
+            Array(texts[row]!).withUnsafeBytes { copy.append(textOfParsedValue: $0) }
+        }
+        return copy
     }
 
     /// Runs both paths on `rows` and expects the same outcomes; returns them.
     @discardableResult
     private static func expectSamePaths(
-        _ rows: [String], convert: ConvertSpec?, filter: String? = nil, sourceLocation: Testing.SourceLocation = #_sourceLocation
+        _ rows: [String], convert: ConvertSpec?, filter: String? = nil, separator: String = ",",
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) throws -> [String] {
         let converter = try RowConverter(spec: convert)
         let rowFilter = try filter.map { try RowFilter(expression: $0) }
         let skips = convert?.onInvalid == .skip
         let stages = RowStages(converter: converter, filter: rowFilter, skipsInvalidRows: skips)
         let plan = try #require(RowTextPlan(converter: converter, filter: rowFilter), sourceLocation: sourceLocation)
-        let texts = try texts(rows)
+        let texts = try texts(rows, separator: separator, plan: plan)
         let tree = treeOutcomes(texts, stages: stages)
         let text = textOutcomes(texts, plan: plan, stages: stages)
-        // The first row that differs, rather than two whole pages.
-        if let row = (0..<min(text.count, tree.count)).first(where: { text[$0] != tree[$0] }) ?? (text.count == tree.count ? nil : min(text.count, tree.count)) {
-            Issue.record("row \(row): text path \(text.dropFirst(row).first ?? "-") vs tree path \(tree.dropFirst(row).first ?? "-")", sourceLocation: sourceLocation)
+        let walkedText = textOutcomes(walked(texts), plan: plan, stages: stages)
+        for (path, outcomes) in [("text path (members found by the source)", text), ("text path (members found by the reader)", walkedText)] {
+            // The first row that differs, rather than two whole pages.
+            if let row = (0..<min(outcomes.count, tree.count)).first(where: { outcomes[$0] != tree[$0] })
+                ?? (outcomes.count == tree.count ? nil : min(outcomes.count, tree.count))
+            {
+                Issue.record("row \(row): \(path) \(outcomes.dropFirst(row).first ?? "-") vs tree path \(tree.dropFirst(row).first ?? "-")", sourceLocation: sourceLocation)
+            }
         }
         return text
     }
@@ -225,7 +245,9 @@ import Testing
             if shape.isEmpty || random.below(4) == 0 {
                 shape = (0..<random.below(keys.count + 3)).map { _ in keys[random.below(keys.count)] }
             }
-            rows.append("{" + shape.map { #""\#($0)":"# + values[random.below(values.count)] }.joined(separator: ",") + "}")
+            // Some rows pretty-printed: the members' recorded positions are in the compact text.
+            let (open, colon, comma) = random.below(3) == 0 ? ("{\n  ", " : ", " ,\n\t") : ("{", ":", ",")
+            rows.append(open + shape.map { #""\#($0)""# + colon + values[random.below(values.count)] }.joined(separator: comma) + (open == "{" ? "}" : " \r\n}"))
         }
         let specs: [(ConvertSpec?, String?)] = [
             (ConvertSpec(model: .bookmark), nil),
@@ -241,7 +263,24 @@ import Testing
             (nil, #"name == "plain" or entryId >= 7"#),
         ]
         for (convert, filter) in specs {
-            try Self.expectSamePaths(rows, convert: convert, filter: filter)
+            try Self.expectSamePaths(rows, convert: convert, filter: filter, separator: random.below(2) == 0 ? "," : " ,\n ")
         }
+    }
+
+    @Test func membersOfPrettyPrintedRowsAreFoundInTheirCompactTexts() throws {
+        let rows = [
+            "{ \"entryId\" : 1,\n  \"url\" :\t\"a b\" , \"tags\" : { \"k\" : [ 1 , 2 ] },\r\n \"description\": \" d , e \" }",
+            "{\"entryId\":2,\"url\":\"b\",\"name\":\"m\"}",
+            "  {  }  ",
+            "{ \"url\" : \"c\" , \"entryId\" : 3 }",
+        ]
+        let outcomes = try Self.expectSamePaths(rows, convert: ConvertSpec(model: .bookmark), separator: " ,\n\t")
+        let unset = #""folderId":null,"groupId":null,"createDate":null,"modifiedDate":null"#
+        #expect(outcomes == [
+            #"0 selected {"entryId":1,"name":null,"url":"a b","description":" d , e ","# + unset + "}",
+            #"1 selected {"entryId":2,"name":"m","url":"b","description":null,"# + unset + "}",
+            "2 failed convert page 4, row 2: required field 'entryId' (from 'entryId') is missing",
+            #"3 selected {"entryId":3,"name":null,"url":"c","description":null,"# + unset + "}",
+        ])
     }
 }

@@ -156,7 +156,7 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
         do throws(JSONParseError) {
             if let path = wire.rowsPath(for: page) {
                 (body, texts) = try JSONValue.parse(
-                    response.body, keepingElementTextsAt: path, skippingElements: settings.keepsRowsAsTexts)
+                    response.body, keepingElementTextsAt: path, skippingElements: settings.keepsRowsAsTexts, findingMembers: settings.rowMembers)
             } else {
                 body = try JSONValue(parsing: response.body)
             }
@@ -228,6 +228,8 @@ struct HTTPSourceSettings: Sendable {
     /// Whether the rows of a page are kept as their texts, checked but not parsed: set when
     /// the pipeline's stages change no row (``PipelineEnvironment/keepsRowsAsTexts``).
     var keepsRowsAsTexts = false
+    /// The members of each row to find as the rows are checked (``PipelineEnvironment/rowMembers``).
+    var rowMembers: JSONMemberSelection?
     /// Told each response body's size (metrics).
     var onResponseBody: (@Sendable (Int) -> Void)?
     /// The URL the pipeline names; its origin is the only one that receives credentials.
