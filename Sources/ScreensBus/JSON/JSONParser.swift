@@ -230,17 +230,22 @@ struct JSONParser: ~Copyable {
         if onPath >= 0, !records, case .index(let wanted) = textPath[onPath] { wantedIndex = wanted }
         if closesAtOnce(JSONByte.closeBracket) {
             leaveContainer(isObject: false, count: 0)
-            if records { recordedRanges = []; recordedWhitespace = false }
+            if records { recordedRanges = []; recordedWhitespace = false; recordedMembers = [] }
             return elements
         }
         elements.reserveCapacity(hint)
-        let selection = records && skipsRecordedElements ? memberSelection : nil
+        var selection = records && skipsRecordedElements ? memberSelection : nil
         let stride = selection.map { 1 + 2 * $0.count } ?? 0
         if records { ranges.reserveCapacity(hint) }
         if selection != nil {
             recordedMembers.removeAll(keepingCapacity: true)
             recordedMembers.append(contentsOf: repeatElement(-1, count: max(hint, 16) * stride))
         }
+        // The positions take `stride` words per row, whatever its size: a page of tiny rows
+        // (`[{},{},...]`) would make them many times the body. Past a quarter of the body's
+        // size in words (a page of ordinary rows needs a twentieth), they are given up, and
+        // the stages walk the rows instead.
+        let memberEntryLimit = max(16 * stride, end / 4)
         while true {
             skipWhitespace()
             let start = index
@@ -248,13 +253,21 @@ struct JSONParser: ~Copyable {
             if !records, wantedIndex == elements.count {
                 nextValueOnPath = onPath + 1
             }
-            if let selection {
+            if let wanted = selection {
                 let entry = elements.count * stride
                 if recordedMembers.count < entry + stride {
-                    recordedMembers.append(contentsOf: repeatElement(-1, count: recordedMembers.count + stride))
+                    // As many more as the rest of the input holds rows the size of those so far
+                    // (rows of a page are alike), rather than doubling and copying.
+                    let rowSize = max(1, (index - (ranges.first?.lowerBound ?? start)) / max(1, elements.count))
+                    let rows = min(elements.count + (end - index) / rowSize + 1, memberEntryLimit / stride)
+                    recordedMembers.append(contentsOf: repeatElement(-1, count: max(0, rows * stride - recordedMembers.count)))
                 }
-                if index < end, bytes[index] == JSONByte.openBrace {
-                    try skipSelectingMembers(selection, startingElementAt: start, entry: entry)
+                if recordedMembers.count < entry + stride {
+                    selection = nil
+                    recordedMembers = []
+                    try skipValue()
+                } else if index < end, bytes[index] == JSONByte.openBrace {
+                    try skipSelectingMembers(wanted, startingElementAt: start, entry: entry)
                 } else {
                     recordedMembers[entry] = JSONMemberTape.Status.unread.rawValue
                     try skipValue()

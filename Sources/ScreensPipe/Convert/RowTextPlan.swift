@@ -4,9 +4,10 @@ import ScreensBus
 /// written straight from the row's text, and no tree of the row is built.
 ///
 /// A run reads a page's rows as texts (``JSONElementTexts``) when every field it converts is
-/// one member of the row (`entryId`, not `author.email`), or when it only filters. For each
-/// row, one pass over its text finds the members the stages read; the members of a row shape
-/// are matched to fields once, and later rows of that shape only compare their keys. Each
+/// one member of the row (`entryId`, not `author.email`), or when it only filters. The members
+/// the stages read (``selection``) are found by the source as it checks the rows
+/// (``JSONMemberTape``), or else by one pass over each row's text; either way the keys of a row
+/// shape are matched to fields once, and later rows of that shape only compare their keys. Each
 /// output field is then written from the member's text: a plain string, an integer or a
 /// boolean is copied, an epoch date is written as ISO 8601 digit by digit. Anything else (an
 /// escaped string, a decimal, a default, a missing required field, a localized value) is
@@ -48,6 +49,9 @@ struct RowTextPlan: Sendable {
         let name: Range<Int>
         /// Whether the filter reads this field (it is kept as a value too).
         let feedsFilter: Bool
+        /// Whether `"name":` is how the row's compact text has the member's key: a value copied
+        /// as it is goes out with its key in one piece.
+        let nameIsKey: Bool
     }
 
     let output: Output
@@ -95,7 +99,10 @@ struct RowTextPlan: Sendable {
                     case .date?: .date
                     }
                 }
-            steps.append(FieldStep(slot: slot, form: form, name: nameStart..<names.bytes.count, feedsFilter: filterReads.contains(field.name)))
+            let nameIsKey = names.bytes[nameStart...].elementsEqual([CompactJSON.quote] + key + [CompactJSON.quote, UInt8(ascii: ":")])
+            steps.append(
+                FieldStep(
+                    slot: slot, form: form, name: nameStart..<names.bytes.count, feedsFilter: filterReads.contains(field.name), nameIsKey: nameIsKey))
         }
         self.slots = slots
         self.fields = model.fields
@@ -209,8 +216,6 @@ struct RowTextReader {
                 let step = plan.steps[index]
                 let memberStart = text.count
                 if !first { text.append(CompactJSON.comma) }
-                // Through a pointer: appending the slice retains and releases the names per field.
-                plan.names.withUnsafeBufferPointer { names in text.append(contentsOf: UnsafeBufferPointer(rebasing: names[step.name])) }
                 switch try write(step, field: index, found[step.slot], in: bytes) {
                 case .written(let value):
                     if step.feedsFilter, let value { filterMembers.appendUnchecked(key: plan.fields[index].name, value: value) }
@@ -237,8 +242,29 @@ struct RowTextReader {
         case unreadable
     }
 
-    /// Writes the value of field `index` (its step `step`) read from the member at `range`
-    /// (nil: missing).
+    /// Appends field `step`'s `"name":`.
+    @inline(__always)
+    private mutating func writeName(of step: RowTextPlan.FieldStep) {
+        // Through a pointer: appending the slice retains and releases the names per field.
+        plan.names.withUnsafeBufferPointer { names in text.append(contentsOf: UnsafeBufferPointer(rebasing: names[step.name])) }
+    }
+
+    /// Appends field `step`'s `"name":` and the member text at `range` as it is.
+    @inline(__always)
+    private mutating func writeCopy(of step: RowTextPlan.FieldStep, _ range: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) {
+        // The member's key is just before its value in the compact text: `"key":` and the value
+        // in one piece when the name is the key.
+        let keyStart = range.lowerBound &- step.name.count
+        if step.nameIsKey, keyStart >= 0, bytes[keyStart] == CompactJSON.quote {
+            text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[keyStart..<range.upperBound]))
+        } else {
+            writeName(of: step)
+            text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
+        }
+    }
+
+    /// Writes field `index` (its step `step`), `"name":` and the value read from the member
+    /// at `range` (nil: missing).
     private mutating func write(
         _ step: RowTextPlan.FieldStep, field index: Int, _ range: Range<Int>?, in bytes: UnsafeBufferPointer<UInt8>
     ) throws(ScreensPipeError) -> FieldWrite {
@@ -246,15 +272,16 @@ struct RowTextReader {
             let wantsValue = step.feedsFilter
             switch (step.form, literal) {
             case (.asFound, .plainString), (.string, .plainString):
-                text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
+                writeCopy(of: step, range, in: bytes)
                 return .written(wantsValue ? .string(CompactJSON.plainString(bytes, range)) : nil)
             case (.asFound, .boolean(let flag)), (.boolean, .boolean(let flag)):
-                text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
+                writeCopy(of: step, range, in: bytes)
                 return .written(wantsValue ? .bool(flag) : nil)
             case (.asFound, .integer(let integer)), (.integer, .integer(let integer)):
-                text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
+                writeCopy(of: step, range, in: bytes)
                 return .written(wantsValue ? .int(integer) : nil)
             case (.date, .integer(let milliseconds)):
+                writeName(of: step)
                 text.append(CompactJSON.quote)
                 let dateStart = text.count
                 ISODate.write(epochMilliseconds: milliseconds, into: &text)
@@ -266,6 +293,7 @@ struct RowTextReader {
             }
         }
         // Every other case (null and missing included), exactly as the tree path does it.
+        writeName(of: step)
         var found: JSONValue?
         if let range {
             guard let value = CompactJSON.value(bytes, range) else { return .unreadable }

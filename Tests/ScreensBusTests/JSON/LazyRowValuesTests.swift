@@ -81,6 +81,20 @@ struct LazyRowValuesTests {
         }
     }
 
+    @Test("a page of tiny rows gives up the members' positions rather than grow them to many times the body")
+    func tinyRowsGiveUpTheirPositions() throws {
+        let slots = Dictionary(uniqueKeysWithValues: (0..<9).map { (Array("key\($0)".utf8), $0) })
+        let selection = JSONMemberSelection(slots: slots)
+        let tiny = Array(("[" + Array(repeating: "{}", count: 10_000).joined(separator: ",") + "]").utf8)
+        let kept = try #require(try JSONValue.parse(tiny, keepingElementTextsAt: [], skippingElements: true, findingMembers: selection).texts)
+        #expect(kept.count == 10_000 && kept.memberTape == nil)
+        // Rows of an ordinary size keep them.
+        let row = #"{"key0":"a value of some length","key1":12345,"key8":true,"other":"more text to make an ordinary row"}"#
+        let ordinary = Array(("[" + Array(repeating: row, count: 2_000).joined(separator: ",") + "]").utf8)
+        let found = try #require(try JSONValue.parse(ordinary, keepingElementTextsAt: [], skippingElements: true, findingMembers: selection).texts)
+        #expect(found.count == 2_000 && found.memberTape?.entries.count == 2_000 * 19)
+    }
+
     @Test("the members found while skipping are where each row's compact text has them")
     func foundMembersAreInTheCompactTexts() throws {
         let body = Array(
