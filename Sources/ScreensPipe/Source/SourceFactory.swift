@@ -53,7 +53,7 @@ enum SourceFactory {
         return HTTPPageFetcher(wire: wire, settings: settings)
     }
 
-    private static func blueprint(
+    static func blueprint(
         spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment
     ) throws(ScreensPipeError) -> SourceBlueprint {
         let build = SourceBuild(source: spec.source, baseURL: baseURL, locale: spec.convert?.locale, environment: environment)
