@@ -40,10 +40,10 @@ public func fuzzRowTexts(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = Array(UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : size))
     guard let parsed = try? JSONValue.parseArrayKeepingTexts(bytes, skippingElements: true) else { return 0 }
     // Rows without the positions of their members (as a file source keeps them): the reader
-    // walks each row to find them.
-    var walked = JSONElementTexts()
+    // finds them itself.
+    var unfound = JSONElementTexts()
     for row in 0..<parsed.texts.count {
-        Array(parsed.texts[row]!).withUnsafeBytes { walked.append(textOfParsedValue: $0) }
+        Array(parsed.texts[row]!).withUnsafeBytes { unfound.append(textOfParsedValue: $0) }
     }
     for (converter, filter, skips) in stageSets {
         guard let plan = RowTextPlan(converter: converter, filter: filter) else { fatalError("no plan") }
@@ -51,7 +51,7 @@ public func fuzzRowTexts(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         // (unless the rows are too small for their positions to be worth keeping).
         guard let found = try? JSONValue.parse(bytes, keepingElementTextsAt: [], skippingElements: true, findingMembers: plan.selection).texts
         else { fatalError("a page that parsed does not parse with its members found: \(bytes)") }
-        for texts in [found, walked] {
+        for texts in [found, unfound] {
             compareTextPathWithTreePath(texts, plan: plan, stages: RowStages(converter: converter, filter: filter, skipsInvalidRows: skips), input: bytes)
         }
     }

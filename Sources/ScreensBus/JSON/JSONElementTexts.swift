@@ -189,6 +189,41 @@ public struct JSONElementTexts: Sendable, Hashable {
     }
 }
 
+extension JSONElementTexts {
+    /// Finds the members of `selection` in the elements at `elements` (the tape's first
+    /// element is `elements.lowerBound`), as a source finds them while it checks a page: for
+    /// texts kept without them (a file source's rows, a cache replay's, a page whose rows
+    /// were too small for their positions to be kept). A stage asks for a few hundred rows at
+    /// a time, so the tape stays small whatever the rows' size.
+    package func memberTape(finding selection: JSONMemberSelection, elements: Range<Int>) -> JSONMemberTape {
+        let stride = 1 + 2 * selection.count
+        let unread = JSONMemberTape.Status.unread.rawValue
+        var entries = Array(repeating: -1, count: elements.count * stride)
+        for position in 0..<elements.count { entries[position * stride] = unread }
+        text.withUnsafeBufferPointer { bytes in
+            guard let base = bytes.baseAddress else { return }
+            // One parser over the shared buffer, moved from row to row: a key that repeats the
+            // row before's at its place is passed after one comparison, as in a page check.
+            var parser = JSONParser(bytes: base, start: 0, end: bytes.count)
+            parser.recordedMembers = entries
+            entries = []  // one owner, so the parser's writes copy nothing
+            for (position, element) in elements.enumerated() {
+                let range = ranges[element]
+                guard !range.isEmpty, bytes[range.lowerBound] == JSONByte.openBrace else { continue }
+                parser.restart(start: range.lowerBound, end: range.upperBound)
+                do throws(JSONParseError) {
+                    try parser.skipSelectingMembers(selection, startingElementAt: range.lowerBound, entry: position * stride)
+                } catch {
+                    // A kept text that does not read again: a defect the tree path reports for its row.
+                    parser.recordedMembers[position * stride] = unread
+                }
+            }
+            entries = parser.recordedMembers
+        }
+        return JSONMemberTape(selection: selection, entries: entries, count: elements.count)!
+    }
+}
+
 extension JSONValue {
     /// Parses one document (as ``init(parsing:)-([UInt8])`` does) that must be an array, and
     /// keeps the text of each of its elements; nil when the document is valid JSON but not

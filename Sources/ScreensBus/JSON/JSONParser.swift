@@ -244,7 +244,7 @@ struct JSONParser: ~Copyable {
         // The positions take `stride` words per row, whatever its size: a page of tiny rows
         // (`[{},{},...]`) would make them many times the body. Past a quarter of the body's
         // size in words (a page of ordinary rows needs a twentieth), they are given up, and
-        // the stages walk the rows instead.
+        // the stages find them in batches of rows instead (JSONElementTexts.memberTape(finding:elements:)).
         let memberEntryLimit = max(16 * stride, end / 4)
         while true {
             skipWhitespace()

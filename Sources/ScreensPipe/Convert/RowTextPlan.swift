@@ -6,8 +6,8 @@ import ScreensBus
 /// A run reads a page's rows as texts (``JSONElementTexts``) when every field it converts is
 /// one member of the row (`entryId`, not `author.email`), or when it only filters. The members
 /// the stages read (``selection``) are found by the source as it checks the rows
-/// (``JSONMemberTape``), or else by one pass over each row's text; either way the keys of a row
-/// shape are matched to fields once, and later rows of that shape only compare their keys. Each
+/// (``JSONMemberTape``), or else by the reader with the same parser code, a batch of rows at a
+/// time; either way a key that repeats the row before's at its place is compared, not looked up. Each
 /// output field is then written from the member's text: a plain string, an integer or a
 /// boolean is copied, an epoch date is written as ISO 8601 digit by digit. Anything else (an
 /// escaped string, a decimal, a default, a missing required field, a localized value) is
@@ -55,10 +55,9 @@ struct RowTextPlan: Sendable {
     }
 
     let output: Output
-    /// The keys of the members the stages read, each to its slot.
-    let slots: [[UInt8]: Int]
-    /// The same keys, for a source to find in each row as it checks the rows.
-    var selection: JSONMemberSelection { JSONMemberSelection(slots: slots) }
+    /// The keys of the members the stages read, each to its slot: what a source finds in
+    /// each row as it checks the rows.
+    let selection: JSONMemberSelection
     /// For ``Output/asReceived``: each slot's key, the member the filter reads.
     let filterKeys: [String]
     /// For ``Output/fields``: the fields, their steps, and each one's `"name":` as compact JSON.
@@ -73,7 +72,7 @@ struct RowTextPlan: Sendable {
         if converter.isIdentity {
             guard filter != nil else { return nil }
             filterKeys = filterReads.sorted()
-            slots = Dictionary(uniqueKeysWithValues: filterKeys.enumerated().map { (Array($1.utf8), $0) })
+            selection = JSONMemberSelection(slots: Dictionary(uniqueKeysWithValues: filterKeys.enumerated().map { (Array($1.utf8), $0) }))
             output = .asReceived
             (fields, steps, names) = ([], [], [])
             return
@@ -104,7 +103,7 @@ struct RowTextPlan: Sendable {
                 FieldStep(
                     slot: slot, form: form, name: nameStart..<names.bytes.count, feedsFilter: filterReads.contains(field.name), nameIsKey: nameIsKey))
         }
-        self.slots = slots
+        selection = JSONMemberSelection(slots: slots)
         self.fields = model.fields
         self.steps = steps
         self.names = names.bytes
@@ -122,10 +121,13 @@ struct RowTextReader {
     let stages: RowStages
     /// The page's rows.
     let rows: JSONElementTexts
-    /// Where each row's members are, when the source found them for this plan as it checked
-    /// the rows (``JSONMemberTape``); else each row's text is walked to find them.
-    private let tape: [Int]?
+    /// Where the members the plan reads are in the rows at ``tapeRows``: the source's tape of
+    /// the whole page when it found them for this plan as it checked the rows, else found
+    /// here, ``rowsPerTape`` rows at a time, the same way (``JSONMemberTape``).
+    private var tape: [Int] = []
+    private var tapeRows = 0..<0
     private let tapeStride: Int
+    private static let rowsPerTape = 256
 
     /// Selected rows so far: their compact texts, and their positions in the list.
     private var text: [UInt8] = []
@@ -133,11 +135,6 @@ struct RowTextReader {
     private var rowNumbers: [Int] = []
     /// Each slot's member in the current row; nil when the row has none.
     private var found: [Range<Int>?]
-    /// The keys of the last row seen, in member order, and the slot each one fills (-1:
-    /// none), so that rows of one shape compare keys instead of looking them up.
-    private var shapeKeys: [UInt8] = []
-    private var shapeKeyRanges: [Range<Int>] = []
-    private var shapeSlots: [Int] = []
     /// The members the filter reads, refilled for each row: its storage is allocated once.
     private var filterMembers = JSONObject()
 
@@ -145,10 +142,12 @@ struct RowTextReader {
         self.plan = plan
         self.stages = stages
         self.rows = rows
-        let tape = rows.memberTape.flatMap { $0.selection.slots == plan.slots ? $0 : nil }
-        self.tape = tape?.entries
-        tapeStride = tape?.stride ?? 0
-        found = Array(repeating: nil, count: plan.slots.count)
+        if let tape = rows.memberTape, tape.selection == plan.selection {
+            self.tape = tape.entries
+            tapeRows = 0..<rows.count
+        }
+        tapeStride = 1 + 2 * plan.selection.count
+        found = Array(repeating: nil, count: plan.selection.count)
         ranges.reserveCapacity(rows.count)
         rowNumbers.reserveCapacity(rows.count)
     }
@@ -166,12 +165,17 @@ struct RowTextReader {
     /// `page`); a selected row's text is kept for ``flush(into:)``.
     mutating func process(rowAt offset: Int, row rowNumber: Int, page: Int) -> RowStages.Verdict {
         let row = rows[offset] ?? []
+        if !tapeRows.contains(offset) {
+            tapeRows = offset..<min(offset + Self.rowsPerTape, rows.count)
+            tape = rows.memberTape(finding: plan.selection, elements: tapeRows).entries
+        }
+        // A local copy: reading the stored array while `read` mutates the reader would overlap.
         let tape = tape
+        let entry = (offset &- tapeRows.lowerBound) &* tapeStride
         let start = text.count
         let result = row.withUnsafeBufferPointer { bytes in
             Result { () throws(ScreensPipeError) -> Bool? in
-                let readable = if let tape { takeMembers(bytes, from: tape, at: offset &* tapeStride) } else { findMembers(bytes) }
-                return readable ? try read(bytes) : nil
+                takeMembers(bytes, from: tape, at: entry) ? try read(bytes) : nil
             }
         }
         do throws(ScreensPipeError) {
@@ -307,51 +311,9 @@ struct RowTextReader {
         text.append(contentsOf: writer.bytes)
         return .written(value)
     }
-    /// Finds the members the plan reads in the object `bytes`; false when `bytes` is not an
-    /// object or a key holds an escape (the tree path reads those rows).
-    private mutating func findMembers(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard bytes.count >= 2, bytes[0] == CompactJSON.openBrace else { return false }
-        for index in found.indices { found[index] = nil }
-        guard bytes[1] != CompactJSON.closeBrace else { return true }
-        var offset = 1
-        var member = 0
-        while true {
-            guard offset < bytes.count, bytes[offset] == CompactJSON.quote else { return false }
-            let keyStart = offset + 1
-            // A row of the last row's shape has this member's key here: compared, not scanned.
-            var slot = -1
-            var keyEnd = -1
-            if member < shapeSlots.count {
-                let known = shapeKeyRanges[member]
-                let end = keyStart + known.count
-                if end < bytes.count, bytes[end] == CompactJSON.quote,
-                    shapeKeys.withUnsafeBufferPointer({ CompactJSON.sameBytes($0, known, bytes, keyStart..<end) })
-                {
-                    slot = shapeSlots[member]
-                    keyEnd = end
-                }
-            }
-            if keyEnd < 0 {
-                keyEnd = keyStart
-                while keyEnd < bytes.count, bytes[keyEnd] != CompactJSON.quote {
-                    if bytes[keyEnd] == CompactJSON.backslash { return false }
-                    keyEnd += 1
-                }
-                slot = learnSlot(ofMember: member, key: keyStart..<keyEnd, in: bytes)
-            }
-            let valueStart = keyEnd + 2
-            guard let valueEnd = CompactJSON.valueEnd(bytes, startingAt: valueStart), valueEnd < bytes.count else { return false }
-            // A repeated key: the last member counts, as in a parsed row.
-            if slot >= 0 { found[slot] = valueStart..<valueEnd }
-            member += 1
-            guard bytes[valueEnd] == CompactJSON.comma else { return bytes[valueEnd] == CompactJSON.closeBrace }
-            offset = valueEnd + 1
-        }
-    }
-
-    /// Takes the members the plan reads from where the source found them (the row's entries
-    /// in `tape` start at `entry`); false when the row is not an object or a key holds an
-    /// escape, as ``findMembers(_:)``.
+    /// Takes the members the plan reads from where they were found (the row's entries in
+    /// `tape` start at `entry`); false when the row is not an object or a key holds an escape:
+    /// the tree path reads those rows.
     private mutating func takeMembers(_ bytes: UnsafeBufferPointer<UInt8>, from tape: [Int], at entry: Int) -> Bool {
         guard tape[entry] == JSONMemberTape.Status.object.rawValue, bytes.count >= 2, bytes[0] == CompactJSON.openBrace else { return false }
         var offsets = entry &+ 1
@@ -368,22 +330,6 @@ struct RowTextReader {
             found[slot] = start..<end
         }
         return true
-    }
-
-    /// The slot of member `member`, whose key at `key` differs from the last row's there:
-    /// looked up, and the shape from that member on replaced.
-    private mutating func learnSlot(ofMember member: Int, key: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        if member < shapeSlots.count {
-            shapeKeys.removeSubrange(shapeKeyRanges[member].lowerBound...)
-            shapeKeyRanges.removeSubrange(member...)
-            shapeSlots.removeSubrange(member...)
-        }
-        let keyBytes = Array(UnsafeBufferPointer(rebasing: bytes[key]))
-        let slot = plan.slots[keyBytes] ?? -1
-        shapeKeyRanges.append(shapeKeys.count..<(shapeKeys.count + keyBytes.count))
-        shapeKeys.append(contentsOf: keyBytes)
-        shapeSlots.append(slot)
-        return slot
     }
 
     /// A row the plan cannot read, through the tree path; a selected row is written as its

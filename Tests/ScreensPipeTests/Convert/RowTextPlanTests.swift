@@ -67,8 +67,8 @@ import Testing
     }
 
     /// The same texts without the members' positions (as a file source keeps them), so the
-    /// reader walks each row to find its members.
-    private static func walked(_ texts: JSONElementTexts) -> JSONElementTexts {
+    /// reader finds them itself, a batch of rows at a time.
+    private static func unfound(_ texts: JSONElementTexts) -> JSONElementTexts {
         var copy = JSONElementTexts()
         for row in 0..<texts.count {
             Array(texts[row]!).withUnsafeBytes { copy.append(textOfParsedValue: $0) }
@@ -90,8 +90,8 @@ import Testing
         let texts = try texts(rows, separator: separator, plan: plan)
         let tree = treeOutcomes(texts, stages: stages)
         let text = textOutcomes(texts, plan: plan, stages: stages)
-        let walkedText = textOutcomes(walked(texts), plan: plan, stages: stages)
-        for (path, outcomes) in [("text path (members found by the source)", text), ("text path (members found by the reader)", walkedText)] {
+        let unfoundText = textOutcomes(unfound(texts), plan: plan, stages: stages)
+        for (path, outcomes) in [("text path (members found by the source)", text), ("text path (members found by the reader)", unfoundText)] {
             // The first row that differs, rather than two whole pages.
             if let row = (0..<min(outcomes.count, tree.count)).first(where: { outcomes[$0] != tree[$0] })
                 ?? (outcomes.count == tree.count ? nil : min(outcomes.count, tree.count))

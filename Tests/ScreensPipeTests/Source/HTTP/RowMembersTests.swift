@@ -43,7 +43,7 @@ import Testing
             let tape = try #require(texts.memberTape)
             #expect(tape.selection == plan.selection && texts.count == 2)
             let row = Array(try #require(texts[0]))
-            let url = try #require(plan.slots[Array("url".utf8)])
+            let url = try #require(plan.selection.slots[Array("url".utf8)])
             let start = tape.entries[1 + 2 * url]
             #expect(String(decoding: row[start..<tape.entries[2 + 2 * url]], as: UTF8.self) == #""a""#)
         }
