@@ -212,7 +212,7 @@ extension JSONElementTexts {
                 guard !range.isEmpty, bytes[range.lowerBound] == JSONByte.openBrace else { continue }
                 parser.restart(start: range.lowerBound, end: range.upperBound)
                 do throws(JSONParseError) {
-                    try parser.skipSelectingMembers(selection, startingElementAt: range.lowerBound, entry: position * stride)
+                    try parser.skipRow(selection, startingElementAt: range.lowerBound, entry: position * stride)
                 } catch {
                     // A kept text that does not read again: a defect the tree path reports for its row.
                     parser.recordedMembers[position * stride] = unread

@@ -70,64 +70,6 @@ extension JSONParser {
         leaveContainer(isObject: true, count: count)
     }
 
-    /// An element of the recorded array that is an object (at `index`, which is
-    /// `elementStart`), checked as ``skipObject()`` checks it, with where the members of
-    /// `selection` are written to ``recordedMembers`` from `entry` on (see ``JSONMemberTape``):
-    /// offsets into the element's compact text, which leaves out the whitespace skipped since
-    /// `elementStart`.
-    mutating func skipSelectingMembers(_ selection: JSONMemberSelection, startingElementAt elementStart: Int, entry: Int) throws(JSONParseError) {
-        let whitespaceBefore = skippedWhitespace
-        recordedMembers[entry] = JSONMemberTape.Status.object.rawValue
-        _ = try enterContainer(isObject: true)
-        var count = 0
-        if !closesAtOnce(JSONByte.closeBrace) {
-            repeat {
-                try reachKey()
-                let slot = try passSelectedKey(member: count, selection)
-                count &+= 1
-                try passColon()
-                skipWhitespace()
-                let valueStart = index &- elementStart &- (skippedWhitespace &- whitespaceBefore)
-                try skipValue()
-                if slot >= 0 {
-                    let offsets = entry &+ 1 &+ slot &* 2
-                    recordedMembers[offsets] = valueStart
-                    recordedMembers[offsets &+ 1] = index &- elementStart &- (skippedWhitespace &- whitespaceBefore)
-                } else if slot == Self.escapedKey {
-                    recordedMembers[entry] = JSONMemberTape.Status.unread.rawValue
-                }
-            } while try !passSeparator(closer: JSONByte.closeBrace)
-        }
-        leaveContainer(isObject: true, count: count)
-    }
-
-    /// What ``passSelectedKey(member:_:)`` returns for a key written with an escape.
-    private static let escapedKey = -2
-
-    /// Passes the key at `index`, the `member`-th of a row, checked as ``skipString()``
-    /// checks it, and returns its slot in `selection` (-1: not selected; ``escapedKey``).
-    /// A key that repeats the last row's at its place is passed after one comparison.
-    private mutating func passSelectedKey(member: Int, _ selection: JSONMemberSelection) throws(JSONParseError) -> Int {
-        let start = index &+ 1
-        if member < selectedKeys.count {
-            let known = selectedKeys[member]
-            let stop = start &+ known.length
-            if stop < end, bytes[stop] == JSONByte.quote, bytesEqual(known.offset, start, count: known.length) {
-                index = stop &+ 1
-                return known.slot
-            }
-        }
-        let stop = try scanString(from: start)
-        guard bytes[stop] == JSONByte.quote else {
-            _ = try parseEscapedString(start: start, firstEscape: stop)
-            return Self.escapedKey
-        }
-        let key = SelectedKey(offset: start, length: stop &- start, slot: selection.slot(of: UnsafeBufferPointer(start: bytes + start, count: stop &- start)))
-        if member < selectedKeys.count { selectedKeys[member] = key } else { selectedKeys.append(key) }
-        index = stop &+ 1
-        return key.slot
-    }
-
     /// The number at `index`, checked by the grammar ``parseNumber()`` reads, with its
     /// errors, but not converted.
     private mutating func skipNumber() throws(JSONParseError) {

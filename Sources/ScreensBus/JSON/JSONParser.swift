@@ -44,6 +44,13 @@ struct JSONParser: ~Copyable {
         var length: Int
         var slot: Int
     }
+    /// The shape of the last row of the recorded array that was checked member by member:
+    /// what comes before each member's value (`{"key":`, then `,"key":`), to check the next
+    /// row against in one comparison per member. See `skipRow(_:startingElementAt:entry:)`.
+    var rowShape = RowShape()
+    /// Where the row being checked member by member has its keys (start, one past the end,
+    /// both around their quotes) and their slots, three entries per member: the next shape.
+    var rowKeys: [Int] = []
 
     /// The member count of the last object and element count of the last array finished at
     /// each depth: rows of a page share one shape, so the next one reserves exactly that.
@@ -71,6 +78,7 @@ struct JSONParser: ~Copyable {
 
     deinit {
         scratch.deallocate()
+        rowShape.deallocate()
     }
 
     /// Moves to another range of the same input, keeping the caches (JSON lines of one shape).
@@ -267,14 +275,18 @@ struct JSONParser: ~Copyable {
                     recordedMembers = []
                     try skipValue()
                 } else if index < end, bytes[index] == JSONByte.openBrace {
-                    try skipSelectingMembers(wanted, startingElementAt: start, entry: entry)
+                    try skipRow(wanted, startingElementAt: start, entry: entry)
                 } else {
                     recordedMembers[entry] = JSONMemberTape.Status.unread.rawValue
                     try skipValue()
                 }
                 elements.append(.null)
             } else if records && skipsRecordedElements {
-                try skipValue()
+                if index < end, bytes[index] == JSONByte.openBrace {
+                    try skipRow(nil, startingElementAt: start, entry: 0)
+                } else {
+                    try skipValue()
+                }
                 elements.append(.null)
             } else {
                 elements.append(try parseValue())

@@ -1,0 +1,149 @@
+import Testing
+
+@testable import ScreensBus
+
+/// A page's rows checked against the shape of the row before: the same rows accepted and
+/// refused with the same errors, and the same member positions, as when each row is read
+/// member by member; and the shape is used where rows share it.
+@Suite("Rows checked against the row before's shape")
+struct RowShapeTests {
+    static let base = #"{"id":1,"name":"a b","url":"https://example.com/1","tags":[1,{"id":2}],"ok":true,"none":null}"#
+    static let selection = JSONMemberSelection(slots: [Array("id".utf8): 0, Array("url".utf8): 1, Array("none".utf8): 2])
+
+    /// Rows that differ from `base` in one place each: another key, a key of the same length,
+    /// a member more or less, whitespace between tokens, an escaped key, a repeated key.
+    static let variants = [
+        base,
+        #"{"id":1,"name":"a b","url":"https://example.com/1","tags":[1,{"id":2}],"ok":true,"none":null,"more":5}"#,
+        #"{"id":1,"name":"a b","url":"https://example.com/1","tags":[1,{"id":2}],"ok":true}"#,
+        #"{"id":1,"nama":"a b","url":"x","tags":[],"ok":false,"none":null}"#,
+        #"{"id":1,"name":"a b","url" :"x","tags":[],"ok":false,"none":null}"#,
+        #"{"id":1,"name":"a b","url": "x","tags":[],"ok":false,"none":null}"#,
+        #"{"id":1,"name":"a b","url":"x" ,"tags":[],"ok":false,"none":null}"#,
+        #"{"id":1,"name":"a b","url":"x","tags":[],"ok":false,"none":null }"#,
+        #"{ "id":1,"name":"a b","url":"x","tags":[],"ok":false,"none":null}"#,
+        #"{"id":1,"name":"a b","u\u0072l":"x","tags":[],"ok":false,"none":null}"#,
+        #"{"id":1,"name":"a b","url":"x","url":"y","ok":false,"none":null}"#,
+        #"{"id":{"id":3},"name":"a b","url":["x"],"tags":"t","ok":1.5e3,"none":"n"}"#,
+        #"{"url":"first","id":1,"name":"a b","tags":[],"ok":false,"none":null}"#,
+        #"{}"#,
+        #"{"id":1}"#,
+        #"{"id":1,"name":"a b","url":"x","tags":[],"ok":false,"none":null,"id":2}"#,
+        #"{"id":1,"name":"a b","url":"x","tags":[],"ok":false,"nonf":null}"#,
+    ]
+
+    @Test("pages whose rows change shape anywhere read as when every row is read member by member")
+    func changingShapes() throws {
+        var random = SplitMix64(seed: 0x5A4E_0001)
+        for _ in 0..<300 {
+            let rows = (0..<Int.random(in: 1...12, using: &random)).map { _ in
+                Int.random(in: 0..<3, using: &random) == 0 ? Self.variants.randomElement(using: &random)! : Self.base
+            }
+            try expectSameReading(Array(("[" + rows.joined(separator: ",") + "]").utf8))
+        }
+    }
+
+    @Test("a row that has the shape up to a bad value is refused with the parse's error", arguments: [
+        #"{"id":01,"name":"a b","url":"x","tags":[],"ok":true,"none":null}"#,
+        #"{"id":1,"name":"a\qb","url":"x","tags":[],"ok":true,"none":null}"#,
+        #"{"id":1,"name":"a b","url":"x","tags":[1,],"ok":true,"none":null}"#,
+        #"{"id":1,"name":"a b","url":"x","tags":[],"ok":tru,"none":null}"#,
+        #"{"id":1,"name":"a b","url":"x","tags":[],"ok":true,"none":nul}"#,
+        #"{"id":1,"name":"a b","url":"x","tags":[],"ok":true,"none":null,}"#,
+        #"{"id":1,"name":"a b","url":"x","tags":[],"ok":true,"none":null"#,
+        #"{"id":1,"name":"a b","url":"x","tags":[],"ok":true,"none""#,
+        #"{"id":1,"name":"a b","url":"x","tags":[],"ok":true,"#,
+        #"{"id":1,"name":"a b","url":"x","tags":[],"ok":true "none":null}"#,
+        #"{"id":1,"name":"a b","url":"x","tags":[],"ok":true,"none":null]"#,
+        #"{"id":1,"name":"a b","url":"x","tags":{"a":1,},"ok":true,"none":null}"#,
+        #"{"id":-,"name":"a b","url":"x","tags":[],"ok":true,"none":null}"#,
+        "{\"id\":1,\"name\":\"a\u{01}b\",\"url\":\"x\",\"tags\":[],\"ok\":true,\"none\":null}",
+        #"{"id":1,"name":"a b","url":"x","tags":[],"ok":true,"none":null} x"#,
+    ])
+    func badValueAfterTheShape(_ bad: String) throws {
+        let good = #"{"id":7,"name":"c d","url":"y","tags":[2],"ok":false,"none":null}"#
+        for prefix in [[good, good], [good, good, good, good]] {
+            try expectSameReading(Array(("[" + (prefix + [bad]).joined(separator: ",") + "]").utf8))
+            try expectSameReading(Array(("[" + (prefix + [bad, good]).joined(separator: ",") + "]").utf8))
+        }
+        // A row nested too deep for the parser, after rows of the shape.
+        let deep = String(repeating: "[", count: JSONParser.maxDepth) + String(repeating: "]", count: JSONParser.maxDepth)
+        try expectSameReading(Array(("[" + good + "," + good + "," + good.replacingOccurrences(of: "[2]", with: deep) + "]").utf8))
+    }
+
+    @Test("rows of one shape are checked against it; pretty-printed rows and rows that keep changing shape are not")
+    func theShapeIsUsed() throws {
+        let uniform = "[" + Array(repeating: Self.base, count: 100).joined(separator: ",") + "]"
+        #expect(try shapeCounts(uniform) == (matched: 99, missed: 0))
+        let pretty = "[" + Array(repeating: #"{ "id": 1, "name": "x" }"#, count: 100).joined(separator: ",\n") + "]"
+        #expect(try shapeCounts(pretty) == (matched: 0, missed: 0))
+        // Two shapes in turn: each row misses the other's shape, until it is given up.
+        let alternating = "[" + (0..<100).map { $0 % 2 == 0 ? #"{"a":1}"# : #"{"b":1}"# }.joined(separator: ",") + "]"
+        #expect(try shapeCounts(alternating) == (matched: 0, missed: 16))
+    }
+
+    /// How many rows of `text` (an array of rows) matched the shape of a row before, and how
+    /// many did not.
+    private func shapeCounts(_ text: String) throws -> (matched: Int, missed: Int) {
+        let bytes = Array(text.utf8)
+        return try bytes.withUnsafeBufferPointer { buffer in
+            var parser = JSONParser(bytes: buffer.baseAddress!, start: 0, end: buffer.count)
+            parser.skipsRecordedElements = true
+            _ = try parser.parseDocument(keepingElementTextsAt: [])
+            return (parser.rowShape.matched, parser.rowShape.missed)
+        }
+    }
+
+    /// Checks that `bytes` (an array of rows) is accepted or refused alike, with the same
+    /// error, by a parse, a check and a check finding members, and that the members found are
+    /// where each row has them.
+    private func expectSameReading(_ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let parsed = Result { () throws(JSONParseError) in try JSONValue(parsing: bytes) }
+        let skipped = Result { () throws(JSONParseError) in try JSONValue.parse(bytes, keepingElementTextsAt: [], skippingElements: true) }
+        let found = Result { () throws(JSONParseError) in
+            try JSONValue.parse(bytes, keepingElementTextsAt: [], skippingElements: true, findingMembers: Self.selection)
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        switch (parsed, skipped, found) {
+        case (.failure(let error), .failure(let skipError), .failure(let findError)):
+            #expect(skipError == error, "\(text)", sourceLocation: sourceLocation)
+            #expect(findError == error, "\(text)", sourceLocation: sourceLocation)
+        case (.success(let value), .success(let kept), .success(let withMembers)):
+            let rows = try #require(value.arrayValue, sourceLocation: sourceLocation)
+            let texts = try #require(kept.texts, sourceLocation: sourceLocation)
+            #expect(LazyRowValues(texts: texts).rows == rows, "\(text)", sourceLocation: sourceLocation)
+            let foundTexts = try #require(withMembers.texts, sourceLocation: sourceLocation)
+            let tape = try #require(foundTexts.memberTape, sourceLocation: sourceLocation)
+            try expectMembers(tape, in: foundTexts, rows: rows, text: text, sourceLocation: sourceLocation)
+            // The same positions when a stage finds them in the kept texts, 256 rows at a time.
+            let again = texts.memberTape(finding: Self.selection, elements: 0..<texts.count)
+            #expect(again.entries == tape.entries, "\(text)", sourceLocation: sourceLocation)
+        default:
+            Issue.record("parse \(parsed), skip \(skipped) and find \(found) disagree on \(text)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Checks each row's entries in `tape` against the parsed `rows`: an object whose keys
+    /// have no escapes has each selected member where its compact text has it (the last of a
+    /// repeated key), or none when it has none; any other row is unread.
+    private func expectMembers(_ tape: JSONMemberTape, in texts: JSONElementTexts, rows: [JSONValue], text: String, sourceLocation: SourceLocation) throws {
+        let keys = ["id", "url", "none"]
+        for (index, row) in rows.enumerated() {
+            let entries = Array(tape.entries[(index * tape.stride)..<((index + 1) * tape.stride)])
+            let rowText = Array(try #require(texts[index], sourceLocation: sourceLocation))
+            guard case .object = row, !rowText.contains(UInt8(ascii: "\\")) else {
+                #expect(entries[0] == JSONMemberTape.Status.unread.rawValue, "row \(index) of \(text)", sourceLocation: sourceLocation)
+                continue
+            }
+            #expect(entries[0] == JSONMemberTape.Status.object.rawValue, "row \(index) of \(text)", sourceLocation: sourceLocation)
+            for (slot, key) in keys.enumerated() {
+                let (start, end) = (entries[1 + slot * 2], entries[2 + slot * 2])
+                if start < 0 {
+                    #expect(row[key] == nil, "row \(index) of \(text): \(key) not found", sourceLocation: sourceLocation)
+                } else {
+                    #expect(try JSONValue(parsing: Array(rowText[start..<end])) == row[key], "row \(index) of \(text): \(key)", sourceLocation: sourceLocation)
+                }
+            }
+        }
+    }
+}
