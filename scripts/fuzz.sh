@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # `make fuzz`: libFuzzer (swiftc -sanitize=fuzzer) on every parser of untrusted input: the
 # JSON parser, the convert and filter stages over rows kept as texts (against the same stages
-# over parsed rows), the filter expression parser, the YAML pipeline loader, the HTTP response
-# interpreter (status, headers, body of every wire format), the localized XML reader, the
-# `${...}` interpolator, the regex engine, config numbers with `--set` overrides, the real-API
+# over parsed rows), the file source's streaming reader (against the whole-document reader),
+# the filter expression parser, the YAML pipeline loader, the HTTP response interpreter
+# (status, headers, body of every wire format), the localized XML reader, the `${...}`
+# interpolator, the regex engine, config numbers with `--set` overrides, the real-API
 # answers (OAuth2 tokens, rate-limit headers, `on-response` rules, `paginate: auto`, cursor
 # values) and the write path's input lines and batch answers;
 # FUZZ_SECONDS (default 60) each, seeded from
@@ -11,13 +12,13 @@
 # not touched); a crash, hang (> 10 s) or allocation over 2 GB stops that target and leaves
 # the input in .build/fuzz/artifacts/, to be kept as a regression test.
 #
-#     bash scripts/fuzz.sh [json|rowtexts|filter|yaml|response|xml|interpolate|regex|config|realapis|write]...
+#     bash scripts/fuzz.sh [json|rowtexts|filesource|filter|yaml|response|xml|interpolate|regex|config|realapis|write]...
 #     FUZZ_SECONDS=300 bash scripts/fuzz.sh json
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(json rowtexts filter yaml response xml interpolate regex config realapis write)
+[ ${#targets[@]} -gt 0 ] || targets=(json rowtexts filesource filter yaml response xml interpolate regex config realapis write)
 build=.build/fuzz
 export SWIFT_BACKTRACE=enable=no # libFuzzer reports the crash itself
 

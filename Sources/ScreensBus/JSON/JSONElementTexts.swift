@@ -49,6 +49,16 @@ public struct JSONElementTexts: Sendable, Hashable {
         memberTape = nil
     }
 
+    /// Adds one more element whose text `bytes` is already compact: one JSON value that
+    /// parsed with no whitespace between or around its tokens (see
+    /// ``JSONValue/validateFindingWhitespace(_:)``), copied as it is.
+    package mutating func append(textOfCompactValue bytes: UnsafeRawBufferPointer) {
+        let start = text.count
+        text.append(contentsOf: bytes)
+        ranges.append(start..<text.count)
+        memberTape = nil
+    }
+
     /// How many elements the array had.
     public var count: Int { ranges.count }
 
@@ -163,29 +173,34 @@ public struct JSONElementTexts: Sendable, Hashable {
         self.ranges = compactRanges
     }
 
-    /// Copies the valid JSON value in `range`, leaving out whitespace outside strings.
+    /// Copies the valid JSON value in `range`, leaving out whitespace outside strings: the
+    /// runs between whitespace are copied whole.
     private static func appendCompacting(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, to output: inout [UInt8]) {
+        output.reserveCapacity(output.count + range.count)
+        var runStart = range.lowerBound
+        var offset = range.lowerBound
         var inString = false
-        var escaped = false
-        for offset in range {
+        while offset < range.upperBound {
             let byte = bytes[offset]
             if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == JSONByte.backslash {
-                    escaped = true
-                } else if byte == JSONByte.quote {
-                    inString = false
+                if byte == JSONByte.backslash {
+                    // The escaped byte never ends the string.
+                    offset += 2
+                    continue
                 }
+                if byte == JSONByte.quote { inString = false }
             } else {
                 switch byte {
-                case JSONByte.space, JSONByte.tab, JSONByte.newline, JSONByte.carriageReturn: continue
+                case JSONByte.space, JSONByte.tab, JSONByte.newline, JSONByte.carriageReturn:
+                    if runStart < offset { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<offset])) }
+                    runStart = offset + 1
                 case JSONByte.quote: inString = true
                 default: break
                 }
             }
-            output.append(byte)
+            offset += 1
         }
+        if runStart < range.upperBound { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<range.upperBound])) }
     }
 }
 

@@ -57,7 +57,7 @@ extension JSONParser {
     /// for keys too deep or too far into their object to be worth one.
     @inline(__always)
     func keySlot(member: Int) -> Int? {
-        guard depth <= 8, member < 32 else { return nil }
+        guard depth <= 8, member < 32, cachesKeys else { return nil }
         return (depth &- 1) &+ member &* 8
     }
 

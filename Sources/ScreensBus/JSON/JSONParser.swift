@@ -58,6 +58,8 @@ struct JSONParser: ~Copyable {
     /// The last key read at each (depth, member position), to compare the next one with it
     /// in place: rows repeat their keys. See `parseKey` and `skipKey`.
     var keyCache: [CachedKey] = []
+    /// Whether keys are cached at all (see ``keyCache``): not for a lone document.
+    var cachesKeys = true
     /// Where strings with escapes are decoded; grown as needed and reused for every string.
     var scratch = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
 

@@ -13,13 +13,23 @@ extension JSONValue {
     /// Checks one JSON document exactly as ``init(parsing:)-(UnsafeRawBufferPointer)`` would
     /// (the same input refused with the same error) without building its value.
     public static func validate(_ buffer: UnsafeRawBufferPointer) throws(JSONParseError) {
+        _ = try validateFindingWhitespace(buffer)
+    }
+
+    /// Checks one JSON document as ``validate(_:)`` does, and tells whether it has whitespace
+    /// between or around its tokens: one without is its own compact text.
+    package static func validateFindingWhitespace(_ buffer: UnsafeRawBufferPointer) throws(JSONParseError) -> Bool {
         guard let base = buffer.baseAddress, buffer.count > 0 else {
             throw JSONParseError(offset: 0, message: "unexpected end of input")
         }
         var parser = JSONParser(bytes: base.assumingMemoryBound(to: UInt8.self), start: 0, end: buffer.count)
+        // One document, usually one row: no key repeats at its place, so caching keys would
+        // only cost an allocation per document.
+        parser.cachesKeys = false
         try parser.skipValue()
         parser.skipWhitespace()
         if parser.index != buffer.count { throw JSONParseError(offset: parser.index, message: "unexpected characters after the value") }
+        return parser.skippedWhitespace > 0
     }
 
     /// Parses one JSON document (RFC 8259, strict) from UTF-8 bytes.

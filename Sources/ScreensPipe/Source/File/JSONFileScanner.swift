@@ -176,14 +176,18 @@ struct JSONFileScanner: ~Copyable {
     private static func readCaptured(
         _ bytes: UnsafeRawBufferPointer, checksOnly: Bool, keeping texts: inout JSONElementTexts?
     ) -> Result<JSONValue, JSONParseError> {
+        var compact = false
         let parsed = Result { () throws(JSONParseError) -> JSONValue in
             if checksOnly {
-                try JSONValue.validate(bytes)
+                compact = try !JSONValue.validateFindingWhitespace(bytes)
                 return .null
             }
             return try JSONValue(parsing: bytes)
         }
-        if case .success = parsed { texts?.append(textOfParsedValue: bytes) }
+        guard case .success = parsed else { return parsed }
+        // A row with no whitespace between its tokens (JSON lines as most tools write them)
+        // is its own compact text, copied in one piece.
+        if compact { texts?.append(textOfCompactValue: bytes) } else { texts?.append(textOfParsedValue: bytes) }
         return parsed
     }
 
@@ -235,17 +239,38 @@ struct JSONFileScanner: ~Copyable {
         advance()
         while true {
             while index < chunkCount {
+                index = Self.quoteOrBackslash(in: chunk, from: index, to: chunkCount)
+                guard index < chunkCount else { break }
                 let byte = chunk[index]
                 index += 1
                 if byte == UInt8(ascii: "\"") { return }
-                if byte == UInt8(ascii: "\\") {
-                    // The escaped byte may be a quote: step over it, wherever it is.
-                    guard try peek() != nil else { break }
-                    index += 1
-                }
+                // A backslash: the escaped byte may be a quote; step over it, wherever it is.
+                guard try peek() != nil else { break }
+                index += 1
             }
             guard try refill() else { throw .json(at: start, "unexpected end of input in a string") }
         }
+    }
+
+    /// The index of the first quote or backslash in `bytes[start..<end]`, or `end`.
+    ///
+    /// Eight bytes at a time: a byte equal to either one becomes zero in one of the two
+    /// words below, and the lowest zero byte found this way is always a real one (borrows
+    /// only flag bytes above it).
+    @inline(__always)
+    private static func quoteOrBackslash(in bytes: UnsafeMutablePointer<UInt8>, from start: Int, to end: Int) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        var cursor = start
+        while cursor &+ 8 <= end {
+            let word = UnsafeRawPointer(bytes + cursor).loadUnaligned(as: UInt64.self)
+            let quotes = word ^ (ones &* 0x22)
+            let backslashes = word ^ (ones &* 0x5C)
+            let hits = (((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes)) & (ones &* 0x80)
+            if hits != 0 { return cursor &+ hits.trailingZeroBitCount / 8 }
+            cursor &+= 8
+        }
+        while cursor < end, bytes[cursor] != 0x22, bytes[cursor] != 0x5C { cursor &+= 1 }
+        return cursor
     }
 
     /// Moves past the array or object whose opening bracket is the next byte.
@@ -347,10 +372,7 @@ struct JSONFileScanner: ~Copyable {
             let start = offset
             if parsing { beginCapture() }
             var blank = true
-            while let byte = try peek(), byte != 0x0A {
-                if byte != 0x20, byte != 0x09, byte != 0x0D { blank = false }
-                advance()
-            }
+            try moveToNewline(blank: &blank)
             if blank {
                 captureStart = nil
             } else {
@@ -363,5 +385,26 @@ struct JSONFileScanner: ~Copyable {
             if try peek() != nil { advance() }
         }
         return nil
+    }
+
+    /// Moves to the next newline (or the end of the file), clearing `blank` if a byte before
+    /// it is not whitespace. The newline is found by `memchr` a chunk at a time, not byte by
+    /// byte, and a line is known not to be blank at its first such byte (usually its first).
+    private mutating func moveToNewline(blank: inout Bool) throws(FileScanError) {
+        while true {
+            if index >= chunkCount {
+                guard try refill() else { return }
+            }
+            let newline = memchr(chunk + index, 0x0A, chunkCount - index)
+            let stop = newline.map { $0.assumingMemoryBound(to: UInt8.self) - chunk } ?? chunkCount
+            var cursor = index
+            while blank, cursor < stop {
+                let byte = chunk[cursor]
+                if byte != 0x20, byte != 0x09, byte != 0x0D { blank = false }
+                cursor += 1
+            }
+            index = stop
+            if newline != nil { return }
+        }
     }
 }

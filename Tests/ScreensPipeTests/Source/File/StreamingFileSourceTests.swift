@@ -134,6 +134,45 @@ struct StreamingFileSourceTests {
         try await Self.expectSameAsWholeFile(try Self.file(lines), firstPageSize: firstPageSize, pageSize: pageSize)
     }
 
+    /// `text` with the whitespace outside strings left out: what a row's kept text must be.
+    private static func compacted(_ text: String) -> [UInt8] {
+        var output: [UInt8] = []
+        var (inString, escaped) = (false, false)
+        for byte in text.utf8 {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+            } else if [0x20, 0x09, 0x0A, 0x0D].contains(byte) {
+                continue
+            } else if byte == UInt8(ascii: "\"") {
+                inString = true
+            }
+            output.append(byte)
+        }
+        return output
+    }
+
+    @Test("rows only checked keep their compact texts: compact rows whole, rows with whitespace compacted, escapes and spaces in strings kept")
+    func checkedRowsKeepCompactTexts() throws {
+        let rows = (0..<3000).map { row -> String in
+            let padding = String(repeating: row % 7 == 0 ? "\\\"" : "\\\\", count: row % 61)
+            switch row % 4 {
+            case 0: return #"{"id":\#(row),"s":"a b  c\#(padding) ","t":[1,{"u":"]"}]}"#
+            case 1: return #"{ "id" : \#(row) , "s" : "a \#(padding)\t" , "t" : [ 1 , { "u" : " } " } ] }"#
+            case 2: return "\t{\"id\":\(row),\"s\":\"x\"}  "
+            default: return #"[\#(row), "\\u00e9 ", true ,null]"#
+            }
+        }
+        for document in [rows.joined(separator: "\n"), rows.joined(separator: "\r\n") + "\r\n", "[" + rows.joined(separator: ",\n  ") + "\n]"] {
+            let path = try Self.file(document)
+            let index = try FileRowIndex.build(path: path, records: nil).get()
+            #expect(index.rowCount == rows.count)
+            let texts = try index.rows(0..<index.rowCount, path: path, checkingOnly: true).texts
+            #expect(texts.count == rows.count)
+            let first = rows.indices.first { Array(texts[$0] ?? []) != Self.compacted(rows[$0]) }
+            #expect(first == nil, "row \(first ?? 0): \(String(decoding: texts[first ?? 0] ?? [], as: UTF8.self))")
+        }
+    }
+
     // MARK: Hostile files
 
     /// The error reading `bytes` gives on page 0 (the scan) or on the page that holds the bad row.
