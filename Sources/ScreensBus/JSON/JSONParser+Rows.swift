@@ -124,7 +124,9 @@ extension JSONParser {
                 skipWhitespace()
                 let valueStart = index &- elementStart &- (skippedWhitespace &- whitespaceBefore)
                 try skipValue()
-                if slot >= 0 {
+                // Without a selection (the page gave its positions up), a key the cache
+                // remembers from a row before still has its slot: nothing is recorded.
+                if slot >= 0, selection != nil {
                     let offsets = entry &+ 1 &+ slot &* 2
                     recordedMembers[offsets] = valueStart
                     recordedMembers[offsets &+ 1] = index &- elementStart &- (skippedWhitespace &- whitespaceBefore)

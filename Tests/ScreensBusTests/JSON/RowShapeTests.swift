@@ -71,6 +71,18 @@ struct RowShapeTests {
         try expectSameReading(Array(("[" + good + "," + good + "," + good.replacingOccurrences(of: "[2]", with: deep) + "]").utf8))
     }
 
+    @Test("a page that gives its member positions up part way reads its later rows, of another shape too, without them")
+    func positionsGivenUpPartWay() throws {
+        // Rows this small give the positions up after a few dozen rows (see
+        // LazyRowValuesTests.tinyRowsGiveUpTheirPositions); the keys read before stay cached.
+        let rows = Array(repeating: #"{"id":1}"#, count: 2_000) + [#"{"id":2,"url":"x"}"#, #"{"url":"y","id":3}"#, #"{"id":4}"#]
+        let bytes = Array(("[" + rows.joined(separator: ",") + "]").utf8)
+        let found = try JSONValue.parse(bytes, keepingElementTextsAt: [], skippingElements: true, findingMembers: Self.selection)
+        let texts = try #require(found.texts)
+        #expect(texts.memberTape == nil)
+        #expect(LazyRowValues(texts: texts).rows == (try JSONValue(parsing: bytes)).arrayValue)
+    }
+
     @Test("rows of one shape are checked against it; pretty-printed rows and rows that keep changing shape are not")
     func theShapeIsUsed() throws {
         let uniform = "[" + Array(repeating: Self.base, count: 100).joined(separator: ",") + "]"
