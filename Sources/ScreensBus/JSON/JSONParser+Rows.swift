@@ -39,7 +39,7 @@ extension JSONParser {
             prefixStart = prefixEnd
             skipWhitespace()
             let valueStart = index &- elementStart &- (skippedWhitespace &- whitespaceBefore)
-            try skipValue()
+            try skipMemberValue()
             let slot = members[member &* 2 &+ 1]
             if slot >= 0, selection != nil {
                 let offsets = entry &+ 1 &+ slot &* 2
@@ -55,6 +55,32 @@ extension JSONParser {
         if selection != nil { recordedMembers[entry] = JSONMemberTape.Status.object.rawValue }
         rowShape.matched &+= 1
         return true
+    }
+
+    /// Passes the value at `index` as ``skipValue()`` does. The commonest values of a row are
+    /// read here, without a call: a string with no escape and only ASCII, and an integer that
+    /// does not start with 0 or `-`. Anything else, or anything more (a fraction, an
+    /// exponent), is read by ``skipValue()`` from the same place, so both agree.
+    @inline(__always)
+    private mutating func skipMemberValue() throws(JSONParseError) {
+        if index < end {
+            let first = bytes[index]
+            if first == JSONByte.quote {
+                let stop = skipPlainASCII(from: index &+ 1)
+                if stop < end, bytes[stop] == JSONByte.quote {
+                    index = stop &+ 1
+                    return
+                }
+            } else if first > JSONByte.zero, first <= JSONByte.nine {
+                var cursor = index &+ 1
+                while cursor < end, isDigit(bytes[cursor]) { cursor &+= 1 }
+                if cursor == end || (bytes[cursor] != JSONByte.dot && bytes[cursor] | 0x20 != UInt8(ascii: "e")) {
+                    index = cursor
+                    return
+                }
+            }
+        }
+        try skipValue()
     }
 
     /// Puts everything back as it was before the row at `elementStart` was compared with the

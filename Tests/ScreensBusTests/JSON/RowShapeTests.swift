@@ -30,6 +30,8 @@ struct RowShapeTests {
         #"{"id":1}"#,
         #"{"id":1,"name":"a b","url":"x","tags":[],"ok":false,"none":null,"id":2}"#,
         #"{"id":1,"name":"a b","url":"x","tags":[],"ok":false,"nonf":null}"#,
+        #"{"id":10.5e-3,"name":"é \u00e9","url":"x","tags":[],"ok":false,"none":-7}"#,
+        #"{"id":0,"name":"","url":"\"","tags":[],"ok":false,"none":12E+2}"#,
     ]
 
     @Test("pages whose rows change shape anywhere read as when every row is read member by member")
@@ -59,6 +61,12 @@ struct RowShapeTests {
         #"{"id":-,"name":"a b","url":"x","tags":[],"ok":true,"none":null}"#,
         "{\"id\":1,\"name\":\"a\u{01}b\",\"url\":\"x\",\"tags\":[],\"ok\":true,\"none\":null}",
         #"{"id":1,"name":"a b","url":"x","tags":[],"ok":true,"none":null} x"#,
+        #"{"id":1.,"name":"a b","url":"x","tags":[],"ok":true,"none":null}"#,
+        #"{"id":12E,"name":"a b","url":"x","tags":[],"ok":true,"none":null}"#,
+        #"{"id":12x,"name":"a b","url":"x","tags":[],"ok":true,"none":null}"#,
+        #"{"id":123"#,
+        #"{"id":1,"name":"a b"#,
+        "{\"id\":1,\"name\":\"a\u{7F}\u{80}b\",\"url\":\"x\",\"tags\":[],\"ok\":true,\"none\":null}",
     ])
     func badValueAfterTheShape(_ bad: String) throws {
         let good = #"{"id":7,"name":"c d","url":"y","tags":[2],"ok":false,"none":null}"#
@@ -136,14 +144,16 @@ struct RowShapeTests {
     }
 
     /// Checks each row's entries in `tape` against the parsed `rows`: an object whose keys
-    /// have no escapes has each selected member where its compact text has it (the last of a
+    /// have no escapes (values may) has each selected member where its compact text has it (the last of a
     /// repeated key), or none when it has none; any other row is unread.
     private func expectMembers(_ tape: JSONMemberTape, in texts: JSONElementTexts, rows: [JSONValue], text: String, sourceLocation: SourceLocation) throws {
         let keys = ["id", "url", "none"]
         for (index, row) in rows.enumerated() {
             let entries = Array(tape.entries[(index * tape.stride)..<((index + 1) * tape.stride)])
             let rowText = Array(try #require(texts[index], sourceLocation: sourceLocation))
-            guard case .object = row, !rowText.contains(UInt8(ascii: "\\")) else {
+            // The one key written with an escape among the rows above.
+            let escapedKey = Array(#""u\u0072l":"#.utf8)
+            guard case .object = row, rowText.firstRange(of: escapedKey) == nil else {
                 #expect(entries[0] == JSONMemberTape.Status.unread.rawValue, "row \(index) of \(text)", sourceLocation: sourceLocation)
                 continue
             }
