@@ -45,8 +45,9 @@ struct JSONParser: ~Copyable {
         var slot: Int
     }
     /// The shape of the last row of the recorded array that was checked member by member:
-    /// what comes before each member's value (`{"key":`, then `,"key":`), to check the next
-    /// row against in one comparison per member. See `skipRow(_:startingElementAt:entry:)`.
+    /// what comes before each member's value (`"key":` after the `{`, then `,"key":`), to
+    /// check the next row against in one comparison per member. See
+    /// `skipRow(_:startingElementAt:entry:)`.
     var rowShape = RowShape()
     /// Where the row being checked member by member has its keys (start, one past the end,
     /// both around their quotes) and their slots, three entries per member: the next shape.
@@ -263,30 +264,23 @@ struct JSONParser: ~Copyable {
             if !records, wantedIndex == elements.count {
                 nextValueOnPath = onPath + 1
             }
-            if let wanted = selection {
+            if records && skipsRecordedElements {
                 let entry = elements.count * stride
-                if recordedMembers.count < entry + stride {
+                if selection != nil, recordedMembers.count < entry + stride {
                     // As many more as the rest of the input holds rows the size of those so far
                     // (rows of a page are alike), rather than doubling and copying.
                     let rowSize = max(1, (index - (ranges.first?.lowerBound ?? start)) / max(1, elements.count))
                     let rows = min(elements.count + (end - index) / rowSize + 1, memberEntryLimit / stride)
                     recordedMembers.append(contentsOf: repeatElement(-1, count: max(0, rows * stride - recordedMembers.count)))
+                    if recordedMembers.count < entry + stride {
+                        selection = nil
+                        recordedMembers = []
+                    }
                 }
-                if recordedMembers.count < entry + stride {
-                    selection = nil
-                    recordedMembers = []
-                    try skipValue()
-                } else if index < end, bytes[index] == JSONByte.openBrace {
-                    try skipRow(wanted, startingElementAt: start, entry: entry)
-                } else {
-                    recordedMembers[entry] = JSONMemberTape.Status.unread.rawValue
-                    try skipValue()
-                }
-                elements.append(.null)
-            } else if records && skipsRecordedElements {
                 if index < end, bytes[index] == JSONByte.openBrace {
-                    try skipRow(nil, startingElementAt: start, entry: 0)
+                    try skipRow(selection, startingElementAt: start, entry: entry)
                 } else {
+                    if selection != nil { recordedMembers[entry] = JSONMemberTape.Status.unread.rawValue }
                     try skipValue()
                 }
                 elements.append(.null)
