@@ -141,6 +141,10 @@ extension JSONParser {
                 if slot == Self.escapedKey {
                     learns = false
                     if selection != nil { recordedMembers[entry] = JSONMemberTape.Status.unread.rawValue }
+                } else if learns, count > RowShape.maximumMembers {
+                    // A row this wide gains little from a shape, which would cost memory in
+                    // proportion to it (three words a member, on a hostile body's every member).
+                    learns = false
                 } else if learns {
                     rowKeys.append(keyStart)
                     rowKeys.append(index)
@@ -213,6 +217,9 @@ struct RowShape {
     var missed = 0
 
     var givenUp: Bool { missed >= 16 && missed &* 4 >= matched }
+
+    /// The most members a row may have for its shape to be learnt.
+    static let maximumMembers = 1024
 
     /// Learns the shape of a row from its keys: three entries each in `keys` (where the key
     /// starts and ends in `bytes`, around its quotes, and its slot).

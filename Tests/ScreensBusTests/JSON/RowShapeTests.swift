@@ -100,6 +100,11 @@ struct RowShapeTests {
         // Two shapes in turn: each row misses the other's shape, until it is given up.
         let alternating = "[" + (0..<100).map { $0 % 2 == 0 ? #"{"a":1}"# : #"{"b":1}"# }.joined(separator: ",") + "]"
         #expect(try shapeCounts(alternating) == (matched: 0, missed: 16))
+        // Rows wider than RowShape.maximumMembers are read member by member, never learnt.
+        let wide = "{" + (0...RowShape.maximumMembers).map { #""k\#($0)":\#($0)"# }.joined(separator: ",") + "}"
+        #expect(try shapeCounts("[" + Array(repeating: wide, count: 3).joined(separator: ",") + "]") == (matched: 0, missed: 0))
+        let widest = "{" + (0..<RowShape.maximumMembers).map { #""k\#($0)":\#($0)"# }.joined(separator: ",") + "}"
+        #expect(try shapeCounts("[" + Array(repeating: widest, count: 3).joined(separator: ",") + "]") == (matched: 2, missed: 0))
     }
 
     /// How many rows of `text` (an array of rows) matched the shape of a row before, and how
