@@ -141,6 +141,17 @@ public struct PageEvents: Sendable, Hashable {
         return false
     }
 
+    /// When every outcome of the page is a selected row kept as text (the page of a run whose
+    /// stages change no row, or write each selected row's text themselves), calls `body` with
+    /// the buffer the texts share and each row's range in it, in order, and returns what it
+    /// returns; nil for any other page, whose outcomes are read one by one.
+    package func withSelectedTexts<Result, Failure: Error>(
+        _ body: (UnsafeBufferPointer<UInt8>, ArraySlice<Range<Int>>) throws(Failure) -> Result
+    ) throws(Failure) -> Result? {
+        guard let passed else { return nil }
+        return try passed.rows.texts.withTexts(count: passed.count, body)
+    }
+
     /// The compact JSON of the item of outcome `index` (a selected row), when the page
     /// kept it: the row's text as received, which reads back as the item.
     public func text(ofOutcome index: Int) -> ArraySlice<UInt8>? {

@@ -36,7 +36,21 @@ struct JSONLinesSink: EventSink {
             case (.items, .page(let page)):
                 // Every page before this one is written whole: a checkpoint may go here.
                 try await checkpointIfDue(&writer, selectedWritten: selectedWritten)
-                // By index: rows kept as texts are written from them and never parsed.
+                // A page of rows kept as texts, all selected: each one's text copied from
+                // the buffer they share, a line each, and none parsed.
+                if projection == nil,
+                    let written = try page.withSelectedTexts({ (text, ranges) throws(OutputFile.WriteFailure) -> Int in
+                        for range in ranges {
+                            writer.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[range]))
+                            try endLine(of: &writer)
+                        }
+                        return ranges.count
+                    })
+                {
+                    selectedWritten += written
+                    continue
+                }
+                // Otherwise by index: rows kept as texts are written from them, never parsed.
                 for index in 0..<page.outcomeCount where page.isSelected(index) {
                     selectedWritten += 1
                     if projection == nil, let text = page.text(ofOutcome: index) {

@@ -148,6 +148,10 @@ struct LazyRowValuesTests {
         #expect(Array(lazy.events) == Array(eager.events))
         #expect(lazy.text(ofOutcome: 1).map { String(decoding: $0, as: UTF8.self) } == #"{"id":18446744073709551617,"t":[1.50,null]}"#)
         #expect((0..<3).allSatisfy { lazy.isSelected($0) })
+        // A sink copies them from the buffer they share: the first 3 texts, in order.
+        let shared = lazy.withSelectedTexts { text, ranges in ranges.map { Array(text[$0]) } }
+        #expect(shared == (0..<3).map { Array(lazy.text(ofOutcome: $0)!) })
+        #expect(eager.withSelectedTexts { _, ranges in ranges.count } == nil)
 
         // An error after them turns them into ordinary outcomes, in order, texts kept.
         lazy.appendError(ListError(pipeline: "p", page: 0, row: 13, kind: "convert", message: "m"))
@@ -155,5 +159,6 @@ struct LazyRowValuesTests {
         #expect(lazy.outcomes == eager.outcomes && lazy.outcomeCount == 4 && !lazy.isSelected(3))
         #expect(lazy.text(ofOutcome: 0) == rows.texts[0])
         #expect(lazy.errors.count == 1)
+        #expect(lazy.withSelectedTexts { _, ranges in ranges.count } == nil)
     }
 }
