@@ -32,7 +32,10 @@ extension JSONParser {
         for member in 0..<rowShape.count {
             let prefixEnd = members[member &* 2]
             let length = prefixEnd &- prefixStart
-            guard end &- index >= length, inputMatches(prefixes + prefixStart, count: length) else {
+            // The prefixes are padded, so a word can always be read past this one's end.
+            guard end &- index >= length,
+                Self.bytesEqual(prefixes + prefixStart, bytes + index, count: length, lastWordReadable: index &+ (length & ~7) &+ 8 <= end)
+            else {
                 return differsFromShape(selection, startingElementAt: elementStart, entry: entry, whitespace: whitespaceBefore, depth: depthBefore)
             }
             index &+= length
@@ -94,32 +97,6 @@ extension JSONParser {
         }
         rowShape.missed &+= 1
         return false
-    }
-
-    /// Whether the `count` input bytes at `index` are those at `expected`, which is followed
-    /// by at least 8 readable bytes (``RowShape/prefixes`` is padded); `index + count <= end`.
-    @inline(__always)
-    private func inputMatches(_ expected: UnsafePointer<UInt8>, count: Int) -> Bool {
-        var offset = 0
-        while offset &+ 8 <= count {
-            let a = UnsafeRawPointer(expected + offset).loadUnaligned(as: UInt64.self)
-            let b = UnsafeRawPointer(bytes + (index &+ offset)).loadUnaligned(as: UInt64.self)
-            if a != b { return false }
-            offset &+= 8
-        }
-        let rest = count &- offset
-        if rest == 0 { return true }
-        if index &+ offset &+ 8 <= end {
-            // Whole words again, ignoring the bytes past `count`.
-            let a = UnsafeRawPointer(expected + offset).loadUnaligned(as: UInt64.self)
-            let b = UnsafeRawPointer(bytes + (index &+ offset)).loadUnaligned(as: UInt64.self)
-            return (a ^ b) & (~0 >> UInt64(64 &- rest &* 8)) == 0
-        }
-        while offset < count {
-            if expected[offset] != bytes[index &+ offset] { return false }
-            offset &+= 1
-        }
-        return true
     }
 
     /// The row at `index` read token by token, as ``skipValue()`` reads an object; its keys

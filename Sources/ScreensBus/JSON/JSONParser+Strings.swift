@@ -92,24 +92,31 @@ extension JSONParser {
     /// Whether `count` input bytes at `first` and at `second` (`first < second`) are equal.
     @inline(__always)
     func bytesEqual(_ first: Int, _ second: Int, count: Int) -> Bool {
-        if count < 8, second + 8 <= end {
-            // Both ranges are followed by at least 8 - count readable input bytes: compare
-            // whole words and ignore the bytes past `count`.
-            let a = UnsafeRawPointer(bytes + first).loadUnaligned(as: UInt64.self)
-            let b = UnsafeRawPointer(bytes + second).loadUnaligned(as: UInt64.self)
-            let mask: UInt64 = count == 0 ? 0 : ~0 >> UInt64(64 - count * 8)
-            return (a ^ b) & mask == 0
-        }
+        Self.bytesEqual(bytes + first, bytes + second, count: count, lastWordReadable: second &+ (count & ~7) &+ 8 <= end)
+    }
+
+    /// Whether the `count` bytes at `a` and at `b` are equal, compared a word at a time.
+    /// With `lastWordReadable` (8 bytes can be read at both from offset `count & ~7` on), the
+    /// bytes past the last whole word are compared as one more word, those past `count`
+    /// ignored; otherwise one by one.
+    @inline(__always)
+    static func bytesEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, count: Int, lastWordReadable: Bool) -> Bool {
         var offset = 0
-        while offset + 8 <= count {
-            let a = UnsafeRawPointer(bytes + first + offset).loadUnaligned(as: UInt64.self)
-            let b = UnsafeRawPointer(bytes + second + offset).loadUnaligned(as: UInt64.self)
-            if a != b { return false }
-            offset += 8
+        while offset &+ 8 <= count {
+            if UnsafeRawPointer(a + offset).loadUnaligned(as: UInt64.self) != UnsafeRawPointer(b + offset).loadUnaligned(as: UInt64.self) {
+                return false
+            }
+            offset &+= 8
+        }
+        let rest = count &- offset
+        if rest == 0 { return true }
+        if lastWordReadable {
+            let difference = UnsafeRawPointer(a + offset).loadUnaligned(as: UInt64.self) ^ UnsafeRawPointer(b + offset).loadUnaligned(as: UInt64.self)
+            return difference & (~0 >> UInt64(64 &- rest &* 8)) == 0
         }
         while offset < count {
-            if bytes[first + offset] != bytes[second + offset] { return false }
-            offset += 1
+            if a[offset] != b[offset] { return false }
+            offset &+= 1
         }
         return true
     }
