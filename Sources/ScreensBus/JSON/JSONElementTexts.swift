@@ -18,7 +18,7 @@ public enum JSONPathStep: Sendable, Hashable {
 /// pages that way) it is exactly the writer's bytes.
 public struct JSONElementTexts: Sendable, Hashable {
     private var text: [UInt8]
-    private var ranges: [Range<Int>]
+    private(set) var ranges: [Range<Int>]
     /// Where the selected members of each element are, when they were looked for as the
     /// elements were checked (see ``JSONValue/parse(_:keepingElementTextsAt:skippingElements:findingMembers:)``).
     /// Derived from the texts, so it takes no part in equality.
@@ -98,39 +98,42 @@ public struct JSONElementTexts: Sendable, Hashable {
     /// texts collide with a chance near 2^-64, and a collision is a loud false alarm (the
     /// page named as a repeat), never a row lost or doubled.
     public var contentDigest: UInt64 {
+        text.withUnsafeBytes { bytes in Self.digest(of: bytes, ranges: ranges, key: Self.digestKey) }
+    }
+
+    /// The digest of ``contentDigest`` over the texts at `ranges` of `bytes`, keyed by `key`.
+    static func digest(of bytes: UnsafeRawBufferPointer, ranges: [Range<Int>], key: UInt64) -> UInt64 {
         // Four lanes over each text's 32-byte blocks, so the multiplications overlap instead
         // of waiting on each other; the lanes, the rest of the text and its length are then
         // folded into one state.
-        var state = Self.digestKey ^ UInt64(truncatingIfNeeded: ranges.count)
+        var state = key ^ UInt64(truncatingIfNeeded: ranges.count)
         @inline(__always) func mixed(_ state: UInt64, _ word: UInt64) -> UInt64 {
             let product = (state ^ word) &* 0x9E37_79B9_7F4A_7C15
             return product ^ (product >> 29)
         }
-        text.withUnsafeBytes { bytes in
-            for range in ranges {
-                var offset = range.lowerBound
-                var lanes = (state, state ^ 0x2545_F491_4F6C_DD1D, state ^ 0x6A09_E667_F3BC_C909, state ^ 0xBB67_AE85_84CA_A73B)
-                while offset + 32 <= range.upperBound {
-                    lanes.0 = mixed(lanes.0, bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-                    lanes.1 = mixed(lanes.1, bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
-                    lanes.2 = mixed(lanes.2, bytes.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self))
-                    lanes.3 = mixed(lanes.3, bytes.loadUnaligned(fromByteOffset: offset + 24, as: UInt64.self))
-                    offset += 32
-                }
-                state = mixed(mixed(mixed(mixed(lanes.0, lanes.1), lanes.2), lanes.3), UInt64(truncatingIfNeeded: range.count))
-                while offset + 8 <= range.upperBound {
-                    state = mixed(state, bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-                    offset += 8
-                }
-                var tail: UInt64 = 0
-                var shift: UInt64 = 0
-                while offset < range.upperBound {
-                    tail |= UInt64(bytes[offset]) << shift
-                    shift += 8
-                    offset += 1
-                }
-                state = mixed(state, tail)
+        for range in ranges {
+            var offset = range.lowerBound
+            var lanes = (state, state ^ 0x2545_F491_4F6C_DD1D, state ^ 0x6A09_E667_F3BC_C909, state ^ 0xBB67_AE85_84CA_A73B)
+            while offset + 32 <= range.upperBound {
+                lanes.0 = mixed(lanes.0, bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                lanes.1 = mixed(lanes.1, bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+                lanes.2 = mixed(lanes.2, bytes.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self))
+                lanes.3 = mixed(lanes.3, bytes.loadUnaligned(fromByteOffset: offset + 24, as: UInt64.self))
+                offset += 32
             }
+            state = mixed(mixed(mixed(mixed(lanes.0, lanes.1), lanes.2), lanes.3), UInt64(truncatingIfNeeded: range.count))
+            while offset + 8 <= range.upperBound {
+                state = mixed(state, bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                offset += 8
+            }
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while offset < range.upperBound {
+                tail |= UInt64(bytes[offset]) << shift
+                shift += 8
+                offset += 1
+            }
+            state = mixed(state, tail)
         }
         return mixed(state, 0x5A17_5A17_5A17_5A17)
     }

@@ -66,6 +66,12 @@ enum CacheSchema {
                     )
                     """)
         }
+        migrator.registerMigration("row indexes") { db in
+            // Where each row of `rows` ends, sealed by a digest of the text: a replay that
+            // keeps rows as texts reads them back without checking them again. NULL for
+            // pages stored before, and for pages without their rows' texts.
+            try db.execute(sql: "ALTER TABLE page ADD COLUMN row_index BLOB")
+        }
         return migrator
     }
 

@@ -109,20 +109,21 @@ public final class CacheStore: CacheBackend {
     /// pages starting at or after the count; without a count, a short page removes the
     /// pages after it.
     public func write(key: String, pipeline: String, page: FetchedPage, snapshot: String? = nil) async throws(ScreensPipeError) {
-        let text = page.storedRowsText
+        let (text, index) = page.storedRows
         let request = page.request
         try await performAsync("store page \(request.index)") { [pool] in
             try await pool.write { db in
                 try db.execute(
                     sql: """
                         INSERT OR REPLACE INTO page (key, page_index, pipeline, start_row, end_row, rows,
-                            rows_in_page, row_count, continuation, fetched_at, byte_size, snapshot, page_count)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            rows_in_page, row_count, continuation, fetched_at, byte_size, snapshot, page_count, row_index)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
                         key, request.index, pipeline, request.startRow, request.endRow, text,
                         page.rowsInPage, page.rowCount, page.continuation,
                         page.fetchedAt.timeIntervalSince1970, text.utf8.count, snapshot, page.pageCount,
+                        index.map { Data($0) },
                     ])
                 if request.index == 0, let rowCount = page.rowCount {
                     try db.execute(
@@ -273,12 +274,13 @@ public final class CacheStore: CacheBackend {
         // The stored text is read as bytes (no String in between) and each row keeps its
         // bytes, the text it was received as: a row nothing changes is written from them.
         let text: [UInt8] = try row.withUnsafeData(named: "rows") { data in data?.withUnsafeBytes { [UInt8]($0) } ?? [] }
+        let rowIndex: [UInt8]? = rowsAsTexts ? try row.withUnsafeData(named: "row_index") { data in data.map { [UInt8]($0) } } : nil
         var page = CachedPage(
             key: key, pipeline: row["pipeline"], index: index, startRow: row["start_row"], endRow: row["end_row"],
             rows: [], rowCount: row["row_count"], continuation: row["continuation"],
             fetchedAt: Date(timeIntervalSince1970: row["fetched_at"]), byteSize: row["byte_size"], snapshot: row["snapshot"],
             pageCount: row["page_count"])
-        try page.readRows(storedText: text, asTexts: rowsAsTexts)
+        try page.readRows(storedText: text, rowIndex: rowIndex, asTexts: rowsAsTexts)
         return page
     }
 

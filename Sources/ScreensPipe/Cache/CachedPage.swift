@@ -68,7 +68,14 @@ public struct CachedPage: Sendable, Hashable {
     /// its stored text (a row nothing changes is written from it). With `asTexts` the rows
     /// are only checked and parsed if a stage or a subscriber reads them; without, they are
     /// parsed in the same pass, for a run whose stages read every row.
-    mutating func readRows(storedText text: [UInt8], asTexts: Bool) throws(ScreensPipeError) {
+    ///
+    /// A page kept as texts with its stored `rowIndex` (``JSONElementTexts/storedArray``) is
+    /// read by it without checking the rows again, when the index is the text's; else in full.
+    mutating func readRows(storedText text: [UInt8], rowIndex: [UInt8]? = nil, asTexts: Bool) throws(ScreensPipeError) {
+        if asTexts, let rowIndex, let texts = JSONElementTexts(storedArray: text, index: rowIndex) {
+            storage = PageRows(texts: texts)
+            return
+        }
         let kept: (elements: [JSONValue], texts: JSONElementTexts)?
         do throws(JSONParseError) {
             kept = try JSONValue.parseArrayKeepingTexts(text, skippingElements: asTexts)

@@ -218,10 +218,15 @@ extension FetchedPage {
     /// The rows as the cache stores them: one JSON array of the rows' received texts when
     /// the page kept them (a replay then writes exactly what the remote run wrote), else
     /// the rows encoded.
-    var storedRowsText: String {
+    var storedRowsText: String { storedRows.text }
+
+    /// ``storedRowsText`` and, when the page kept its rows' texts, the index a replay reads
+    /// them back by without checking them again (see ``JSONElementTexts/storedArray``).
+    var storedRows: (text: String, index: [UInt8]?) {
         if let rowTexts, rowTexts.count == rowsInPage {
-            return String(decoding: rowTexts.arrayText, as: UTF8.self)
+            let (text, index) = rowTexts.storedArray
+            return (String(decoding: text, as: UTF8.self), index)
         }
-        return JSONValue.array(rows).jsonString
+        return (JSONValue.array(rows).jsonString, nil)
     }
 }

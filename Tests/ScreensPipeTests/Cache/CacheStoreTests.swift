@@ -71,12 +71,18 @@ import Testing
     func aDamagedStoredPageIsACacheErrorThatNamesIt(backend: CacheBackendKind) async throws {
         let directory = try TemporaryDirectory()
         let store = try await backend.open(in: directory)
-        // The stored text a hand edit or a torn write would leave: a row cut short.
-        var texts = JSONElementTexts()
-        Array(#"{"id":1,"name":"#.utf8).withUnsafeBytes { texts.append(textOfParsedValue: $0) }
-        var damaged = FetchedPage(request: CacheFixtures.request(3), rows: [.null], origin: .remote)
-        damaged.rowTexts = texts
-        try await store.write(key: "k", pipeline: "p", page: damaged, snapshot: nil)
+        // The stored text a hand edit would leave: a row cut short.
+        switch store {
+        case let sqlite as CacheStore:
+            try await sqlite.write(key: "k", pipeline: "p", page: page(3, rows: [["id": 1, "name": "x"]]), snapshot: nil)
+            _ = try CacheRowIndexTests.edit(sqlite.path, "UPDATE page SET rows = ?", [#"[{"id":1,"name":]"#])
+        default:
+            var texts = JSONElementTexts()
+            Array(#"{"id":1,"name":"#.utf8).withUnsafeBytes { texts.append(textOfParsedValue: $0) }
+            var damaged = FetchedPage(request: CacheFixtures.request(3), rows: [.null], origin: .remote)
+            damaged.rowTexts = texts
+            try await store.write(key: "k", pipeline: "p", page: damaged, snapshot: nil)
+        }
 
         for asTexts in [true, false] {
             do {
