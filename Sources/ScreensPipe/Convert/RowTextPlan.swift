@@ -13,7 +13,9 @@ import ScreensBus
 /// escaped string, a decimal, a default, a missing required field, a localized value) is
 /// parsed and handed to the same ``CompiledField`` the tree path uses, so both paths write the
 /// same bytes and raise the same errors. The filter reads an object holding only the members
-/// it names, which selects exactly what the whole row would.
+/// it names, which selects exactly what the whole row would; a filter whose conditions
+/// compare strings, integers, booleans and nulls decides from those members' texts
+/// (``MemberTextPredicate``) and reads values only for a row it cannot decide so.
 struct RowTextPlan: Sendable {
     /// What a selected row is written as.
     enum Output: Sendable {
@@ -49,6 +51,8 @@ struct RowTextPlan: Sendable {
         let name: Range<Int>
         /// Whether the filter reads this field (it is kept as a value too).
         let feedsFilter: Bool
+        /// The field's slot among the members ``RowTextPlan/textFilter`` reads, if it reads it.
+        let filterSlot: Int?
         /// Whether `"name":` is how the row's compact text has the member's key: a value copied
         /// as it is goes out with its key in one piece.
         let nameIsKey: Bool
@@ -64,6 +68,12 @@ struct RowTextPlan: Sendable {
     let fields: [CompiledField]
     let steps: [FieldStep]
     let names: [UInt8]
+    /// The filter decided on its members' texts: for ``Output/asReceived`` the members in
+    /// ``selection``'s slots, for ``Output/fields`` the written fields in their
+    /// ``FieldStep/filterSlot``s (``filterSlotCount`` of them). Nil without a filter, or for
+    /// one that needs values.
+    let textFilter: MemberTextPredicate?
+    let filterSlotCount: Int
 
     /// A plan for `converter` and `filter`, or nil when the rows must be read as trees: a
     /// field reads a longer path, the model is a DDL record's, or nothing reads the rows.
@@ -75,12 +85,17 @@ struct RowTextPlan: Sendable {
             selection = JSONMemberSelection(slots: Dictionary(uniqueKeysWithValues: filterKeys.enumerated().map { (Array($1.utf8), $0) }))
             output = .asReceived
             (fields, steps, names) = ([], [], [])
+            textFilter = filter?.textPredicate(slots: Dictionary(uniqueKeysWithValues: filterKeys.enumerated().map { ($1, $0) }))
+            filterSlotCount = filterKeys.count
             return
         }
         guard let model = converter.singleModel else { return nil }
         var slots: [[UInt8]: Int] = [:]
         var steps: [FieldStep] = []
         var names = JSONWriter()
+        // Each output field the filter reads, to its slot; a name written twice reads values.
+        var filterSlots: [String: Int] = [:]
+        var filterReadsValues = false
         for field in model.fields {
             guard let key = field.singleKey.map({ Array($0.utf8) }) else { return nil }
             let slot = slots[key] ?? slots.count
@@ -99,10 +114,22 @@ struct RowTextPlan: Sendable {
                     }
                 }
             let nameIsKey = names.bytes[nameStart...].elementsEqual([CompactJSON.quote] + key + [CompactJSON.quote, UInt8(ascii: ":")])
+            let feedsFilter = filterReads.contains(field.name)
+            var filterSlot: Int?
+            if feedsFilter {
+                if filterSlots[field.name] != nil { filterReadsValues = true }
+                filterSlot = filterSlots.count
+                filterSlots[field.name] = filterSlot
+            }
             steps.append(
                 FieldStep(
-                    slot: slot, form: form, name: nameStart..<names.bytes.count, feedsFilter: filterReads.contains(field.name), nameIsKey: nameIsKey))
+                    slot: slot, form: form, name: nameStart..<names.bytes.count, feedsFilter: feedsFilter, filterSlot: filterSlot,
+                    nameIsKey: nameIsKey))
         }
+        // A key the filter reads that no field writes is a missing member: a slot never filled.
+        for key in filterReads.sorted() where filterSlots[key] == nil { filterSlots[key] = filterSlots.count }
+        textFilter = filterReadsValues ? nil : filter?.textPredicate(slots: filterSlots)
+        filterSlotCount = filterSlots.count
         selection = JSONMemberSelection(slots: slots)
         self.fields = model.fields
         self.steps = steps
@@ -137,6 +164,9 @@ struct RowTextReader {
     private var found: [Range<Int>?]
     /// The members the filter reads, refilled for each row: its storage is allocated once.
     private var filterMembers = JSONObject()
+    /// For ``RowTextPlan/textFilter`` on written fields: where each one it reads is in
+    /// ``text``, in the current row.
+    private var filterRanges: [Range<Int>?]
 
     init(plan: RowTextPlan, stages: RowStages, rows: JSONElementTexts) {
         self.plan = plan
@@ -148,6 +178,7 @@ struct RowTextReader {
         }
         tapeStride = 1 + 2 * plan.selection.count
         found = Array(repeating: nil, count: plan.selection.count)
+        filterRanges = Array(repeating: nil, count: plan.filterSlotCount)
         ranges.reserveCapacity(rows.count)
         rowNumbers.reserveCapacity(rows.count)
     }
@@ -202,38 +233,71 @@ struct RowTextReader {
         switch plan.output {
         case .asReceived:
             if let filter = stages.filter {
-                filterMembers.removeAll(keepingCapacity: true)
-                for (slot, key) in plan.filterKeys.enumerated() {
-                    guard let range = found[slot] else { continue }
-                    guard let value = CompactJSON.value(bytes, range) else { return nil }
-                    filterMembers.appendUnchecked(key: key, value: value)
+                let decided = plan.textFilter.flatMap { textFilter in
+                    found.withUnsafeBufferPointer { textFilter(MemberTexts(bytes: bytes, ranges: $0)) }
                 }
-                guard try filter.matches(.object(filterMembers)) else { return false }
+                if let decided {
+                    guard decided else { return false }
+                } else {
+                    filterMembers.removeAll(keepingCapacity: true)
+                    for (slot, key) in plan.filterKeys.enumerated() {
+                        guard let range = found[slot] else { continue }
+                        guard let value = CompactJSON.value(bytes, range) else { return nil }
+                        filterMembers.appendUnchecked(key: key, value: value)
+                    }
+                    guard try filter.matches(.object(filterMembers)) else { return false }
+                }
             }
             text.append(contentsOf: bytes)
             return true
         case .fields:
-            filterMembers.removeAll(keepingCapacity: true)
-            text.append(CompactJSON.openBrace)
-            var first = true
-            for index in plan.steps.indices {
-                let step = plan.steps[index]
-                let memberStart = text.count
-                if !first { text.append(CompactJSON.comma) }
-                switch try write(step, field: index, found[step.slot], in: bytes) {
-                case .written(let value):
-                    if step.feedsFilter, let value { filterMembers.appendUnchecked(key: plan.fields[index].name, value: value) }
-                    first = false
-                case .left:
-                    text.removeSubrange(memberStart...)
-                case .unreadable:
-                    return nil
+            if let textFilter = plan.textFilter {
+                // The fields are written once; the filter reads them as written. A row it
+                // cannot decide so is written again, its values kept for the filter.
+                let rowStart = text.count
+                guard try writeFields(bytes, keepingValues: false) else { return nil }
+                let decided = text.withUnsafeBufferPointer { output in
+                    filterRanges.withUnsafeBufferPointer { textFilter(MemberTexts(bytes: output, ranges: $0)) }
                 }
+                if let decided { return decided }
+                text.removeSubrange(rowStart...)
             }
-            text.append(CompactJSON.closeBrace)
+            guard try writeFields(bytes, keepingValues: true) else { return nil }
             if let filter = stages.filter, try !filter.matches(.object(filterMembers)) { return false }
             return true
         }
+    }
+
+    /// Writes the row's fields as one object; false when a member's text did not parse.
+    /// `keepingValues`: the values the filter reads are kept in ``filterMembers``; else where
+    /// they were written is kept in ``filterRanges``.
+    private mutating func writeFields(_ bytes: UnsafeBufferPointer<UInt8>, keepingValues: Bool) throws(ScreensPipeError) -> Bool {
+        if keepingValues { filterMembers.removeAll(keepingCapacity: true) }
+        text.append(CompactJSON.openBrace)
+        var first = true
+        for index in plan.steps.indices {
+            let step = plan.steps[index]
+            let memberStart = text.count
+            if !first { text.append(CompactJSON.comma) }
+            // The value follows the field's `"name":` (or the key it is copied with, as long).
+            let valueStart = text.count &+ step.name.count
+            switch try write(step, field: index, found[step.slot], in: bytes, wantsValue: keepingValues && step.feedsFilter) {
+            case .written(let value):
+                if keepingValues {
+                    if step.feedsFilter, let value { filterMembers.appendUnchecked(key: plan.fields[index].name, value: value) }
+                } else if let slot = step.filterSlot {
+                    filterRanges[slot] = valueStart..<text.count
+                }
+                first = false
+            case .left:
+                text.removeSubrange(memberStart...)
+                if !keepingValues, let slot = step.filterSlot { filterRanges[slot] = nil }
+            case .unreadable:
+                return false
+            }
+        }
+        text.append(CompactJSON.closeBrace)
+        return true
     }
 
     /// What became of one output field.
@@ -268,12 +332,11 @@ struct RowTextReader {
     }
 
     /// Writes field `index` (its step `step`), `"name":` and the value read from the member
-    /// at `range` (nil: missing).
+    /// at `range` (nil: missing); the value is given when `wantsValue` (or made anyway).
     private mutating func write(
-        _ step: RowTextPlan.FieldStep, field index: Int, _ range: Range<Int>?, in bytes: UnsafeBufferPointer<UInt8>
+        _ step: RowTextPlan.FieldStep, field index: Int, _ range: Range<Int>?, in bytes: UnsafeBufferPointer<UInt8>, wantsValue: Bool
     ) throws(ScreensPipeError) -> FieldWrite {
         if let range, step.form != .never, let literal = CompactJSON.literal(bytes, range) {
-            let wantsValue = step.feedsFilter
             switch (step.form, literal) {
             case (.asFound, .plainString), (.string, .plainString):
                 writeCopy(of: step, range, in: bytes)

@@ -120,7 +120,7 @@ enum FilterSemantics {
         }
     }
 
-    private static func search(_ needle: UnsafeBufferPointer<UInt8>, in haystack: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func search(_ needle: UnsafeBufferPointer<UInt8>, in haystack: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let first = needle.first else { return true }
         guard needle.count <= haystack.count else { return false }
         let lastStart = haystack.count - needle.count

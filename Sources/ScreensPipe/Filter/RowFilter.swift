@@ -12,6 +12,8 @@ package struct RowFilter: Sendable {
     /// The members of a row the expression reads: the first key of each of its paths. A row
     /// holding only these members is selected exactly when the whole row is.
     let readKeys: Set<String>
+    /// The expression's tree, for ``textPredicate(slots:)``.
+    private let tree: FilterExpression
 
     /// Compiles `expression`.
     ///
@@ -24,6 +26,7 @@ package struct RowFilter: Sendable {
             let tree = try FilterParser.parse(expression)
             predicate = try FilterCompiler(lexer: FilterLexer(expression)).compile(tree)
             readKeys = tree.readKeys
+            self.tree = tree
         } catch {
             throw error.pipelineError(expression: expression, location: location)
         }
@@ -36,6 +39,12 @@ package struct RowFilter: Sendable {
     ///   as `price < 3` on a row whose price is a string.
     public func matches(_ row: JSONValue) throws(ScreensPipeError) -> Bool {
         try predicate(row)
+    }
+
+    /// The filter over its members' texts, each key of ``readKeys`` in its slot of `slots`;
+    /// nil when some condition always needs values (see ``MemberTextPredicate``).
+    func textPredicate(slots: [String: Int]) -> MemberTextPredicate? {
+        MemberTextFilterCompiler(slots: slots).compile(tree)
     }
 }
 

@@ -261,6 +261,12 @@ import Testing
                 FieldMapping(name: "s", from: "folderId", type: .string, required: true),
             ], onInvalid: .skip), "id > 0 or name == \"plain\""),
             (nil, #"name == "plain" or entryId >= 7"#),
+            // Filters a plan decides on the members' texts where it can (see MemberTextFilter).
+            (ConvertSpec(model: .bookmark, onInvalid: .skip), #"name contains "a" and not (url starts-with "pl") or entryId in [7, "x", null]"#),
+            (ConvertSpec(model: .bookmark, onInvalid: .skip), #"createDate > "2026" or modifiedDate == null or folderId < groupId"#),
+            (nil, #"name < "q" and url != null or description ends-with "" or not (createDate exists)"#),
+            (nil, "visits or entryId == -12"),
+            (nil, #"name >= 7 or "plainer" starts-with name"#),
         ]
         for (convert, filter) in specs {
             try Self.expectSamePaths(rows, convert: convert, filter: filter, separator: random.below(2) == 0 ? "," : " ,\n ")
