@@ -11,6 +11,9 @@ struct PageRows: Sendable, Equatable {
     /// Set when the rows are kept as texts and parsed only when read.
     private(set) var lazyValues: LazyRowValues?
     private var keptTexts: JSONElementTexts?
+    /// The texts' ``JSONElementTexts/contentDigest``, when a fetch computed it ahead
+    /// (``precomputeTextsDigest()``); dropped whenever the rows or the texts change.
+    private(set) var textsDigest: UInt64?
 
     /// Rows as values, with their texts when the source kept them.
     init(values: [JSONValue], texts: JSONElementTexts? = nil) {
@@ -32,6 +35,7 @@ struct PageRows: Sendable, Equatable {
             values = newValue
             lazyValues = nil
             keptTexts = nil
+            textsDigest = nil
         }
     }
 
@@ -44,7 +48,14 @@ struct PageRows: Sendable, Equatable {
                 lazyValues = nil
             }
             keptTexts = newValue
+            textsDigest = nil
         }
+    }
+
+    /// Computes the texts' digest now, in the fetch (pages are fetched side by side), rather
+    /// than where pages are handed over one at a time (``PageSequenceGuard``).
+    mutating func precomputeTextsDigest() {
+        textsDigest = keptTexts?.contentDigest
     }
 
     /// How many rows; never parses.

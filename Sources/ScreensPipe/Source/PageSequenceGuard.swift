@@ -52,7 +52,7 @@ struct PageSequenceGuard: Sendable {
         var hasher = Hasher()
         if let texts = page.rowTexts, texts.count == page.rowsInPage {
             hasher.combine(true)
-            hasher.combine(texts.contentDigest)
+            hasher.combine(page.storage.textsDigest ?? texts.contentDigest)
         } else {
             hasher.combine(false)
             hasher.combine(page.rowsInPage)

@@ -33,6 +33,32 @@ struct ListEndingTests {
         #expect(error.message.contains("rows of page 0"))
     }
 
+    @Test("a digest computed in the fetch is the one compared, and is dropped when the rows change")
+    func precomputedDigests() throws {
+        func textsPage(_ index: Int, _ body: String) throws -> FetchedPage {
+            let texts = try #require(try JSONValue.parseArrayKeepingTexts(Array(body.utf8), skippingElements: true)).texts
+            var page = FetchedPage(
+                request: PageRequest(index: index, startRow: 3 * index, endRow: 3 * index + 3, includesRowCount: index == 0),
+                rowTexts: texts, origin: .remote)
+            page.storage.precomputeTextsDigest()
+            #expect(page.storage.textsDigest == texts.contentDigest)
+            return page
+        }
+        var checks = PageSequenceGuard(requestsPageSize: true)
+        let first = try textsPage(0, #"[{"a":1},{"a":2},{"a":3}]"#)
+        #expect(checks.check(first) == nil)
+        #expect(PageSequenceGuard.digest(first) == PageSequenceGuard.digest(try textsPage(0, #"[{"a":1},{"a":2},{"a":3}]"#)))
+        #expect(checks.check(try textsPage(1, #"[{"a":1},{"a":2},{"a":3}]"#))?.message.contains("rows of page 0") == true)
+        // Other rows or texts: the digest computed for the old ones is gone.
+        var changed = try textsPage(2, #"[{"a":1},{"a":2},{"a":3}]"#)
+        changed.rowTexts = try #require(try JSONValue.parseArrayKeepingTexts(Array(#"[{"a":7},{"a":8},{"a":9}]"#.utf8))).texts
+        #expect(changed.storage.textsDigest == nil)
+        #expect(checks.check(changed) == nil)
+        var replaced = try textsPage(3, #"[{"a":1},{"a":2},{"a":3}]"#)
+        replaced.rows = [4, 5, 6]
+        #expect(replaced.storage.textsDigest == nil)
+    }
+
     @Test("empty pages are never a repeat; file pages are never compared")
     func emptyAndFilePages() {
         var checks = PageSequenceGuard(requestsPageSize: true)
