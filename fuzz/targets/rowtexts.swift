@@ -20,6 +20,9 @@ private let stageSets: [(RowConverter, RowFilter?, Bool)] = {
         (ConvertSpec(model: .asset, onInvalid: .skip), nil),
         (ConvertSpec(fields: mapping), #"id > 0 or name == "n""#),
         (nil, #"name == "n" or entryId >= 7"#),
+        // Filters decided on the members' texts where they can be (MemberTextFilter).
+        (ConvertSpec(model: .bookmark, onInvalid: .skip), #"name contains "a" and not (url starts-with "h") or entryId in [7, "x", null]"#),
+        (nil, #"name < "q" and url != null or description ends-with "" or not (createDate exists) or visits or "ab" starts-with name"#),
     ]
     return specs.map { spec, filter in
         (try! RowConverter(spec: spec), filter.map { try! RowFilter(expression: $0) }, spec?.onInvalid == .skip)
