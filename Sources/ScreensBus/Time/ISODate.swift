@@ -39,11 +39,50 @@ public enum ISODate {
         }
     }
 
+    /// Writes many dates as ``write(epochMilliseconds:into:)`` does, keeping the last one's
+    /// day: the rows of a page mostly fall on a few days, so most dates are the day's text,
+    /// copied, and their time of day.
+    package struct Writer: Sendable {
+        /// The day of ``dayText``, in days since the epoch; none yet.
+        private var day = Int64.min
+        /// `yyyy-mm-ddT` of ``day``: eleven bytes.
+        private var dayText: (UInt64, UInt64) = (0, 0)
+
+        package init() {}
+
+        package mutating func write(epochMilliseconds: Int64, into output: inout [UInt8]) {
+            let (days, msOfDay) = floorDivide(epochMilliseconds, 86_400_000)
+            if days != day {
+                let (year, month, dayOfMonth) = civil(fromDays: days)
+                // Years past 9999 or before 0 are written as the one-off writer writes them.
+                guard (0...9999).contains(year) else {
+                    ISODate.write(epochMilliseconds: epochMilliseconds, into: &output)
+                    return
+                }
+                withUnsafeMutableBytes(of: &dayText) { text in
+                    let buffer = text.bindMemory(to: UInt8.self)
+                    _ = writeDay(year: year, month: month, day: dayOfMonth, into: buffer)
+                }
+                day = days
+            }
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
+                withUnsafeBytes(of: dayText) { text in
+                    _ = buffer.initialize(from: text.bindMemory(to: UInt8.self)[..<11])
+                }
+                let count = writeTime(msOfDay: msOfDay, into: buffer, at: 11)
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<count]))
+            }
+        }
+    }
+
     /// Writes a date of the years 0 to 9999 into `buffer` (24 bytes at least); returns how
     /// many bytes it took (20, or 24 with milliseconds).
     private static func writeDigits(year: Int64, month: Int64, day: Int64, msOfDay: Int64, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
-        let seconds = msOfDay / 1000
-        let milliseconds = msOfDay % 1000
+        writeTime(msOfDay: msOfDay, into: buffer, at: writeDay(year: year, month: month, day: day, into: buffer))
+    }
+
+    /// Writes `yyyy-mm-ddT` of a year 0 to 9999 at the start of `buffer`; returns 11.
+    private static func writeDay(year: Int64, month: Int64, day: Int64, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
         var position = 0
         func put(_ value: Int64, _ width: Int) {
             var rest = value
@@ -58,6 +97,27 @@ public enum ISODate {
             position += 1
         }
         put(year, 4); put("-"); put(month, 2); put("-"); put(day, 2); put("T")
+        return position
+    }
+
+    /// Writes `hh:mm:ss`, `.SSS` when the milliseconds are not zero, and `Z` into `buffer`
+    /// from `start` (13 bytes at most); returns where the date ends.
+    private static func writeTime(msOfDay: Int64, into buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
+        let seconds = msOfDay / 1000
+        let milliseconds = msOfDay % 1000
+        var position = start
+        func put(_ value: Int64, _ width: Int) {
+            var rest = value
+            for offset in stride(from: width - 1, through: 0, by: -1) {
+                buffer[position + offset] = UInt8(truncatingIfNeeded: 48 + rest % 10)
+                rest /= 10
+            }
+            position += width
+        }
+        func put(_ byte: Unicode.Scalar) {
+            buffer[position] = UInt8(ascii: byte)
+            position += 1
+        }
         put(seconds / 3600, 2); put(":"); put(seconds / 60 % 60, 2); put(":"); put(seconds % 60, 2)
         if milliseconds != 0 { put("."); put(milliseconds, 3) }
         put("Z")

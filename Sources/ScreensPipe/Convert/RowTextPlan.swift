@@ -164,6 +164,8 @@ struct RowTextReader {
     private var found: [Range<Int>?]
     /// The members the filter reads, refilled for each row: its storage is allocated once.
     private var filterMembers = JSONObject()
+    /// Writes the rows' dates, keeping the last one's day.
+    private var dates = ISODate.Writer()
     /// For ``RowTextPlan/textFilter`` on written fields: where each one it reads is in
     /// ``text``, in the current row.
     private var filterRanges: [Range<Int>?]
@@ -351,7 +353,7 @@ struct RowTextReader {
                 writeName(of: step)
                 text.append(CompactJSON.quote)
                 let dateStart = text.count
-                ISODate.write(epochMilliseconds: milliseconds, into: &text)
+                dates.write(epochMilliseconds: milliseconds, into: &text)
                 let value: JSONValue? = wantsValue ? .string(String(decoding: text[dateStart...], as: UTF8.self)) : nil
                 text.append(CompactJSON.quote)
                 return .written(value)

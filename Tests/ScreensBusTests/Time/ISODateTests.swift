@@ -1,6 +1,7 @@
 import Foundation
-import ScreensBus
 import Testing
+
+@testable import ScreensBus
 
 /// ISO 8601 dates are ScreensBus's: events carry them, and the convert stage writes them.
 @Suite struct ISODateTests {
@@ -34,5 +35,32 @@ import Testing
         // Proleptic Gregorian before 1583, and past year 9999 the year has more digits.
         #expect(ISODate.format(epochMilliseconds: -62_135_596_800_000) == "0001-01-01T00:00:00Z")
         #expect(ISODate.format(epochMilliseconds: 253_402_300_800_000) == "10000-01-01T00:00:00Z")
+    }
+
+    @Test("a writer that keeps the last day writes what the one-off writer writes, in any order of dates")
+    func writerKeepingTheDay() {
+        var generator = SystemRandomNumberGenerator()
+        var writer = ISODate.Writer()
+        var kept: [UInt8] = []
+        var oneOff: [UInt8] = []
+        let edges: [Int64] = [
+            0, -1, 1, 86_399_999, 86_400_000, -86_400_000, -86_400_001, 951_782_400_000, 253_402_300_799_999,
+            253_402_300_800_000, -62_167_219_200_000, -62_167_219_200_001, .max, .min,
+        ]
+        var base: Int64 = 1_704_067_200_000
+        for step in 0..<20_000 {
+            let milliseconds: Int64 =
+                switch step % 5 {
+                case 0: edges[Int.random(in: 0..<edges.count, using: &generator)]
+                case 1: Int64.random(in: -100_000_000_000_000...300_000_000_000_000, using: &generator)
+                default: { base += Int64.random(in: -1_000...7_200_000, using: &generator); return base }()
+                }
+            kept.removeAll(keepingCapacity: true)
+            oneOff.removeAll(keepingCapacity: true)
+            writer.write(epochMilliseconds: milliseconds, into: &kept)
+            ISODate.write(epochMilliseconds: milliseconds, into: &oneOff)
+            #expect(kept == oneOff, "\(milliseconds)")
+            #expect(String(decoding: kept, as: UTF8.self) == ISODate.format(epochMilliseconds: milliseconds))
+        }
     }
 }
