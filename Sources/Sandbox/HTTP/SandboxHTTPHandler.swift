@@ -1,5 +1,6 @@
 internal import NIOCore
 internal import NIOHTTP1
+internal import NIOPosix
 
 #if canImport(Glibc)
     internal import Glibc
@@ -69,15 +70,31 @@ final class SandboxHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let latency = server.faults.plan.latency
         if latency > .zero {
             let due = NIODeadline.now() + TimeAmount(latency)
-            // A latency that counts the sandbox's work: the answer is made now, and only its
-            // sending waits (a faulty answer is made when due, as without).
-            let prepared = server.faults.plan.latencyCountsWork && action == .none ? server.router.respond(to: request) : nil
+            if server.faults.plan.latencyCountsWork && action == .none {
+                // A latency that counts the sandbox's work: the answer is made now and only
+                // its sending waits. It is made on the thread pool, side by side with others,
+                // as a portal's worker threads make them: made on the event loop, answers to
+                // requests that arrive together were made one after another, and a request
+                // was only read, and its latency started, once the answers before it were
+                // made (the first round of eight pages at once left up to 60 ms late).
+                let router = server.router
+                NIOThreadPool.singleton.runIfActive(eventLoop: context.eventLoop) { router.respond(to: request) }
+                    .assumeIsolated().whenComplete { result in
+                        switch result {
+                        case .success(let prepared):
+                            context.eventLoop.assumeIsolated().scheduleTask(deadline: due) {
+                                self.write(prepared, head: head, context: context)
+                            }
+                        case .failure:
+                            // The pool is shut down: the sandbox is stopping.
+                            context.close(promise: nil)
+                        }
+                    }
+                return
+            }
+            // A faulty answer is made when due, as without.
             context.eventLoop.assumeIsolated().scheduleTask(deadline: due) {
-                if let prepared {
-                    self.write(prepared, head: head, context: context)
-                } else {
-                    self.answer(request, number: number, action: action, head: head, context: context)
-                }
+                self.answer(request, number: number, action: action, head: head, context: context)
             }
         } else {
             answer(request, number: number, action: action, head: head, context: context)
