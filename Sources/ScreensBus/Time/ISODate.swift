@@ -83,21 +83,9 @@ public enum ISODate {
 
     /// Writes `yyyy-mm-ddT` of a year 0 to 9999 at the start of `buffer`; returns 11.
     private static func writeDay(year: Int64, month: Int64, day: Int64, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
-        var position = 0
-        func put(_ value: Int64, _ width: Int) {
-            var rest = value
-            for offset in stride(from: width - 1, through: 0, by: -1) {
-                buffer[position + offset] = UInt8(truncatingIfNeeded: 48 + rest % 10)
-                rest /= 10
-            }
-            position += width
-        }
-        func put(_ byte: Unicode.Scalar) {
-            buffer[position] = UInt8(ascii: byte)
-            position += 1
-        }
-        put(year, 4); put("-"); put(month, 2); put("-"); put(day, 2); put("T")
-        return position
+        var digits = Digits(buffer: buffer, position: 0)
+        digits.put(year, 4); digits.put("-"); digits.put(month, 2); digits.put("-"); digits.put(day, 2); digits.put("T")
+        return digits.position
     }
 
     /// Writes `hh:mm:ss`, `.SSS` when the milliseconds are not zero, and `Z` into `buffer`
@@ -105,8 +93,20 @@ public enum ISODate {
     private static func writeTime(msOfDay: Int64, into buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
         let seconds = msOfDay / 1000
         let milliseconds = msOfDay % 1000
-        var position = start
-        func put(_ value: Int64, _ width: Int) {
+        var digits = Digits(buffer: buffer, position: start)
+        digits.put(seconds / 3600, 2); digits.put(":"); digits.put(seconds / 60 % 60, 2); digits.put(":"); digits.put(seconds % 60, 2)
+        if milliseconds != 0 { digits.put("."); digits.put(milliseconds, 3) }
+        digits.put("Z")
+        return digits.position
+    }
+
+    /// Fixed-width decimal fields and separators, written left to right into a buffer with room.
+    private struct Digits {
+        let buffer: UnsafeMutableBufferPointer<UInt8>
+        var position: Int
+
+        /// `value` (not negative) in exactly `width` digits, zero-padded.
+        mutating func put(_ value: Int64, _ width: Int) {
             var rest = value
             for offset in stride(from: width - 1, through: 0, by: -1) {
                 buffer[position + offset] = UInt8(truncatingIfNeeded: 48 + rest % 10)
@@ -114,14 +114,11 @@ public enum ISODate {
             }
             position += width
         }
-        func put(_ byte: Unicode.Scalar) {
+
+        mutating func put(_ byte: Unicode.Scalar) {
             buffer[position] = UInt8(ascii: byte)
             position += 1
         }
-        put(seconds / 3600, 2); put(":"); put(seconds / 60 % 60, 2); put(":"); put(seconds % 60, 2)
-        if milliseconds != 0 { put("."); put(milliseconds, 3) }
-        put("Z")
-        return position
     }
 
     /// Epoch milliseconds of ISO text: `2026-11-21`, `2026-11-21T09:15`, `…:00`, `…:00.5`,
