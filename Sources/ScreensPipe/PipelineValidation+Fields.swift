@@ -8,7 +8,8 @@ extension PipelineValidation {
     /// Only when the output fields are known: a `fields:` mapping or a fixed model
     /// (bookmark, web-content, asset); DDL records and unconverted rows have any fields.
     static func unknownFieldErrors(_ spec: PipelineSpec) -> [ScreensPipeError] {
-        guard var (fields, owner) = outputFields(spec.convert) else { return [] }
+        guard let (known, owner) = outputFields(spec.convert) else { return [] }
+        var fields = known
         // `include:` adds the parents' fields after conversion.
         if !spec.source.include.isEmpty { fields.append(ParentFields.key) }
         func problem(_ name: String) -> String {
