@@ -12,13 +12,13 @@
 # not touched); a crash, hang (> 10 s) or allocation over 2 GB stops that target and leaves
 # the input in .build/fuzz/artifacts/, to be kept as a regression test.
 #
-#     bash scripts/fuzz.sh [json|rowtexts|filesource|filter|yaml|response|xml|interpolate|regex|config|realapis|write]...
+#     bash scripts/fuzz.sh [json|rowtexts|filesource|storedarray|filter|yaml|response|xml|interpolate|regex|config|realapis|write]...
 #     FUZZ_SECONDS=300 bash scripts/fuzz.sh json
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(json rowtexts filesource filter yaml response xml interpolate regex config realapis write)
+[ ${#targets[@]} -gt 0 ] || targets=(json rowtexts filesource storedarray filter yaml response xml interpolate regex config realapis write)
 build=.build/fuzz
 export SWIFT_BACKTRACE=enable=no # libFuzzer reports the crash itself
 
