@@ -42,22 +42,24 @@ public final class PostgresCacheStore: CacheBackend {
 
     /// Stores `page` under `key` as ``CacheStore/write(key:pipeline:page:snapshot:)`` does.
     public func write(key: String, pipeline: String, page: FetchedPage, snapshot: String? = nil) async throws(ScreensPipeError) {
-        let text = page.storedRowsText
+        let (text, rowIndex) = page.storedRows
+        let index = rowIndex.map { ByteBuffer(bytes: $0) }
         let request = page.request
         try await perform("store page \(request.index)") { [client] in
             try await client.withTransaction(logger: Self.quietLogger) { connection in
                 try await connection.query(
                     """
                     INSERT INTO screens_pipe_cache_page (key, page_index, pipeline, start_row, end_row, rows,
-                        rows_in_page, row_count, continuation, fetched_at, byte_size, snapshot, page_count)
+                        rows_in_page, row_count, continuation, fetched_at, byte_size, snapshot, page_count, row_index)
                     VALUES (\(key), \(request.index), \(pipeline), \(request.startRow), \(request.endRow), \(text),
                         \(page.rowsInPage), \(page.rowCount), \(page.continuation), \(page.fetchedAt.timeIntervalSince1970),
-                        \(text.utf8.count), \(snapshot), \(page.pageCount))
+                        \(text.utf8.count), \(snapshot), \(page.pageCount), \(index))
                     ON CONFLICT (key, page_index) DO UPDATE SET pipeline = EXCLUDED.pipeline,
                         start_row = EXCLUDED.start_row, end_row = EXCLUDED.end_row, rows = EXCLUDED.rows,
                         rows_in_page = EXCLUDED.rows_in_page, row_count = EXCLUDED.row_count,
                         continuation = EXCLUDED.continuation, fetched_at = EXCLUDED.fetched_at,
-                        byte_size = EXCLUDED.byte_size, snapshot = EXCLUDED.snapshot, page_count = EXCLUDED.page_count
+                        byte_size = EXCLUDED.byte_size, snapshot = EXCLUDED.snapshot, page_count = EXCLUDED.page_count,
+                        row_index = EXCLUDED.row_index
                     """, logger: Self.quietLogger)
                 if request.index == 0, let rowCount = page.rowCount {
                     try await connection.query(
@@ -272,11 +274,11 @@ public final class PostgresCacheStore: CacheBackend {
     private static func page(_ connection: PostgresConnection, key: String, index: Int, rowsAsTexts: Bool) async throws -> CachedPage? {
         let rows = try await connection.query(
             """
-            SELECT pipeline, start_row, end_row, rows, row_count, continuation, fetched_at, byte_size, snapshot, page_count
+            SELECT pipeline, start_row, end_row, rows, row_count, continuation, fetched_at, byte_size, snapshot, page_count, row_index
             FROM screens_pipe_cache_page WHERE key = \(key) AND page_index = \(index)
             """, logger: quietLogger)
-        for try await (pipeline, startRow, endRow, text, rowCount, continuation, fetchedAt, byteSize, snapshot, pageCount)
-            in rows.decode((String, Int, Int, String, Int?, String?, Double, Int, String?, Int?).self)
+        for try await (pipeline, startRow, endRow, text, rowCount, continuation, fetchedAt, byteSize, snapshot, pageCount, rowIndex)
+            in rows.decode((String, Int, Int, String, Int?, String?, Double, Int, String?, Int?, ByteBuffer?).self)
         {
             // Each row keeps its stored text, as in the SQLite cache: a replay writes what
             // the remote run wrote.
@@ -284,7 +286,7 @@ public final class PostgresCacheStore: CacheBackend {
                 key: key, pipeline: pipeline, index: index, startRow: startRow, endRow: endRow, rows: [],
                 rowCount: rowCount, continuation: continuation, fetchedAt: Date(timeIntervalSince1970: fetchedAt),
                 byteSize: byteSize, snapshot: snapshot, pageCount: pageCount)
-            try page.readRows(storedText: Array(text.utf8), asTexts: rowsAsTexts)
+            try page.readRows(storedText: Array(text.utf8), rowIndex: rowIndex.map { Array($0.readableBytesView) }, asTexts: rowsAsTexts)
             return page
         }
         return nil

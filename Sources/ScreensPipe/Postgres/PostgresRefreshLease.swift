@@ -30,7 +30,8 @@ final class PostgresRefreshLease: CacheRefreshLease {
     }
 
     func write(pipeline: String, page: FetchedPage, snapshot: String, endsChain: Bool) async throws(ScreensPipeError) {
-        let text = page.storedRowsText
+        let (text, rowIndex) = page.storedRows
+        let index = rowIndex.map { ByteBuffer(bytes: $0) }
         let request = page.request
         let key = key
         let published = try await store.perform("stage page \(request.index)") { [client = store.client] in
@@ -43,14 +44,15 @@ final class PostgresRefreshLease: CacheRefreshLease {
                 try await connection.query(
                     """
                     INSERT INTO screens_pipe_cache_staged_page (key, snapshot, page_index, pipeline, start_row, end_row,
-                        rows, rows_in_page, row_count, continuation, fetched_at, byte_size, page_count, ends_chain)
+                        rows, rows_in_page, row_count, continuation, fetched_at, byte_size, page_count, ends_chain, row_index)
                     VALUES (\(key), \(snapshot), \(request.index), \(pipeline), \(request.startRow), \(request.endRow),
                         \(text), \(page.rowsInPage), \(page.rowCount), \(page.continuation),
-                        \(page.fetchedAt.timeIntervalSince1970), \(text.utf8.count), \(page.pageCount), \(endsChain))
+                        \(page.fetchedAt.timeIntervalSince1970), \(text.utf8.count), \(page.pageCount), \(endsChain), \(index))
                     ON CONFLICT (key, snapshot, page_index) DO UPDATE SET rows = EXCLUDED.rows,
                         rows_in_page = EXCLUDED.rows_in_page, row_count = EXCLUDED.row_count,
                         continuation = EXCLUDED.continuation, fetched_at = EXCLUDED.fetched_at,
-                        byte_size = EXCLUDED.byte_size, page_count = EXCLUDED.page_count, ends_chain = EXCLUDED.ends_chain
+                        byte_size = EXCLUDED.byte_size, page_count = EXCLUDED.page_count, ends_chain = EXCLUDED.ends_chain,
+                        row_index = EXCLUDED.row_index
                     """, logger: logger)
                 var staged: [StagedPage] = []
                 for try await (index, endRow, rowsInPage, startRow, rowCount, pageCount, chainEnd) in try await connection.query(
@@ -69,9 +71,9 @@ final class PostgresRefreshLease: CacheRefreshLease {
                 try await connection.query(
                     """
                     INSERT INTO screens_pipe_cache_page (key, page_index, pipeline, start_row, end_row, rows,
-                        rows_in_page, row_count, continuation, fetched_at, byte_size, snapshot, page_count)
+                        rows_in_page, row_count, continuation, fetched_at, byte_size, snapshot, page_count, row_index)
                     SELECT key, page_index, pipeline, start_row, end_row, rows, rows_in_page, row_count, continuation,
-                        fetched_at, byte_size, snapshot, page_count
+                        fetched_at, byte_size, snapshot, page_count, row_index
                     FROM screens_pipe_cache_staged_page
                     WHERE key = \(key) AND snapshot = \(snapshot) AND page_index <= \(last)
                     """, logger: logger)

@@ -28,6 +28,10 @@ enum PostgresSchema {
             ends_chain BOOLEAN NOT NULL,
             PRIMARY KEY (key, snapshot, page_index))
         """,
+        // Where each row of `rows` ends, sealed by a digest (as in the SQLite cache): a replay
+        // reads the rows by it without checking them again. NULL for pages stored before.
+        "ALTER TABLE screens_pipe_cache_page ADD COLUMN IF NOT EXISTS row_index BYTEA",
+        "ALTER TABLE screens_pipe_cache_staged_page ADD COLUMN IF NOT EXISTS row_index BYTEA",
         """
         CREATE TABLE IF NOT EXISTS screens_pipe_class_name (
             server TEXT NOT NULL, value TEXT NOT NULL, class_name_id BIGINT NOT NULL,

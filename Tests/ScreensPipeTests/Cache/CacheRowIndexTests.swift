@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 import ScreensBus
 import ScreensPipe
 import TestSupport
@@ -28,6 +29,34 @@ import Testing
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Sets the stored rows text of every page of `store` to `text`, as a hand edit would.
+    static func setRows(of store: any CacheBackend, to text: String) async throws {
+        switch store {
+        case let sqlite as CacheStore:
+            _ = try edit(sqlite.path, "UPDATE page SET rows = ?", [text])
+        case let postgres as PostgresCacheStore:
+            _ = try await PostgresTesting.withConnection(postgres.target) { connection in
+                try await connection.query("UPDATE screens_pipe_cache_page SET rows = \(text)", logger: PostgresTesting.logger)
+            }
+        default:
+            Issue.record("no way to edit \(store)")
+        }
+    }
+
+    /// Removes every page's row index, as a page stored before indexes has none.
+    static func clearRowIndex(of store: any CacheBackend) async throws {
+        switch store {
+        case let sqlite as CacheStore:
+            _ = try edit(sqlite.path, "UPDATE page SET row_index = NULL")
+        case let postgres as PostgresCacheStore:
+            _ = try await PostgresTesting.withConnection(postgres.target) { connection in
+                try await connection.query("UPDATE screens_pipe_cache_page SET row_index = NULL", logger: PostgresTesting.logger)
+            }
+        default:
+            Issue.record("no way to edit \(store)")
+        }
+    }
+
     /// A page of `count` rows as a remote run keeps it: rows as their received texts.
     private func page(_ count: Int, index: Int = 0) throws -> FetchedPage {
         let rows = (0..<count).map { row in #"{"entryId":\#(9_007_199_254_740_993 + row),"name":"bookmark, \"\#(row)\"","n":1.50}"# }
@@ -36,7 +65,7 @@ import Testing
         return FetchedPage(request: CacheFixtures.request(index), rowTexts: texts, origin: .remote)
     }
 
-    private func replay(_ store: CacheStore, index: Int = 0) async throws -> FetchedPage {
+    private func replay(_ store: any CacheBackend, index: Int = 0) async throws -> FetchedPage {
         guard case .page(let cached) = try await store.lookup(key: "k", request: CacheFixtures.request(index), rowsAsTexts: true) else {
             throw CancellationError()
         }
@@ -68,9 +97,10 @@ import Testing
         #expect(try await replay(store, index: 1).rows == built.rows)
     }
 
-    @Test func aReplayByTheIndexDoesNotCheckTheRowsAgain() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func aReplayByTheIndexDoesNotCheckTheRowsAgain(backend: CacheBackendKind) async throws {
         let directory = try TemporaryDirectory()
-        let store = try CacheStore(path: directory.file("cache.sqlite"))
+        let store = try await backend.open(in: directory)
         // Texts are only kept for rows that parsed; these did not, to show what a replay
         // reads: the stored texts by their index, not a parse of them (which would refuse them).
         var texts = JSONElementTexts()
@@ -80,23 +110,25 @@ import Testing
         try await store.write(key: "k", pipeline: "p", page: page, snapshot: nil)
         #expect(try lines(try await replay(store)) == [#"{"id":1,"name":"#, "[1,2"])
         // Without the index, the same page is checked, and refused.
-        _ = try Self.edit(store.path, "UPDATE page SET row_index = NULL")
+        try await Self.clearRowIndex(of: store)
         await #expect(throws: ScreensPipeError.self) { try await replay(store) }
     }
 
-    @Test func aHandEditedPageIsCheckedInFull() async throws {
+    @Test(arguments: CacheBackendKind.available)
+    func aHandEditedPageIsCheckedInFull(backend: CacheBackendKind) async throws {
         let directory = try TemporaryDirectory()
-        let store = try CacheStore(path: directory.file("cache.sqlite"))
+        let store = try await backend.open(in: directory)
         try await store.write(key: "k", pipeline: "p", page: try page(2), snapshot: nil)
+        #expect(try lines(try await replay(store)).count == 2)
 
         // Still valid JSON, one row fewer: the index no longer fits, so the rows are checked
         // and the edit is what comes back, whole rows only.
         let edited = #"[{"entryId":1,"name":"edited, by hand"}]"#
-        _ = try Self.edit(store.path, "UPDATE page SET rows = ?", [edited])
+        try await Self.setRows(of: store, to: edited)
         #expect(try lines(try await replay(store)) == [#"{"entryId":1,"name":"edited, by hand"}"#])
 
         // Cut short: an error that names the page, not a row.
-        _ = try Self.edit(store.path, "UPDATE page SET rows = ?", [#"[{"entryId":1,"name":"#])
+        try await Self.setRows(of: store, to: #"[{"entryId":1,"name":"#)
         do {
             _ = try await replay(store)
             Issue.record("a damaged page was read")
