@@ -53,10 +53,13 @@ test: setup
 	  exit $$status
 
 # Any sample runs the same way: make demo DEMO=pipelines/bookmark-folder-tree.yaml
+# The demo caches in a directory of its own, removed afterwards: the in-process sandbox's
+# pages have no place in the user's cache.
 DEMO ?= pipelines/bookmarks.yaml
 demo: build
 	@echo "# screens-pipe run $(DEMO)  (the bundled sandbox portal, in-process)" >&2
-	"$(BIN_DIR)/screens-pipe" run $(DEMO)
+	@cache=$$(mktemp -d); trap 'rm -rf "$$cache"' EXIT; \
+	  SCREENS_PIPE_CACHE_DIR="$$cache" "$(BIN_DIR)/screens-pipe" run $(DEMO)
 
 # The DocC documentation (articles and API reference) of each library, as static sites
 # under .build/docs/<Module>/ (open index.html through any static file server).
@@ -91,7 +94,9 @@ fuzz: setup
 # The long fault soak (thousands of pages); `make test` runs the short one.
 soak: setup
 	$(SWIFT) build --build-tests
-	SCREENS_PIPE_SOAK=1 SCREENS_PIPE_BIN="$(BIN_DIR)/screens-pipe" $(SWIFT) test --skip-build --disable-xctest --filter Soak
+	@cache=$$(mktemp -d); trap 'rm -rf "$$cache"' EXIT; \
+	  export SCREENS_PIPE_CACHE_DIR="$$cache/default" SCREENS_PIPE_TEST_CACHE_DIR="$$cache/tests"; \
+	  SCREENS_PIPE_SOAK=1 SCREENS_PIPE_BIN="$(BIN_DIR)/screens-pipe" $(SWIFT) test --skip-build --disable-xctest --filter Soak
 
 # A release build installed under PREFIX: the binary with the sandbox's resource bundle
 # beside it (where it looks for it), shell completions for bash, zsh and fish, and a man page.
