@@ -72,7 +72,6 @@ public struct CachedPage: Sendable, Hashable {
     /// A page kept as texts with its stored `rowIndex` (``JSONElementTexts/storedArray``) is
     /// read by it without checking the rows again, when the index is the text's; else in full.
     mutating func readRows(storedText text: [UInt8], rowIndex: [UInt8]? = nil, asTexts: Bool) throws(ScreensPipeError) {
-        defer { storage.precomputeTextsDigest() }
         if asTexts, let rowIndex, let texts = JSONElementTexts(storedArray: text, index: rowIndex) {
             storage = PageRows(texts: texts)
             return

@@ -49,10 +49,11 @@ struct RowTextPlan: Sendable {
         let form: FastForm
         /// Where `"name":` is in ``RowTextPlan/names``.
         let name: Range<Int>
-        /// Whether the filter reads this field (it is kept as a value too).
-        let feedsFilter: Bool
-        /// The field's slot among the members ``RowTextPlan/textFilter`` reads, if it reads it.
+        /// The field's slot among the members ``RowTextPlan/textFilter`` reads, if the filter
+        /// reads it.
         let filterSlot: Int?
+        /// Whether the filter reads this field (it is kept as a value too).
+        var feedsFilter: Bool { filterSlot != nil }
         /// Whether `"name":` is how the row's compact text has the member's key: a value copied
         /// as it is goes out with its key in one piece.
         let nameIsKey: Bool
@@ -93,9 +94,9 @@ struct RowTextPlan: Sendable {
         var slots: [[UInt8]: Int] = [:]
         var steps: [FieldStep] = []
         var names = JSONWriter()
-        // Each output field the filter reads, to its slot; a name written twice reads values.
+        // Each output field the filter reads, to its slot (a converter's field names are
+        // unique: it refuses a name mapped twice).
         var filterSlots: [String: Int] = [:]
-        var filterReadsValues = false
         for field in model.fields {
             guard let key = field.singleKey.map({ Array($0.utf8) }) else { return nil }
             let slot = slots[key] ?? slots.count
@@ -114,21 +115,17 @@ struct RowTextPlan: Sendable {
                     }
                 }
             let nameIsKey = names.bytes[nameStart...].elementsEqual([CompactJSON.quote] + key + [CompactJSON.quote, UInt8(ascii: ":")])
-            let feedsFilter = filterReads.contains(field.name)
             var filterSlot: Int?
-            if feedsFilter {
-                if filterSlots[field.name] != nil { filterReadsValues = true }
+            if filterReads.contains(field.name) {
                 filterSlot = filterSlots.count
                 filterSlots[field.name] = filterSlot
             }
             steps.append(
-                FieldStep(
-                    slot: slot, form: form, name: nameStart..<names.bytes.count, feedsFilter: feedsFilter, filterSlot: filterSlot,
-                    nameIsKey: nameIsKey))
+                FieldStep(slot: slot, form: form, name: nameStart..<names.bytes.count, filterSlot: filterSlot, nameIsKey: nameIsKey))
         }
         // A key the filter reads that no field writes is a missing member: a slot never filled.
         for key in filterReads.sorted() where filterSlots[key] == nil { filterSlots[key] = filterSlots.count }
-        textFilter = filterReadsValues ? nil : filter?.textPredicate(slots: filterSlots)
+        textFilter = filter?.textPredicate(slots: filterSlots)
         filterSlotCount = filterSlots.count
         selection = JSONMemberSelection(slots: slots)
         self.fields = model.fields

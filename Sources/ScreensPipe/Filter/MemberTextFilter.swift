@@ -147,22 +147,24 @@ struct MemberTextFilterCompiler {
             return compareStrings(op, a, b)
         case (.value(let a), .value(let b)):
             return try? FilterSemantics.apply(op, a, b)
-        case (.string(let text), .value(let other)):
-            return try? FilterSemantics.apply(op, stringBeside(other, text), other)
-        case (.value(let other), .string(let text)):
-            return try? FilterSemantics.apply(op, other, stringBeside(other, text))
+        case (.string, .value(let other)):
+            // A string beside a scalar: the rules never read the string's contents (equality
+            // is false, an ordering with null is false, the rest are type errors), so an empty
+            // one stands for it. Beside an array or an object (which no operand here is:
+            // literals are scalars outside `in`, members are read as scalars) they would.
+            guard isScalar(other) else { return nil }
+            return try? FilterSemantics.apply(op, .string(""), other)
+        case (.value(let other), .string):
+            guard isScalar(other) else { return nil }
+            return try? FilterSemantics.apply(op, other, .string(""))
         }
     }
 
-    /// The string `text` as a value to apply an operator to with `other`. Beside a scalar,
-    /// the rules never read a string's contents (equality is false, an ordering with null is
-    /// false, the rest are type errors), so no `String` is made; beside an array or an
-    /// object (`[...] contains name`) they do.
     @inline(__always)
-    private static func stringBeside(_ other: JSONValue, _ text: UnsafeBufferPointer<UInt8>) -> JSONValue {
-        switch other {
-        case .array, .object: .string(String(decoding: text, as: UTF8.self))
-        default: .string("")
+    private static func isScalar(_ value: JSONValue) -> Bool {
+        switch value {
+        case .array, .object: false
+        default: true
         }
     }
 

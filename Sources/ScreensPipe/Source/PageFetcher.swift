@@ -216,12 +216,9 @@ extension PageFetcher {
 
 extension FetchedPage {
     /// The rows as the cache stores them: one JSON array of the rows' received texts when
-    /// the page kept them (a replay then writes exactly what the remote run wrote), else
-    /// the rows encoded.
-    var storedRowsText: String { storedRows.text }
-
-    /// ``storedRowsText`` and, when the page kept its rows' texts, the index a replay reads
-    /// them back by without checking them again (see ``JSONElementTexts/storedArray``).
+    /// the page kept them (a replay then writes exactly what the remote run wrote), with the
+    /// index a replay reads them back by without checking them again (see
+    /// ``JSONElementTexts/storedArray``); else the rows encoded, and no index.
     var storedRows: (text: String, index: [UInt8]?) {
         if let rowTexts, rowTexts.count == rowsInPage {
             let (text, index) = rowTexts.storedArray

@@ -100,9 +100,10 @@ package struct PageLoader: Sendable {
                 let request = PageRequest(index: index, pagination: pagination)
                 group.addTask {
                     do throws(ScreensPipeError) {
-                        let page = try await fetcher.fetch(request) { early in
+                        var page = try await fetcher.fetch(request) { early in
                             sender.yield(.provisional(index: index, page: early))
                         }
+                        PageSequenceGuard.prepare(&page)
                         sender.yield(.completed(index: index, result: .success(page)))
                     } catch {
                         sender.yield(.completed(index: index, result: .failure(error)))

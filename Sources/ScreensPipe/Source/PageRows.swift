@@ -11,8 +11,8 @@ struct PageRows: Sendable, Equatable {
     /// Set when the rows are kept as texts and parsed only when read.
     private(set) var lazyValues: LazyRowValues?
     private var keptTexts: JSONElementTexts?
-    /// The texts' ``JSONElementTexts/contentDigest``, when a fetch computed it ahead
-    /// (``precomputeTextsDigest()``); dropped whenever the rows or the texts change.
+    /// The texts' ``JSONElementTexts/contentDigest``, when it was computed ahead
+    /// (``PageSequenceGuard/prepare(_:)``); dropped whenever the rows or the texts change.
     private(set) var textsDigest: UInt64?
 
     /// Rows as values, with their texts when the source kept them.
@@ -52,8 +52,7 @@ struct PageRows: Sendable, Equatable {
         }
     }
 
-    /// Computes the texts' digest now, in the fetch (pages are fetched side by side), rather
-    /// than where pages are handed over one at a time (``PageSequenceGuard``).
+    /// Computes the texts' digest now (see ``PageSequenceGuard/prepare(_:)``).
     mutating func precomputeTextsDigest() {
         textsDigest = keptTexts?.contentDigest
     }

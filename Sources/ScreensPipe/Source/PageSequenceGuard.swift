@@ -22,6 +22,14 @@ struct PageSequenceGuard: Sendable {
         self.requestsPageSize = requestsPageSize
     }
 
+    /// Computes ahead what ``check(_:)`` will compare `page` by: called where pages are
+    /// fetched side by side (the loader's fetch tasks), rather than in the one loop that
+    /// hands them over in order. Only for pages the check compares by their texts.
+    static func prepare(_ page: inout FetchedPage) {
+        guard page.rowsInPage > 0, page.origin != .file, page.rowTexts?.count == page.rowsInPage else { return }
+        page.storage.precomputeTextsDigest()
+    }
+
     /// An error naming the page when `page` breaks a rule; nil when it may be delivered.
     mutating func check(_ page: FetchedPage) -> ScreensPipeError? {
         let index = page.request.index

@@ -57,6 +57,22 @@ struct ListEndingTests {
         var replaced = try textsPage(3, #"[{"a":1},{"a":2},{"a":3}]"#)
         replaced.rows = [4, 5, 6]
         #expect(replaced.storage.textsDigest == nil)
+
+        // The loader's fetch tasks prepare the digest only for pages the check compares by
+        // their texts: not a file's pages (never compared), not pages of values.
+        let texts = try #require(try JSONValue.parseArrayKeepingTexts(Array(#"[{"a":4}]"#.utf8), skippingElements: true)).texts
+        var fetched = FetchedPage(
+            request: PageRequest(index: 4, startRow: 12, endRow: 15, includesRowCount: false), rowTexts: texts, origin: .remote)
+        #expect(fetched.storage.textsDigest == nil)
+        var file = fetched
+        file.origin = .file
+        PageSequenceGuard.prepare(&file)
+        #expect(file.storage.textsDigest == nil)
+        PageSequenceGuard.prepare(&fetched)
+        #expect(fetched.storage.textsDigest == fetched.rowTexts?.contentDigest)
+        var values = page(5, rows: [1, 2, 3], start: 15)
+        PageSequenceGuard.prepare(&values)
+        #expect(values.storage.textsDigest == nil)
     }
 
     @Test("empty pages are never a repeat; file pages are never compared")

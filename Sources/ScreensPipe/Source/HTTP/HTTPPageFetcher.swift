@@ -124,7 +124,6 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
         fetched.pageCount = decoded.pageCount
         fetched.responseAction = decoded.action
         fetched.paginator = decoded.paginator
-        fetched.storage.precomputeTextsDigest()
         return fetched
     }
 
