@@ -380,7 +380,7 @@ def main():
     # Micro-benchmarks of the hot components.
     json_rows = 20_000 if options.quick else 100_000
     text = bench_tool(bench_binary, ["json", "--rows", str(json_rows), "--iterations", "3" if options.quick else "5"])
-    for name in ("parse", "write"):
+    for name in ("parse", "check", "write"):
         found = re.search(rf"json\.{name}\s+([\d.]+) MB/s(.*)", text)
         report(f"JSON {name}: {found.group(1)} MB/s", note=found.group(2).strip())
     text = bench_tool(bench_binary, ["filter"])

@@ -38,4 +38,26 @@ enum BookmarkDocument {
         }
         return .array(entries)
     }
+
+    /// Rows as a portal's JSON-WS page holds them most of the time (the sandbox's generated
+    /// list): ASCII strings without escapes, integers and a null, 21 members in one order.
+    static func makePlain(rows: Int) -> JSONValue {
+        var entries: [JSONValue] = []
+        entries.reserveCapacity(rows)
+        for row in 1...max(rows, 1) {
+            let date = JSONValue.int(1_704_067_200_000 + Int64(row - 1) * 60_000)
+            let entry: JSONObject = [
+                "uuid": .string("00000000-0000-4000-8000-\(String(String(row, radix: 16).reversed()).padding(toLength: 12, withPad: "0", startingAt: 0))"),
+                "entryId": .int(9_007_199_254_740_992 + Int64(row)),
+                "groupId": 20143, "companyId": 20099, "userId": 20139, "userName": "Test Test",
+                "createDate": date, "modifiedDate": date, "resourceBlockId": 0, "folderId": 1_000_000,
+                "treePath": "/1000000/", "name": .string("Generated bookmark \(row)"),
+                "url": .string("https://example.com/generated/\(row)"), "description": .string("Row \(row) of \(rows)"),
+                "visits": .int(Int64(row % 1000)), "priority": .int(Int64(row % 7)), "lastPublishDate": nil,
+                "status": 0, "statusByUserId": 20139, "statusByUserName": "Test Test", "statusDate": date,
+            ]
+            entries.append(.object(entry))
+        }
+        return .array(Array(entries.prefix(rows)))
+    }
 }

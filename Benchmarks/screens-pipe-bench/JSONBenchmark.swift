@@ -9,7 +9,7 @@ enum JSONBenchmark {
     }
 
     static func run(_ arguments: [String]) throws {
-        let options = try BenchmarkOptions(arguments, valued: ["--rows", "--iterations"], flags: ["--no-baseline", "--parse-only"])
+        let options = try BenchmarkOptions(arguments, valued: ["--rows", "--iterations"], flags: ["--no-baseline", "--parse-only", "--check-only"])
         let rows = try options.int("--rows", default: 100_000)
         let iterations = try options.int("--iterations", default: 5)
 
@@ -23,6 +23,23 @@ enum JSONBenchmark {
         guard parsed.jsonBytes == bytes else { throw Mismatch(description: "written bytes differ from the input") }
 
         var sink = 0
+        // What a page whose rows pass through costs: every row checked, its text kept, no tree.
+        guard let (_, texts) = try JSONValue.parseArrayKeepingTexts(bytes, skippingElements: true), texts.count == rows else {
+            throw Mismatch(description: "the checked page does not keep one text per row")
+        }
+        let checkSeconds = try fastestSeconds(iterations: iterations) {
+            sink &+= try JSONValue.parseArrayKeepingTexts(bytes, skippingElements: true)?.texts.count ?? 0
+        }
+        let checkRate = megabytesPerSecond(bytes: bytes.count, seconds: checkSeconds)
+        let plain = BookmarkDocument.makePlain(rows: rows).jsonBytes
+        let plainSeconds = try fastestSeconds(iterations: iterations) {
+            sink &+= try JSONValue.parseArrayKeepingTexts(plain, skippingElements: true)?.texts.count ?? 0
+        }
+        let plainRate = megabytesPerSecond(bytes: plain.count, seconds: plainSeconds)
+        if options.has("--check-only") {
+            print("json.check  \(checkRate) MB/s  (plain rows \(plainRate) MB/s)")
+            return
+        }
         let parseSeconds = try fastestSeconds(iterations: iterations) {
             let value = try JSONValue(parsing: bytes)
             sink &+= value.arrayValue?.count ?? 0
@@ -57,6 +74,7 @@ enum JSONBenchmark {
             let ratio = String((baselineSeconds / parseSeconds * 10).rounded() / 10)
             print("json.parse  \(parseRate) MB/s  (JSONSerialization \(baselineRate) MB/s, \(ratio)x)")
         }
+        print("json.check  \(checkRate) MB/s  (rows checked and kept as texts, as they pass through; plain rows \(plainRate) MB/s)")
         print("json.write  \(writeRate) MB/s  (reused writer; jsonBytes \(freshWriteRate) MB/s)")
         if sink == 42 { print("") } // keeps the measured work observable
     }

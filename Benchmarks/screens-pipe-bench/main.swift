@@ -1,7 +1,7 @@
 // screens-pipe-bench: release-mode throughput measurements, one subcommand per component.
 //
 //     swift build -c release --product screens-pipe-bench
-//     .build/release/screens-pipe-bench json [--rows N] [--iterations K] [--no-baseline] [--parse-only]
+//     .build/release/screens-pipe-bench json [--rows N] [--iterations K] [--no-baseline] [--parse-only] [--check-only]
 //     .build/release/screens-pipe-bench filter
 //     .build/release/screens-pipe-bench memory [--megabytes N]
 

@@ -75,8 +75,7 @@ extension JSONParser {
                     return
                 }
             } else if first > JSONByte.zero, first <= JSONByte.nine {
-                var cursor = index &+ 1
-                while cursor < end, isDigit(bytes[cursor]) { cursor &+= 1 }
+                let cursor = skipDigits(from: index &+ 1)
                 if cursor == end || (bytes[cursor] != JSONByte.dot && bytes[cursor] | 0x20 != UInt8(ascii: "e")) {
                     index = cursor
                     return

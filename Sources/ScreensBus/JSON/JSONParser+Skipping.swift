@@ -80,12 +80,12 @@ extension JSONParser {
             cursor += 1
             if cursor < end, isDigit(bytes[cursor]) { throw error(at: cursor, "leading zeros are not allowed") }
         } else {
-            while cursor < end, isDigit(bytes[cursor]) { cursor += 1 }
+            cursor = skipDigits(from: cursor)
         }
         if cursor < end, bytes[cursor] == JSONByte.dot {
             cursor += 1
             guard cursor < end, isDigit(bytes[cursor]) else { throw error(at: cursor, "expected a digit after the decimal point") }
-            while cursor < end, isDigit(bytes[cursor]) { cursor += 1 }
+            cursor = skipDigits(from: cursor)
         }
         if cursor < end, bytes[cursor] | 0x20 == UInt8(ascii: "e") {
             cursor += 1

@@ -79,6 +79,23 @@ struct RowShapeTests {
         try expectSameReading(Array(("[" + good + "," + good + "," + good.replacingOccurrences(of: "[2]", with: deep) + "]").utf8))
     }
 
+    @Test("integers of every length to 40 digits, ended by any byte, at every alignment, read alike")
+    func integersOfEveryLength() throws {
+        let good = #"{"id":7,"name":"c d","url":"y","tags":[2],"ok":false,"none":null}"#
+        let enders = [",", ".5", "e3", "E+1", "x", "}", " ", "\u{7F}", "\u{80}", "/", ":", "0", ""]
+        for length in 1...40 {
+            let digits = String((0..<length).map { Character(String(($0 * 7 + 3) % 10)) })
+            for ender in enders {
+                for pad in ["", "a", "ab", "abcdefg"] {
+                    let row = #"{"id":"# + digits + ender + #","name":"\#(pad)","url":"y","tags":[2],"ok":false,"none":null}"#
+                    try expectSameReading(Array(("[" + good + "," + good + "," + row + "]").utf8))
+                    // As the last bytes of the input too, where no word can be read past them.
+                    try expectSameReading(Array(("[" + good + "," + #"{"id":"# + digits + ender).utf8))
+                }
+            }
+        }
+    }
+
     @Test("a page that gives its member positions up part way reads its later rows, of another shape too, without them")
     func positionsGivenUpPartWay() throws {
         // Rows this small give the positions up after a few dozen rows (see
