@@ -16,22 +16,25 @@ struct URLParts {
     let rest: Substring
 
     init(_ url: String) {
+        // Cut on the bytes, as libcurl reads the URL: a '/' followed by a combining mark is
+        // still a '/' to it, though not a Character of its own. Byte searches are also what
+        // keeps this cheap enough to run for every request.
         var text = Substring(url)
-        guard let schemeEnd = text.firstRange(of: "://") else {
+        guard let schemeEnd = Self.end(of: "://", in: text) else {
             scheme = text[text.startIndex..<text.startIndex]
             userinfo = nil
             hostAndPort = scheme
             rest = text
             return
         }
-        scheme = text[..<schemeEnd.upperBound]
-        text = text[schemeEnd.upperBound...]
+        scheme = text[..<schemeEnd]
+        text = text[schemeEnd...]
         // The authority ends at the first '/', '?' or '#'; userinfo is up to its last '@'.
-        let authorityEnd = text.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? text.endIndex
+        let authorityEnd = text.utf8.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? text.endIndex
         let authority = text[..<authorityEnd]
-        if let at = authority.lastIndex(of: "@") {
+        if let at = authority.utf8.lastIndex(of: UInt8(ascii: "@")) {
             userinfo = authority[..<at]
-            hostAndPort = authority[authority.index(after: at)...]
+            hostAndPort = authority[authority.utf8.index(after: at)...]
         } else {
             userinfo = nil
             hostAndPort = authority
@@ -39,12 +42,31 @@ struct URLParts {
         rest = text[authorityEnd...]
     }
 
+    /// Where the first `needle` (ASCII) in `text` ends, by bytes.
+    private static func end(of needle: StaticString, in text: Substring) -> Substring.Index? {
+        let pattern = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
+        let bytes = text.utf8
+        var start = bytes.startIndex
+        while let first = bytes[start...].firstIndex(of: pattern[0]) {
+            var cursor = first
+            var matched = 0
+            while matched < pattern.count, cursor < bytes.endIndex, bytes[cursor] == pattern[matched] {
+                cursor = bytes.index(after: cursor)
+                matched += 1
+            }
+            if matched == pattern.count { return cursor }
+            start = bytes.index(after: first)
+        }
+        return nil
+    }
+
     /// The host name in lower case, without brackets or port.
     var host: String {
-        if hostAndPort.hasPrefix("["), let close = hostAndPort.firstIndex(of: "]") {
-            return String(hostAndPort[hostAndPort.index(after: hostAndPort.startIndex)..<close]).lowercased()
+        let bytes = hostAndPort.utf8
+        if bytes.first == UInt8(ascii: "["), let close = bytes.firstIndex(of: UInt8(ascii: "]")) {
+            return String(hostAndPort[bytes.index(after: bytes.startIndex)..<close]).lowercased()
         }
-        let host = hostAndPort.lastIndex(of: ":").map { hostAndPort[..<$0] } ?? hostAndPort
+        let host = bytes.lastIndex(of: UInt8(ascii: ":")).map { hostAndPort[..<$0] } ?? hostAndPort
         return host.lowercased()
     }
 
@@ -61,19 +83,20 @@ struct URLParts {
 
     /// The scheme in lower case, without `://` (`HTTP://` and `http://` are the same scheme).
     var schemeName: String {
-        String(scheme.dropLast(3)).lowercased()
+        String(decoding: scheme.utf8.dropLast(3), as: UTF8.self).lowercased()
     }
 
     /// The port the URL names, or the scheme's default (80 for http, 443 for https).
     var port: Int? {
         var portText: Substring?
-        if hostAndPort.hasPrefix("[") {
-            if let close = hostAndPort.firstIndex(of: "]") {
-                let after = hostAndPort[hostAndPort.index(after: close)...]
-                if after.hasPrefix(":") { portText = after.dropFirst() }
+        let bytes = hostAndPort.utf8
+        if bytes.first == UInt8(ascii: "[") {
+            if let close = bytes.firstIndex(of: UInt8(ascii: "]")) {
+                let after = hostAndPort[bytes.index(after: close)...]
+                if after.utf8.first == UInt8(ascii: ":") { portText = after[after.utf8.index(after: after.startIndex)...] }
             }
-        } else if let colon = hostAndPort.lastIndex(of: ":") {
-            portText = hostAndPort[hostAndPort.index(after: colon)...]
+        } else if let colon = bytes.lastIndex(of: UInt8(ascii: ":")) {
+            portText = hostAndPort[bytes.index(after: colon)...]
         }
         if let portText, !portText.isEmpty { return Int(portText) }
         switch schemeName {
@@ -85,21 +108,32 @@ struct URLParts {
 
     /// `scheme://host:port` with the default port spelled out, for comparing where requests go.
     var origin: String {
-        let hostText = host.contains(":") ? "[\(host)]" : host
+        let host = self.host
+        let hostText = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
         return "\(schemeName)://\(hostText):\(port.map(String.init) ?? "")"
     }
 
     /// Dotted-quad IPv4 in decimal (`127.0.0.1`); nil for anything else.
     private static func ipv4Octets(_ text: String) -> [Int]? {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4 else { return nil }
         var octets: [Int] = []
-        for part in parts {
-            guard (1...3).contains(part.count), part.allSatisfy({ $0.isASCII && $0.isNumber }),
-                let value = Int(part), value <= 255
-            else { return nil }
-            octets.append(value)
+        octets.reserveCapacity(4)
+        var value = 0
+        var digits = 0
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0, octets.count < 3 else { return nil }
+                octets.append(value)
+                value = 0
+                digits = 0
+            } else {
+                guard byte &- UInt8(ascii: "0") < 10, digits < 3 else { return nil }
+                value = value * 10 + Int(byte &- UInt8(ascii: "0"))
+                digits += 1
+                guard value <= 255 else { return nil }
+            }
         }
+        guard digits > 0, octets.count == 3 else { return nil }
+        octets.append(value)
         return octets
     }
 
