@@ -50,13 +50,13 @@ public enum ISODate {
 
         package init() {}
 
-        package mutating func write(epochMilliseconds: Int64, into output: inout [UInt8]) {
+        package mutating func write(epochMilliseconds: Int64, into output: inout OutputBytes) {
             let (days, msOfDay) = floorDivide(epochMilliseconds, 86_400_000)
             if days != day {
                 let (year, month, dayOfMonth) = civil(fromDays: days)
                 // Years past 9999 or before 0 are written as the one-off writer writes them.
                 guard (0...9999).contains(year) else {
-                    ISODate.write(epochMilliseconds: epochMilliseconds, into: &output)
+                    output.append(contentsOf: format(epochMilliseconds: epochMilliseconds).utf8)
                     return
                 }
                 withUnsafeMutableBytes(of: &dayText) { text in
@@ -65,14 +65,16 @@ public enum ISODate {
                 }
                 day = days
             }
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
-                withUnsafeBytes(of: dayText) { text in
-                    _ = buffer.initialize(from: text.bindMemory(to: UInt8.self)[..<11])
-                }
-                let count = writeTime(msOfDay: msOfDay, into: buffer, at: 11)
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<count]))
+            output.reserve(Self.longest)
+            let buffer = UnsafeMutableBufferPointer(start: output.base + output.count, count: Self.longest)
+            withUnsafeBytes(of: dayText) { text in
+                _ = buffer.initialize(from: text.bindMemory(to: UInt8.self)[..<11])
             }
+            output.advance(by: writeTime(msOfDay: msOfDay, into: buffer, at: 11))
         }
+
+        /// The most bytes a date of the years 0 to 9999 takes (with milliseconds).
+        private static let longest = 24
     }
 
     /// Writes a date of the years 0 to 9999 into `buffer` (24 bytes at least); returns how

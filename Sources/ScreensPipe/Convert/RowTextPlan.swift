@@ -161,10 +161,12 @@ struct RowTextReader {
     private var found: [Range<Int>?]
     /// The members the filter reads, refilled for each row: its storage is allocated once.
     private var filterMembers = JSONObject()
+    /// The current row's fields as they are written, copied to ``text`` when it is selected.
+    private var row = OutputBytes(capacity: 4096)
     /// Writes the rows' dates, keeping the last one's day.
     private var dates = ISODate.Writer()
     /// For ``RowTextPlan/textFilter`` on written fields: where each one it reads is in
-    /// ``text``, in the current row.
+    /// ``row``.
     private var filterRanges: [Range<Int>?]
 
     init(plan: RowTextPlan, stages: RowStages, rows: JSONElementTexts) {
@@ -253,49 +255,52 @@ struct RowTextReader {
             if let textFilter = plan.textFilter {
                 // The fields are written once; the filter reads them as written. A row it
                 // cannot decide so is written again, its values kept for the filter.
-                let rowStart = text.count
                 guard try writeFields(bytes, keepingValues: false) else { return nil }
-                let decided = text.withUnsafeBufferPointer { output in
-                    filterRanges.withUnsafeBufferPointer { textFilter(MemberTexts(bytes: output, ranges: $0)) }
+                let output = row.bytes
+                let decided = filterRanges.withUnsafeBufferPointer { textFilter(MemberTexts(bytes: output, ranges: $0)) }
+                if let decided {
+                    if decided { text.append(contentsOf: output) }
+                    return decided
                 }
-                if let decided { return decided }
-                text.removeSubrange(rowStart...)
             }
             guard try writeFields(bytes, keepingValues: true) else { return nil }
             if let filter = stages.filter, try !filter.matches(.object(filterMembers)) { return false }
+            text.append(contentsOf: row.bytes)
             return true
         }
     }
 
-    /// Writes the row's fields as one object; false when a member's text did not parse.
+    /// Writes the row's fields as one object into ``row``; false when a member's text did not
+    /// parse.
     /// `keepingValues`: the values the filter reads are kept in ``filterMembers``; else where
     /// they were written is kept in ``filterRanges``.
     private mutating func writeFields(_ bytes: UnsafeBufferPointer<UInt8>, keepingValues: Bool) throws(ScreensPipeError) -> Bool {
         if keepingValues { filterMembers.removeAll(keepingCapacity: true) }
-        text.append(CompactJSON.openBrace)
+        row.truncate(to: 0)
+        row.append(CompactJSON.openBrace)
         var first = true
         for index in plan.steps.indices {
             let step = plan.steps[index]
-            let memberStart = text.count
-            if !first { text.append(CompactJSON.comma) }
+            let memberStart = row.count
+            if !first { row.append(CompactJSON.comma) }
             // The value follows the field's `"name":` (or the key it is copied with, as long).
-            let valueStart = text.count &+ step.name.count
+            let valueStart = row.count &+ step.name.count
             switch try write(step, field: index, found[step.slot], in: bytes, wantsValue: keepingValues && step.feedsFilter) {
             case .written(let value):
                 if keepingValues {
                     if step.feedsFilter, let value { filterMembers.appendUnchecked(key: plan.fields[index].name, value: value) }
                 } else if let slot = step.filterSlot {
-                    filterRanges[slot] = valueStart..<text.count
+                    filterRanges[slot] = valueStart..<row.count
                 }
                 first = false
             case .left:
-                text.removeSubrange(memberStart...)
+                row.truncate(to: memberStart)
                 if !keepingValues, let slot = step.filterSlot { filterRanges[slot] = nil }
             case .unreadable:
                 return false
             }
         }
-        text.append(CompactJSON.closeBrace)
+        row.append(CompactJSON.closeBrace)
         return true
     }
 
@@ -313,7 +318,7 @@ struct RowTextReader {
     @inline(__always)
     private mutating func writeName(of step: RowTextPlan.FieldStep) {
         // Through a pointer: appending the slice retains and releases the names per field.
-        plan.names.withUnsafeBufferPointer { names in text.append(contentsOf: UnsafeBufferPointer(rebasing: names[step.name])) }
+        plan.names.withUnsafeBufferPointer { names in row.append(UnsafeBufferPointer(rebasing: names[step.name])) }
     }
 
     /// Appends field `step`'s `"name":` and the member text at `range` as it is.
@@ -323,10 +328,10 @@ struct RowTextReader {
         // in one piece when the name is the key.
         let keyStart = range.lowerBound &- step.name.count
         if step.nameIsKey, keyStart >= 0, bytes[keyStart] == CompactJSON.quote {
-            text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[keyStart..<range.upperBound]))
+            row.append(UnsafeBufferPointer(rebasing: bytes[keyStart..<range.upperBound]))
         } else {
             writeName(of: step)
-            text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
+            row.append(UnsafeBufferPointer(rebasing: bytes[range]))
         }
     }
 
@@ -348,11 +353,11 @@ struct RowTextReader {
                 return .written(wantsValue ? .int(integer) : nil)
             case (.date, .integer(let milliseconds)):
                 writeName(of: step)
-                text.append(CompactJSON.quote)
-                let dateStart = text.count
-                dates.write(epochMilliseconds: milliseconds, into: &text)
-                let value: JSONValue? = wantsValue ? .string(String(decoding: text[dateStart...], as: UTF8.self)) : nil
-                text.append(CompactJSON.quote)
+                row.append(CompactJSON.quote)
+                let dateStart = row.count
+                dates.write(epochMilliseconds: milliseconds, into: &row)
+                let value: JSONValue? = wantsValue ? .string(String(decoding: UnsafeBufferPointer(rebasing: row.bytes[dateStart...]), as: UTF8.self)) : nil
+                row.append(CompactJSON.quote)
                 return .written(value)
             default:
                 break
@@ -370,7 +375,7 @@ struct RowTextReader {
         guard let value = output.values.first else { return .left }
         var writer = JSONWriter()
         writer.write(value)
-        text.append(contentsOf: writer.bytes)
+        row.append(contentsOf: writer.bytes)
         return .written(value)
     }
     /// Takes the members the plan reads from where they were found (the row's entries in
