@@ -28,8 +28,8 @@ extension JSONParser {
             // Ids and epoch dates are long: take eight digits per step while they surely fit.
             while cursor + 8 <= end, cursor &- digitsStart <= 11 {
                 let word = UnsafeRawPointer(bytes + cursor).loadUnaligned(as: UInt64.self)
-                guard Self.isEightDigits(word) else { break }
-                significand = significand &* 100_000_000 &+ Self.valueOfEightDigits(word)
+                guard ASCIIDigits.areEight(word) else { break }
+                significand = significand &* 100_000_000 &+ ASCIIDigits.valueOfEight(word)
                 cursor += 8
             }
             while cursor < end, cursor &- digitsStart < 19, isDigit(bytes[cursor]) {
@@ -123,23 +123,6 @@ extension JSONParser {
             if same { return .double(value) }
         }
         return .number(text(from: start, to: stop))
-    }
-
-    /// Whether all eight bytes of `word` are ASCII digits: each byte's high nibble is 3 both
-    /// before and after adding 6 (which pushes 0x3A...0x3F out of the range).
-    @inline(__always)
-    private static func isEightDigits(_ word: UInt64) -> Bool {
-        word & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030
-            && (word &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030
-    }
-
-    /// The value of eight ASCII digits, the first in the lowest byte, combined pairwise.
-    @inline(__always)
-    private static func valueOfEightDigits(_ word: UInt64) -> UInt64 {
-        var value = word & 0x0F0F_0F0F_0F0F_0F0F
-        value = (value &* 2561) >> 8 & 0x00FF_00FF_00FF_00FF
-        value = (value &* 6_553_601) >> 16 & 0x0000_FFFF_0000_FFFF
-        return (value &* 42_949_672_960_001) >> 32
     }
 
     @inline(__always)

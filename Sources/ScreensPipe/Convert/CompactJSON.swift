@@ -35,16 +35,9 @@ enum CompactJSON {
         let negative = bytes[offset] == minus
         if negative { offset += 1 }
         let digitsStart = offset
-        guard offset < range.upperBound, range.upperBound - offset <= 19 else { return nil }
-        var magnitude: UInt64 = 0
-        while offset < range.upperBound {
-            let digit = bytes[offset] &- zero
-            guard digit < 10 else { return nil }
-            magnitude = magnitude &* 10 &+ UInt64(digit)
-            offset += 1
-        }
+        guard let magnitude = ASCIIDigits.value(of: bytes, digitsStart..<range.upperBound) else { return nil }
         // A leading zero only stands alone (valid JSON has no `007`), and `-0` is written `0`.
-        if bytes[digitsStart] == zero, offset - digitsStart > 1 || negative { return nil }
+        if bytes[digitsStart] == zero, range.upperBound - digitsStart > 1 || negative { return nil }
         if negative {
             guard magnitude <= UInt64(Int64.max) + 1 else { return nil }
             return magnitude == UInt64(Int64.max) + 1 ? .min : -Int64(magnitude)
