@@ -4,14 +4,14 @@
 package enum ASCIIDigits {
     /// Whether all eight bytes of `word` are ASCII digits: each byte's high nibble is 3 both
     /// before and after adding 6 (which pushes 0x3A...0x3F out of the range).
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func areEight(_ word: UInt64) -> Bool {
         word & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030
             && (word &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030
     }
 
     /// The value of eight ASCII digits, the first in the lowest byte, combined pairwise.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func valueOfEight(_ word: UInt64) -> UInt64 {
         var value = word & 0x0F0F_0F0F_0F0F_0F0F
         value = (value &* 2561) >> 8 & 0x00FF_00FF_00FF_00FF
@@ -21,7 +21,7 @@ package enum ASCIIDigits {
 
     /// The value of the digits at `range` of `bytes` (at most 19 of them, so it cannot
     /// overflow), or nil when one of them is not a digit or there are none.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func value(of bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UInt64? {
         guard !range.isEmpty, range.count <= 19, let base = bytes.baseAddress else { return nil }
         var offset = range.lowerBound

@@ -50,31 +50,29 @@ public enum ISODate {
 
         package init() {}
 
-        package mutating func write(epochMilliseconds: Int64, into output: inout OutputBytes) {
+        /// Writes the date at `target`, which has room for ``longest`` bytes, and returns how
+        /// many it took; nil, with nothing written, for a year past 9999 or before 0 (write
+        /// ``ISODate/format(epochMilliseconds:)`` of those).
+        package mutating func write(epochMilliseconds: Int64, to target: UnsafeMutablePointer<UInt8>) -> Int? {
             let (days, msOfDay) = floorDivide(epochMilliseconds, 86_400_000)
             if days != day {
                 let (year, month, dayOfMonth) = civil(fromDays: days)
-                // Years past 9999 or before 0 are written as the one-off writer writes them.
-                guard (0...9999).contains(year) else {
-                    output.append(contentsOf: format(epochMilliseconds: epochMilliseconds).utf8)
-                    return
-                }
+                guard (0...9999).contains(year) else { return nil }
                 withUnsafeMutableBytes(of: &dayText) { text in
                     let buffer = text.bindMemory(to: UInt8.self)
                     _ = writeDay(year: year, month: month, day: dayOfMonth, into: buffer)
                 }
                 day = days
             }
-            output.reserve(Self.longest)
-            let buffer = UnsafeMutableBufferPointer(start: output.base + output.count, count: Self.longest)
+            let buffer = UnsafeMutableBufferPointer(start: target, count: Self.longest)
             withUnsafeBytes(of: dayText) { text in
                 _ = buffer.initialize(from: text.bindMemory(to: UInt8.self)[..<11])
             }
-            output.advance(by: writeTime(msOfDay: msOfDay, into: buffer, at: 11))
+            return writeTime(msOfDay: msOfDay, into: buffer, at: 11)
         }
 
         /// The most bytes a date of the years 0 to 9999 takes (with milliseconds).
-        private static let longest = 24
+        package static let longest = 24
     }
 
     /// Writes a date of the years 0 to 9999 into `buffer` (24 bytes at least); returns how

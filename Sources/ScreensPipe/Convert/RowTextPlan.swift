@@ -355,7 +355,12 @@ struct RowTextReader {
                 writeName(of: step)
                 row.append(CompactJSON.quote)
                 let dateStart = row.count
-                dates.write(epochMilliseconds: milliseconds, into: &row)
+                row.reserve(ISODate.Writer.longest)
+                if let written = dates.write(epochMilliseconds: milliseconds, to: row.base + row.count) {
+                    row.advance(by: written)
+                } else {
+                    row.append(contentsOf: ISODate.format(epochMilliseconds: milliseconds).utf8)
+                }
                 let value: JSONValue? = wantsValue ? .string(String(decoding: UnsafeBufferPointer(rebasing: row.bytes[dateStart...]), as: UTF8.self)) : nil
                 row.append(CompactJSON.quote)
                 return .written(value)

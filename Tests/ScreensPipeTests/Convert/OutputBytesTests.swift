@@ -1,6 +1,7 @@
+import ScreensBus
 import Testing
 
-@testable import ScreensBus
+@testable import ScreensPipe
 
 @Suite("OutputBytes")
 struct OutputBytesTests {

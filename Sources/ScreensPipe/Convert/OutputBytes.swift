@@ -7,7 +7,7 @@
 /// copies writes the same memory. Keep one, in one `var`, and mutate it in place (a row
 /// reader does); growing gives the growing copy storage of its own, so a copy that is kept
 /// never reads freed memory.
-package struct OutputBytes {
+struct OutputBytes {
     /// Owns the allocation, so it is freed when the last copy goes.
     private final class Storage {
         let pointer: UnsafeMutablePointer<UInt8>
@@ -17,12 +17,12 @@ package struct OutputBytes {
 
     private var storage: Storage
     /// Where the bytes start.
-    package private(set) var base: UnsafeMutablePointer<UInt8>
-    package private(set) var capacity: Int
+    private(set) var base: UnsafeMutablePointer<UInt8>
+    private(set) var capacity: Int
     /// How many bytes are written.
-    package private(set) var count = 0
+    private(set) var count = 0
 
-    package init(capacity: Int = 1024) {
+    init(capacity: Int = 1024) {
         let capacity = max(capacity, 16)
         storage = Storage(capacity: capacity)
         base = storage.pointer
@@ -30,10 +30,10 @@ package struct OutputBytes {
     }
 
     /// The bytes written so far.
-    package var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
 
     /// Drops the bytes after the first `length`.
-    package mutating func truncate(to length: Int) {
+    mutating func truncate(to length: Int) {
         precondition(length >= 0 && length <= count, "OutputBytes.truncate(to:) past the written bytes")
         count = length
     }
@@ -41,14 +41,14 @@ package struct OutputBytes {
     /// Counts `written` more bytes as written: the caller wrote them at `base + count`, after
     /// ``reserve(_:)`` made room for them.
     @inline(__always)
-    package mutating func advance(by written: Int) {
+    mutating func advance(by written: Int) {
         precondition(written >= 0 && written <= capacity &- count, "OutputBytes.advance(by:) past the reserved room")
         count &+= written
     }
 
     /// Makes room for `extra` more bytes: after it, `base + count` has that many writable.
     @inline(__always)
-    package mutating func reserve(_ extra: Int) {
+    mutating func reserve(_ extra: Int) {
         if extra > capacity &- count { grow(toHold: count + extra) }
     }
 
@@ -64,14 +64,14 @@ package struct OutputBytes {
     }
 
     @inline(__always)
-    package mutating func append(_ byte: UInt8) {
+    mutating func append(_ byte: UInt8) {
         reserve(1)
         base[count] = byte
         count &+= 1
     }
 
     @inline(__always)
-    package mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress else { return }
         append(source, count: bytes.count)
     }
@@ -79,7 +79,7 @@ package struct OutputBytes {
     /// Appends `length` bytes from `source`. Short pieces (most names and values) are copied
     /// as two words or a few bytes rather than through a call to `memcpy`.
     @inline(__always)
-    package mutating func append(_ source: UnsafePointer<UInt8>, count length: Int) {
+    mutating func append(_ source: UnsafePointer<UInt8>, count length: Int) {
         reserve(length)
         let target = base + count
         if length >= 8, length <= 16 {
@@ -101,7 +101,7 @@ package struct OutputBytes {
     }
 
     /// Appends `bytes` (an array's, a `String`'s UTF-8, any contiguous bytes).
-    package mutating func append<Bytes: Sequence<UInt8>>(contentsOf bytes: Bytes) {
+    mutating func append<Bytes: Sequence<UInt8>>(contentsOf bytes: Bytes) {
         let copied: Void? = bytes.withContiguousStorageIfAvailable { append($0) }
         if copied == nil { for byte in bytes { append(byte) } }
     }
