@@ -92,7 +92,15 @@ class Run:
 
 def timed(command, env=None, stdout_path=None):
     """Runs a command to completion; its stdout goes nowhere (so commands write files), or
-    into the file `stdout_path`."""
+    into the file `stdout_path`.
+
+    Each run starts with the disk quiet: the file a run before wrote is removed (truncating
+    hundreds of dirty megabytes is the kernel's work, charged to whoever truncates) and
+    the writeback of earlier runs is finished (`sync`) before the clock starts, so a run
+    is never charged for the one before it."""
+    if stdout_path and os.path.exists(stdout_path):
+        os.remove(stdout_path)
+    os.sync()
     started = time.perf_counter()
     stdout = open(stdout_path, "wb") if stdout_path else subprocess.DEVNULL
     try:

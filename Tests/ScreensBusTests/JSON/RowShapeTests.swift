@@ -191,3 +191,27 @@ struct RowShapeTests {
         }
     }
 }
+
+@Suite("Byte comparison of keys and shape prefixes")
+struct BytesEqualTests {
+    @Test("equal exactly when the bytes are, for every length to 40 and every place of a difference")
+    func everyLengthAndDifference() {
+        var random = SplitMix64(seed: 0xB17E_5E01)
+        for count in 0...40 {
+            for place in -1..<count {
+                // Padded past `count` with bytes that differ, which must never count.
+                let a = (0..<(count + 8)).map { _ in UInt8.random(in: 0...255, using: &random) }
+                var b = Array(a[..<count]) + (0..<8).map { _ in UInt8.random(in: 0...255, using: &random) }
+                if place >= 0 { b[place] &+= UInt8.random(in: 1...255, using: &random) }
+                for readable in [true, false] {
+                    let equal = a.withUnsafeBufferPointer { a in
+                        b.withUnsafeBufferPointer { b in
+                            JSONParser.bytesEqual(a.baseAddress!, b.baseAddress!, count: count, lastWordReadable: readable)
+                        }
+                    }
+                    #expect(equal == (place < 0), "count \(count), difference at \(place)")
+                }
+            }
+        }
+    }
+}
