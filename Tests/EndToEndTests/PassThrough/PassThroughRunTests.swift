@@ -81,6 +81,32 @@ struct PassThroughRunTests {
         #expect(limited.stdoutText == Self.rows[0] + "\n", "stderr: \(limited.stderr)")
     }
 
+    @Test("JSON-WS: rows one comma apart and rows spaced apart, in one page, each its own line")
+    func rowsApartAndTogether() async throws {
+        let many = (0..<40).map { #"{"id":\#($0),"s":"row \#($0)","pad":"\#(String(repeating: "x", count: $0 % 5))"}"# }
+        let separators = [",", ",", ", ", ",\n  ", ",", " ,"]
+        var body = "[[" + many[0]
+        for (index, row) in many.enumerated().dropFirst() { body += separators[index % separators.count] + row }
+        body += "],\(many.count)]"
+        let page = body
+        let server = try RecordingServer(host: "127.0.0.1") { _ in .init(body: page) }
+        defer { server.stop() }
+        let source = """
+              type: liferay-jsonws
+              server: \(server.origin)
+              rows: { service: /bookmarksentry/get-entries, params: { groupId: 20143, folderId: 0 } }
+              count: { service: /bookmarksentry/get-entries-count, params: { groupId: 20143, folderId: 0 } }
+              pagination: { page-size: 100 }
+            """
+        let result = try await Self.run(source)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdoutText == many.map { $0 + "\n" }.joined())
+        for limit in [1, 2, 7] {
+            let limited = try await Self.run(source, cache: nil, ["--limit", "\(limit)"])
+            #expect(limited.stdoutText == many.prefix(limit).map { $0 + "\n" }.joined(), "stderr: \(limited.stderr)")
+        }
+    }
+
     /// A REST API answering with ``rows`` under `data.results`, in one page.
     static func restServer() throws -> RecordingServer {
         try RecordingServer(host: "127.0.0.1") { _ in
