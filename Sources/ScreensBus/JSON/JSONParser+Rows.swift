@@ -61,9 +61,10 @@ extension JSONParser {
     }
 
     /// Passes the value at `index` as ``skipValue()`` does. The commonest values of a row are
-    /// read here, without a call: a string with no escape and only ASCII, and an integer that
-    /// does not start with 0 or `-`. Anything else, or anything more (a fraction, an
-    /// exponent), is read by ``skipValue()`` from the same place, so both agree.
+    /// read here, without a call: a string with no escape and only ASCII, an integer that
+    /// does not start with `-`, and `null`. Anything else, or anything more (a fraction, an
+    /// exponent, a digit after a leading 0), is read by ``skipValue()`` from the same place,
+    /// so both agree.
     @inline(__always)
     private mutating func skipMemberValue() throws(JSONParseError) {
         if index < end {
@@ -74,16 +75,27 @@ extension JSONParser {
                     index = stop &+ 1
                     return
                 }
-            } else if first > JSONByte.zero, first <= JSONByte.nine {
-                let cursor = skipDigits(from: index &+ 1)
-                if cursor == end || (bytes[cursor] != JSONByte.dot && bytes[cursor] | 0x20 != UInt8(ascii: "e")) {
+            } else if first &- JSONByte.zero < 10 {
+                // A 0 stands alone: what follows it must not be a digit, as after any integer.
+                let cursor = first == JSONByte.zero ? index &+ 1 : skipDigits(from: index &+ 1)
+                if cursor == end
+                    || (bytes[cursor] &- JSONByte.zero >= 10 && bytes[cursor] != JSONByte.dot && bytes[cursor] | 0x20 != UInt8(ascii: "e"))
+                {
                     index = cursor
                     return
                 }
+            } else if first == UInt8(ascii: "n"), end &- index >= 4,
+                UnsafeRawPointer(bytes + index).loadUnaligned(as: UInt32.self) == Self.nullWord
+            {
+                index &+= 4
+                return
             }
         }
         try skipValue()
     }
+
+    /// `null` as a little-endian word, as ``skipMemberValue()`` loads it.
+    private static let nullWord = UInt32(littleEndian: 0x6C6C_756E)
 
     /// Puts everything back as it was before the row at `elementStart` was compared with the
     /// shape, for it to be read member by member; false.

@@ -96,6 +96,22 @@ struct RowShapeTests {
         }
     }
 
+    @Test("zeros, nulls and the other literals, ended by any byte, read alike")
+    func zerosAndLiterals() throws {
+        let good = #"{"id":7,"name":"c d","url":"y","tags":[2],"ok":false,"none":null}"#
+        let values = ["0", "00", "01", "0.5", "0e1", "0E", "-0", "0-", "null", "nul", "nulll", "nullx", "nuLL", "true", "tru", "truex", "false", "fals"]
+        let enders = [",", "}", " ", "0", "9", ".", "e", "x", ""]
+        for value in values {
+            for ender in enders {
+                for member in ["id", "none"] {
+                    let row = good.replacingOccurrences(of: member == "id" ? #""id":7"# : #""none":null"#, with: "\"\(member)\":" + value + ender)
+                    try expectSameReading(Array(("[" + good + "," + good + "," + row + "]").utf8))
+                    try expectSameReading(Array(("[" + good + "," + #"{"id":"# + value + ender).utf8))
+                }
+            }
+        }
+    }
+
     @Test("a page that gives its member positions up part way reads its later rows, of another shape too, without them")
     func positionsGivenUpPartWay() throws {
         // Rows this small give the positions up after a few dozen rows (see
