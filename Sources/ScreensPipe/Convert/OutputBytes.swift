@@ -6,7 +6,9 @@
 /// A value type over shared storage: a copy sees the same bytes, and writing through two
 /// copies writes the same memory. Keep one, in one `var`, and mutate it in place (a row
 /// reader does); growing gives the growing copy storage of its own, so a copy that is kept
-/// never reads freed memory.
+/// never reads freed memory. (ScreensBus's `JSONEncodingBuffer` is the noncopyable sibling the
+/// JSON writer uses for one value at a time; the row reader that holds this one is a copyable
+/// struct, kept in an optional, so this one keeps its memory in a class.)
 struct OutputBytes {
     /// Owns the allocation, so it is freed when the last copy goes.
     private final class Storage {

@@ -55,19 +55,24 @@ struct PassThroughRunTests {
         #expect(replay.stdoutText == Self.expected)
     }
 
+    /// The `source:` lines (indented) of a pipeline reading bookmarks from the JSON-WS `server`.
+    static func jsonwsSource(_ server: RecordingServer, pageSize: Int) -> String {
+        """
+              type: liferay-jsonws
+              server: \(server.origin)
+              rows: { service: /bookmarksentry/get-entries, params: { groupId: 20143, folderId: 0 } }
+              count: { service: /bookmarksentry/get-entries-count, params: { groupId: 20143, folderId: 0 } }
+              pagination: { page-size: \(pageSize) }
+            """
+    }
+
     @Test("JSON-WS: the batch's first result, row by row as sent")
     func jsonws() async throws {
         let server = try RecordingServer(host: "127.0.0.1") { _ in
             .init(body: "[[\(Self.rows.joined(separator: ","))],2]")
         }
         defer { server.stop() }
-        let source = """
-              type: liferay-jsonws
-              server: \(server.origin)
-              rows: { service: /bookmarksentry/get-entries, params: { groupId: 20143, folderId: 0 } }
-              count: { service: /bookmarksentry/get-entries-count, params: { groupId: 20143, folderId: 0 } }
-              pagination: { page-size: 10 }
-            """
+        let source = Self.jsonwsSource(server, pageSize: 10)
         let result = try await Self.run(source)
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdoutText == Self.expected)
@@ -91,13 +96,7 @@ struct PassThroughRunTests {
         let page = body
         let server = try RecordingServer(host: "127.0.0.1") { _ in .init(body: page) }
         defer { server.stop() }
-        let source = """
-              type: liferay-jsonws
-              server: \(server.origin)
-              rows: { service: /bookmarksentry/get-entries, params: { groupId: 20143, folderId: 0 } }
-              count: { service: /bookmarksentry/get-entries-count, params: { groupId: 20143, folderId: 0 } }
-              pagination: { page-size: 100 }
-            """
+        let source = Self.jsonwsSource(server, pageSize: 100)
         let result = try await Self.run(source)
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdoutText == many.map { $0 + "\n" }.joined())
