@@ -40,7 +40,7 @@ public final class PostgresListStateStore: ListStateStore {
     }
 
     public func commit(_ record: ListStateRecord, for key: StateKey) async throws(ScreensPipeError) {
-        try await perform("commit the state of \(key)") { [client] in
+        _ = try await perform("commit the state of \(key)") { [client] in
             try await client.query(
                 """
                 INSERT INTO screens_pipe_list_state (pipeline, list, document, committed_at)
