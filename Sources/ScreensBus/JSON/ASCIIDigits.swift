@@ -2,12 +2,20 @@
 /// byte, as a little-endian load puts it): how integer texts are checked and read without a
 /// loop per digit, by the parser and by the stages that read member texts.
 package enum ASCIIDigits {
-    /// Whether all eight bytes of `word` are ASCII digits: each byte's high nibble is 3 both
-    /// before and after adding 6 (which pushes 0x3A...0x3F out of the range).
+    /// The high bit of each byte of `word` that may not be an ASCII digit, the lowest of them
+    /// exactly the first that is not: XOR with `0x30` maps the digits, and only them, to
+    /// 0...9; adding `0x76` then sets the high bit of a byte of 10 or more, or it was set
+    /// already. A carry only spreads into the bytes above a flagged one.
+    @inlinable @inline(__always)
+    package static func nonDigits(_ word: UInt64) -> UInt64 {
+        let shifted = word ^ 0x3030_3030_3030_3030
+        return ((shifted &+ 0x7676_7676_7676_7676) | shifted) & 0x8080_8080_8080_8080
+    }
+
+    /// Whether all eight bytes of `word` are ASCII digits.
     @inlinable @inline(__always)
     package static func areEight(_ word: UInt64) -> Bool {
-        word & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030
-            && (word &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030
+        nonDigits(word) == 0
     }
 
     /// The value of eight ASCII digits, the first in the lowest byte, combined pairwise.

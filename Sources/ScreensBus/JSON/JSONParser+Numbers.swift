@@ -130,17 +130,13 @@ extension JSONParser {
         byte &- JSONByte.zero < 10
     }
 
-    /// The index of the first byte at or after `start` that is not an ASCII digit (or `end`).
-    ///
-    /// Eight bytes at a time: XOR with `0x30` maps the digits, and only them, to 0...9; a
-    /// byte's high bit is then set by adding `0x76` when it is 10 or more, or was already set.
-    /// A carry only spreads into the bytes above a flagged one, so the lowest flag is right.
+    /// The index of the first byte at or after `start` that is not an ASCII digit (or `end`),
+    /// found eight bytes at a time (``ASCIIDigits/nonDigits(_:)``).
     @inline(__always)
     func skipDigits(from start: Int) -> Int {
         var cursor = start
         while cursor &+ 8 <= end {
-            let shifted = UnsafeRawPointer(bytes + cursor).loadUnaligned(as: UInt64.self) ^ 0x3030_3030_3030_3030
-            let flags = ((shifted &+ 0x7676_7676_7676_7676) | shifted) & 0x8080_8080_8080_8080
+            let flags = ASCIIDigits.nonDigits(UnsafeRawPointer(bytes + cursor).loadUnaligned(as: UInt64.self))
             if flags != 0 { return cursor &+ flags.trailingZeroBitCount &>> 3 }
             cursor &+= 8
         }

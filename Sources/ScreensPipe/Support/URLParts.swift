@@ -20,7 +20,7 @@ struct URLParts {
         // still a '/' to it, though not a Character of its own. Byte searches are also what
         // keeps this cheap enough to run for every request.
         var text = Substring(url)
-        guard let schemeEnd = Self.end(of: "://", in: text) else {
+        guard let schemeEnd = Self.endOfSchemeSeparator(in: text) else {
             scheme = text[text.startIndex..<text.startIndex]
             userinfo = nil
             hostAndPort = scheme
@@ -42,20 +42,14 @@ struct URLParts {
         rest = text[authorityEnd...]
     }
 
-    /// Where the first `needle` (ASCII) in `text` ends, by bytes.
-    private static func end(of needle: StaticString, in text: Substring) -> Substring.Index? {
-        let pattern = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
+    /// Where the first `://` in `text` ends, by bytes.
+    private static func endOfSchemeSeparator(in text: Substring) -> Substring.Index? {
         let bytes = text.utf8
         var start = bytes.startIndex
-        while let first = bytes[start...].firstIndex(of: pattern[0]) {
-            var cursor = first
-            var matched = 0
-            while matched < pattern.count, cursor < bytes.endIndex, bytes[cursor] == pattern[matched] {
-                cursor = bytes.index(after: cursor)
-                matched += 1
-            }
-            if matched == pattern.count { return cursor }
-            start = bytes.index(after: first)
+        while let colon = bytes[start...].firstIndex(of: UInt8(ascii: ":")) {
+            let rest = bytes[bytes.index(after: colon)...]
+            if rest.starts(with: "//".utf8) { return bytes.index(colon, offsetBy: 3) }
+            start = rest.startIndex
         }
         return nil
     }
