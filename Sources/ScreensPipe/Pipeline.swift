@@ -165,6 +165,7 @@ public final class Pipeline: Sendable {
         }
         await stages.incremental?.close()
         await stages.resume?.finish(completed: publishes && summary.succeeded)
+        await stages.listLock?.release()
         return summary
     }
 
@@ -197,6 +198,8 @@ public final class Pipeline: Sendable {
         var resume: ResumeRun?
         /// The convert and filter stages over rows kept as texts, when they can read them so.
         var textPlan: RowTextPlan?
+        /// Held while the run reads and commits its list's state (``listStateLock()``).
+        var listLock: RunLock?
     }
 
     /// The stages of a run; `makesSink: false` for a session, which writes no sink.
@@ -221,10 +224,18 @@ public final class Pipeline: Sendable {
         case nil:
             baseURL = nil
         }
+        let listLock: RunLock?
         let incremental: IncrementalRun?
+        do throws(ScreensPipeError) {
+            listLock = makesSink ? try await listStateLock() : nil
+        } catch {
+            await server?.stop()
+            throw error
+        }
         do throws(ScreensPipeError) {
             incremental = makesSink ? try await IncrementalRun.prepare(spec: spec, environment: environment) : nil
         } catch {
+            await listLock?.release()
             await server?.stop()
             throw error
         }
@@ -233,6 +244,7 @@ public final class Pipeline: Sendable {
             resume = makesSink ? try await ResumeRun.prepare(spec: spec, environment: environment, startCursor: incremental?.gate.startCursor) : nil
         } catch {
             await incremental?.close()
+            await listLock?.release()
             await server?.stop()
             throw error
         }
@@ -260,6 +272,7 @@ public final class Pipeline: Sendable {
         } catch {
             await resume?.finish(completed: false)
             await incremental?.close()
+            await listLock?.release()
             await server?.stop()
             throw error
         }
@@ -273,12 +286,24 @@ public final class Pipeline: Sendable {
             await fetcher?.shutdown()
             await fanOut?.shutdown()
             await incremental?.close()
+            await listLock?.release()
             await server?.stop()
             throw error
         }
         return Stages(fetcher: fetcher, fanOut: fanOut, converter: converter, filter: filter, limit: spec.filter?.limit,
             skipsInvalidRows: spec.convert?.onInvalid == .skip, sink: sink, server: server, metrics: metrics, trace: environment.trace,
-            incremental: incremental, output: output, resume: resume, textPlan: textPlan)
+            incremental: incremental, output: output, resume: resume, textPlan: textPlan, listLock: listLock)
+    }
+
+    /// The lock of this list's state, for a run that reads and commits it: an incremental
+    /// cursor, or the checkpoint `--resume` continues from. Two such runs at once would
+    /// both read the same state and deliver the same rows (architecture.md, "Running twice
+    /// at once"); the second waits for the first to commit.
+    private func listStateLock() async throws(ScreensPipeError) -> RunLock? {
+        guard spec.incremental != nil || environment.resume else { return nil }
+        return try await RunLock.acquire(
+            .listState(try spec.stateKey()), at: .of(spec.cache, environment: environment.variables),
+            wait: spec.cache?.lockWait ?? RunLock.defaultWait, logger: environment.logger)
     }
 
     /// `environment` with retries and response sizes also counted in `metrics` and retry

@@ -39,6 +39,9 @@ public struct ScreensPipeError: Error, Sendable, Hashable, CustomStringConvertib
         public static let io = Code("io")
         /// The run was cancelled.
         public static let cancelled = Code("cancelled")
+        /// Another run of the same list or write target held its lock for longer than
+        /// `cache.lock-wait` (exit 75, `EX_TEMPFAIL`: try again later).
+        public static let locked = Code("locked")
 
         /// The code's name, as in `error` events.
         public var description: String { name }
@@ -80,7 +83,15 @@ public struct ScreensPipeError: Error, Sendable, Hashable, CustomStringConvertib
     public var isConnectivity: Bool { code == .connectivity }
 
     /// The process exit status this error leads to (docs/architecture.md, "Events and exit codes").
-    public var exitCode: Int32 { code == .configuration ? 2 : 1 }
+    public var exitCode: Int32 {
+        switch code {
+        case .configuration: 2
+        // sysexits.h's EX_TEMPFAIL: nothing is wrong, another run is busy; cron and shell
+        // loops can tell "try later" from a failure.
+        case .locked: 75
+        default: 1
+        }
+    }
 
     /// One line for stderr: `file:line:column: message`, or the page and request for run errors.
     public var description: String {

@@ -77,4 +77,12 @@ public protocol CacheRefreshLease: Sendable {
     func write(pipeline: String, page: FetchedPage, snapshot: String, endsChain: Bool) async throws(ScreensPipeError)
     /// Lets go of the lock, dropping staged pages of a load that did not complete.
     func release() async
+    /// Whether another process held the list's lock when this turn was asked for, so it may
+    /// have stored a fresh copy meanwhile (`cache-first` then reads that copy instead).
+    var followedAnotherLoad: Bool { get }
+}
+
+extension CacheRefreshLease {
+    /// Assumed, unless the backend knows better: the re-check it leads to costs one lookup.
+    public var followedAnotherLoad: Bool { true }
 }

@@ -147,7 +147,7 @@ enum CacheLocation {
         return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
     }
 
-    private static func join(_ directory: String, _ name: String) -> String {
+    static func join(_ directory: String, _ name: String) -> String {
         directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }
 

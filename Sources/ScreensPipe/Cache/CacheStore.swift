@@ -1,6 +1,8 @@
 import ScreensBus
+import Synchronization
 internal import Foundation
 internal import GRDB
+internal import Logging
 
 /// The SQLite database that holds cached pages.
 ///
@@ -18,6 +20,8 @@ public final class CacheStore: CacheBackend {
     public let path: String
     /// The database file.
     public var location: String { path }
+    /// How long a load waits for another process's load of the same list (``beginRefresh(key:mayServeCache:)``).
+    public let lockWait: Duration
     let pool: DatabasePool
 
     /// How long a write waits for another process's write lock before it fails.
@@ -28,8 +32,9 @@ public final class CacheStore: CacheBackend {
     /// Missing directories are created with mode 0700; with `ownsDirectory` (the default
     /// location, or a `--cache-dir`) the directory is tightened to 0700 even if it existed.
     /// The database file and its -wal/-shm companions get mode 0600, whatever the umask.
-    public init(path: String, ownsDirectory: Bool = false) throws(ScreensPipeError) {
+    public init(path: String, ownsDirectory: Bool = false, lockWait: Duration = RunLock.defaultWait) throws(ScreensPipeError) {
         self.path = path
+        self.lockWait = lockWait
         try CacheLocation.prepareDirectory(CacheLocation.parent(of: path), owned: ownsDirectory)
         try CacheLocation.prepareFile(path)
         var configuration = Configuration()
@@ -72,10 +77,11 @@ public final class CacheStore: CacheBackend {
 
     /// Opens the database a pipeline's `cache:` section names, or the default one.
     public convenience init(spec: CacheSpec?, environment: [String: String]) throws(ScreensPipeError) {
+        let lockWait = spec?.lockWait ?? RunLock.defaultWait
         if let path = spec?.path {
-            try self.init(path: path)
+            try self.init(path: path, lockWait: lockWait)
         } else {
-            try self.init(path: Self.defaultPath(environment: environment), ownsDirectory: true)
+            try self.init(path: Self.defaultPath(environment: environment), ownsDirectory: true, lockWait: lockWait)
         }
     }
 
@@ -98,6 +104,37 @@ public final class CacheStore: CacheBackend {
     /// else `~/.cache/screens-pipe/cache.sqlite`.
     public static func defaultPath(environment: [String: String]) -> String {
         CacheLocation.defaultPath(environment: environment)
+    }
+
+    // MARK: - Loads
+
+    /// Takes `key`'s load lock, waiting up to ``lockWait`` for another process's load of the
+    /// list (see ``SQLiteRefreshLease``). The caller decides afterwards whether that load
+    /// made its own unnecessary (`cache-first` reads what it stored).
+    ///
+    /// A second load of the same list in this process (a fan-out whose parent rows repeat a
+    /// value) goes on beside the first, as it always did: it must not wait for a lock that
+    /// the first holds while the first waits, in the ordered relay, for it to be delivered.
+    public func beginRefresh(key: String, mayServeCache: Bool) async throws(ScreensPipeError) -> CacheRefreshTurn {
+        let loadKey = path + "\u{0}" + key
+        guard Self.loadsInProcess.withLock({ $0.insert(loadKey).inserted }) else { return .solo }
+        let lock: RunLock
+        do throws(ScreensPipeError) {
+            lock = try await RunLock.acquire(
+                .cacheRefresh(key: key), at: .directory(CacheLocation.parent(of: path)), wait: lockWait,
+                logger: Logger(label: "screens-pipe.cache"))
+        } catch {
+            Self.endLoadInProcess(loadKey)
+            throw error
+        }
+        return .refresh(SQLiteRefreshLease(store: self, key: key, lock: lock) { Self.endLoadInProcess(loadKey) })
+    }
+
+    /// The lists (database path and key) this process holds a load lock of.
+    private static let loadsInProcess = Mutex<Set<String>>([])
+
+    private static func endLoadInProcess(_ loadKey: String) {
+        _ = loadsInProcess.withLock { $0.remove(loadKey) }
     }
 
     // MARK: - Pages

@@ -262,7 +262,7 @@ package struct CachedPageFetcher: PageFetcher {
     /// process published a fresh copy between this run's lookup and the lock.
     private func decideTurn(mayServeCache: Bool) async throws(ScreensPipeError) -> CacheRefreshTurn {
         let turn = try await store.beginRefresh(key: key.text, mayServeCache: mayServeCache)
-        guard case .refresh(let lease) = turn, mayServeCache, policy == .cacheFirst else { return turn }
+        guard case .refresh(let lease) = turn, mayServeCache, policy == .cacheFirst, lease.followedAnotherLoad else { return turn }
         let first = PageRequest(index: 0, startRow: 0, endRow: 0, includesRowCount: true)
         if case .page(let published) = try await store.lookup(key: key.text, request: first, rowsAsTexts: true), isFresh(published.fetchedAt) {
             await lease.release()

@@ -17,4 +17,6 @@ enum ConfigLimits {
     static let maximumTimeout = Duration.seconds(24 * 3600)
     /// `cache.ttl`.
     static let maximumTTL = Duration.seconds(3650 * 86_400)
+    /// `cache.lock-wait`: a day; waiting longer than that is a wedged run, not a busy one.
+    static let maximumLockWait = Duration.seconds(24 * 3600)
 }

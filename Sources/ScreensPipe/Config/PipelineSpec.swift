@@ -348,14 +348,18 @@ public struct CacheSpec: Sendable, Hashable {
     /// A PostgreSQL database instead of a file (`url:`, `tls:`, `ca-file:`), shared by every
     /// process that names it.
     public var postgres: PostgresTarget?
+    /// How long a run waits for another run of the same list or write target to finish
+    /// (`lock-wait`; nil: ``RunLock/defaultWait``) before it fails with a `locked` error.
+    public var lockWait: Duration?
 
     /// Creates a cache spec; by default `remote-first`, with a key derived from the request, no
     /// age limit and the default database.
     public init(
         policy: CachePolicy = .remoteFirst, key: String? = nil, ttl: Duration? = nil, path: String? = nil,
-        postgres: PostgresTarget? = nil
+        postgres: PostgresTarget? = nil, lockWait: Duration? = nil
     ) {
         self.postgres = postgres
+        self.lockWait = lockWait
         self.policy = policy
         self.key = key
         self.ttl = ttl

@@ -102,7 +102,8 @@ extension SpecDecoder {
         return CacheSpec(
             policy: section.choice("policy", CachePolicy.self) ?? .remoteFirst,
             key: section.nonEmptyString("key"), ttl: section.duration("ttl", atMost: ConfigLimits.maximumTTL), path: section.nonEmptyString("path"),
-            postgres: decodePostgresTarget(section, besides: "path"))
+            postgres: decodePostgresTarget(section, besides: "path"),
+            lockWait: section.duration("lock-wait", atMost: ConfigLimits.maximumLockWait))
     }
 
     func decodeFilter(_ section: Section) -> FilterSpec {

@@ -7,7 +7,7 @@ enum SpecKeys {
     static let convert = ["model", "locale", "fields", "on-invalid"]
     /// One entry of `convert.fields` written as a mapping.
     static let fieldMapping = ["from", "type", "default", "required", "localized"]
-    static let cache = ["policy", "key", "ttl", "path", "url", "tls", "ca-file"]
+    static let cache = ["policy", "key", "ttl", "path", "url", "tls", "ca-file", "lock-wait"]
     static let filter = ["where", "limit"]
     static let sink = ["type", "path", "format", "fields", "url", "tls", "ca-file", "table", "key", "columns", "batch-size", "mode", "deleted"]
     static let pagination = ["first-page-size", "page-size", "prefetch", "max-pages"]

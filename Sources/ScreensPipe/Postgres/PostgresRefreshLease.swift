@@ -19,16 +19,6 @@ final class PostgresRefreshLease: CacheRefreshLease {
         self.lockConnection = Mutex(lockConnection)
     }
 
-    /// A staged page as the completeness check needs it.
-    private struct StagedPage {
-        var index: Int
-        var endRow: Int
-        var isShort: Bool
-        var rowCount: Int?
-        var pageCount: Int?
-        var endsChain: Bool
-    }
-
     func write(pipeline: String, page: FetchedPage, snapshot: String, endsChain: Bool) async throws(ScreensPipeError) {
         let (text, rowIndex) = page.storedRows
         let index = rowIndex.map { ByteBuffer(bytes: $0) }
@@ -54,7 +44,7 @@ final class PostgresRefreshLease: CacheRefreshLease {
                         byte_size = EXCLUDED.byte_size, page_count = EXCLUDED.page_count, ends_chain = EXCLUDED.ends_chain,
                         row_index = EXCLUDED.row_index
                     """, logger: logger)
-                var staged: [StagedPage] = []
+                var staged: [StoredLoadPage] = []
                 for try await (index, endRow, rowsInPage, startRow, rowCount, pageCount, chainEnd) in try await connection.query(
                     """
                     SELECT page_index, end_row, rows_in_page, start_row, row_count, page_count, ends_chain
@@ -62,11 +52,11 @@ final class PostgresRefreshLease: CacheRefreshLease {
                     """, logger: logger
                 ).decode((Int, Int, Int, Int, Int?, Int?, Bool).self) {
                     staged.append(
-                        StagedPage(
+                        StoredLoadPage(
                             index: index, endRow: endRow, isShort: rowsInPage < endRow - startRow, rowCount: rowCount,
                             pageCount: pageCount, endsChain: chainEnd))
                 }
-                guard let last = Self.lastPageOfCompleteList(staged) else { return false }
+                guard let last = StoredLoadPage.lastPageOfCompleteList(staged) else { return false }
                 try await connection.query("DELETE FROM screens_pipe_cache_page WHERE key = \(key)", logger: logger)
                 try await connection.query(
                     """
@@ -82,23 +72,6 @@ final class PostgresRefreshLease: CacheRefreshLease {
             }
         }
         if published { await release() }
-    }
-
-    /// The index of the last page when the staged pages, from page 0 on without a gap, make a
-    /// whole list (as the loader decides where a list ends); nil while they do not.
-    private static func lastPageOfCompleteList(_ staged: [StagedPage]) -> Int? {
-        guard let first = staged.first, first.index == 0 else { return nil }
-        for (position, page) in staged.enumerated() {
-            guard page.index == position else { return nil }
-            if let rowCount = first.rowCount {
-                if rowCount <= 0 || page.endRow >= rowCount { return page.index }
-            } else if let pageCount = first.pageCount {
-                if page.index >= max(1, pageCount) - 1 { return page.index }
-            } else if page.isShort || page.endsChain {
-                return page.index
-            }
-        }
-        return nil
     }
 
     /// A lease dropped without ``release()`` (a fetcher abandoned mid-load) still ends its

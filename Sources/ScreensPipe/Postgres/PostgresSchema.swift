@@ -42,6 +42,12 @@ enum PostgresSchema {
             pipeline TEXT NOT NULL, list TEXT NOT NULL, document TEXT NOT NULL,
             committed_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (pipeline, list))
         """,
+        // Who holds a run lock (Locking/PostgresAdvisoryLock.swift): information for the
+        // message a waiting run prints; the lock itself is an advisory lock.
+        """
+        CREATE TABLE IF NOT EXISTS screens_pipe_run_lock (
+            scope TEXT PRIMARY KEY, pid BIGINT NOT NULL, host TEXT NOT NULL, since DOUBLE PRECISION NOT NULL)
+        """,
     ]
 
     /// Creates what is missing, in one transaction.

@@ -319,6 +319,7 @@ public enum PipelineSchema {
         "cache.url": string("A PostgreSQL database shared by many processes: postgres://user@host:port/database (password from ${ENV} or PGPASSWORD)."),
         "cache.tls": enumeration(PostgresTarget.TLSMode.allCases.map(\.rawValue), "TLS to PostgreSQL (default prefer; require verifies the certificate)."),
         "cache.ca-file": string("A PEM file of the certificate authorities PostgreSQL's certificate is checked against."),
+        "cache.lock-wait": duration("How long a run waits for another run of the same list or write target before it fails with exit 75 (default 60s)"),
 
         "filter.where": string("The selection expression, such as: name contains \"Liferay\" and visits > 2."),
         "filter.limit": integer(1, Int(Int64.max), "Stop after this many selected rows."),

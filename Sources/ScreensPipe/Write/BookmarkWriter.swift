@@ -139,6 +139,8 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
                 } else {
                     undecided.append(row)
                 }
+            case nil where journal?.othersMayWrite == true:
+                undecided.append(row)  // another machine's run may have written it
             case nil:
                 planned.append(Planned(row: row, operation: .add))
             }
@@ -219,6 +221,9 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
     /// pending): an entry found with the row's values was created by that request.
     private func settleByLookup(_ planned: [Planned], sent: Bool) async throws(ScreensPipeError) -> [Planned] {
         guard let found = try await model.lookup(planned.map(\.row), transport: transport) else {
+            // Rows no journal knows were only to be checked in case another machine wrote
+            // them: without a lookup they are created, as on one machine.
+            if !sent, planned.allSatisfy({ journaled[$0.row.key] == nil }) { return planned }
             throw ScreensPipeError.connectivity(
                 "\(model.serviceName) has no lookup to tell whether lines \(planned.map { String($0.row.line) }.joined(separator: ", ")) were written, so they are not sent again: check the portal, then rerun")
         }

@@ -75,15 +75,25 @@ public enum PipelineWrite {
         }
         let client = HTTPClient()
         let rejects = RejectsFile(path: options.rejectsPath)
+        var lock: RunLock?
         do throws(ScreensPipeError) {
             let settings = HTTPSourceSettings(source: sink.connection, configuredURL: baseURL, onRetry: nil, logger: environment.logger)
             // A sandbox started for this run is new every time: a journal of it would skip
             // rows that no longer exist.
             var journal: WriteJournal?
             if !options.dryRun, server == nil {
+                let target = "\(redactedURL(baseURL)) group \(sink.groupId)"
+                // Held from before the journal and the portal are first asked until the last
+                // outcome is recorded: a second run of this write looks its keys up only once
+                // this one's entries exist (architecture.md, "Running twice at once").
+                let place = RunLock.Place.of(spec.cache, environment: environment.variables)
+                lock = try await RunLock.acquire(
+                    .write(pipeline: spec.name, target: target), at: place,
+                    wait: spec.cache?.lockWait ?? RunLock.defaultWait, logger: environment.logger)
                 let store = try await CacheStore.open(spec: spec.cache, environment: environment.variables)
-                journal = try await WriteJournal(
-                    store: store, pipeline: spec.name, target: "\(redactedURL(baseURL)) group \(sink.groupId)")
+                journal = try await WriteJournal(store: store, pipeline: spec.name, target: target)
+                // The journal is a local file; a lock in PostgreSQL means other machines write too.
+                if case .postgres = place { journal?.othersMayWrite = true }
             }
             let writer = try await makeWriter(
                 sink: sink, pipeline: spec.name, settings: settings, client: client, baseURL: baseURL, journal: journal, bus: bus,
@@ -107,12 +117,14 @@ public enum PipelineWrite {
                 selected: summary.created + summary.updated, errors: summary.rejected, succeeded: summary.rejected == 0)
             finished.skipped = summary.skipped
             await bus.publish(.finished(finished))
+            await lock?.release()
             await client.shutdown()
             await server?.stop()
             return summary
         } catch {
             _ = try? rejects.close(succeeded: false)
             await bus.publish(.error(error.event(pipeline: spec.name)))
+            await lock?.release()
             await client.shutdown()
             await server?.stop()
             throw error

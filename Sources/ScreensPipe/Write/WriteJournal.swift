@@ -22,6 +22,11 @@ struct WriteJournal: Sendable {
     private let pool: DatabasePool
     let pipeline: String
     let target: String
+    /// Whether writers this journal never hears of may write the same target: replicas on
+    /// several machines that take turns through a PostgreSQL run lock, each with a journal
+    /// of its own. Rows this journal does not know are then looked up by key before they
+    /// are created (architecture.md, "Running twice at once").
+    var othersMayWrite = false
 
     /// Opens the journal in `store`'s database, creating its table on first use.
     init(store: CacheStore, pipeline: String, target: String) async throws(ScreensPipeError) {

@@ -1,0 +1,11 @@
+public import struct Foundation.Date
+
+/// Who holds a run lock: enough for a person to find the process and decide what to do.
+public struct RunLockHolder: Sendable, Hashable, Codable {
+    /// The holder's process id, on its host.
+    public var pid: Int32
+    /// The holder's host name.
+    public var host: String
+    /// When the holder took the lock.
+    public var since: Date
+}
