@@ -299,8 +299,11 @@ public final class Pipeline: Sendable {
     /// cursor, or the checkpoint `--resume` continues from. Two such runs at once would
     /// both read the same state and deliver the same rows (architecture.md, "Running twice
     /// at once"); the second waits for the first to commit.
+    /// An embedder that passes its own ``PipelineEnvironment/stateStore`` keeps the state
+    /// where this run cannot lock it, and coordinates its runs itself (a pipeline's test
+    /// cases run on a store of their own, for one).
     private func listStateLock() async throws(ScreensPipeError) -> RunLock? {
-        guard spec.incremental != nil || environment.resume else { return nil }
+        guard spec.incremental != nil || environment.resume, environment.stateStore == nil else { return nil }
         return try await RunLock.acquire(
             .listState(try spec.stateKey()), at: .of(spec.cache, environment: environment.variables),
             wait: spec.cache?.lockWait ?? RunLock.defaultWait, logger: environment.logger)

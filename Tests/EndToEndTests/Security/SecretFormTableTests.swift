@@ -186,11 +186,15 @@ struct SecretFormTableTests {
         #expect(listedJSON.status == 0)
         channels.append(("cache list --json", listedJSON.stdoutText + listedJSON.stderr))
 
-        // Every file of the cache directory (the database and any journal beside it).
-        let cacheFiles = try FileManager.default.contentsOfDirectory(atPath: cacheDirectory.path)
+        // Every file under the cache directory (the database, any journal beside it, the
+        // run locks' files and the holders they name).
+        let cacheFiles = try FileManager.default.subpathsOfDirectory(atPath: cacheDirectory.path)
         #expect(cacheFiles.contains("cache.sqlite"))
+        #expect(cacheFiles.contains { $0.hasPrefix("locks/") && $0.hasSuffix(".lock") })
         for name in cacheFiles {
-            let bytes = try Data(contentsOf: cacheDirectory.appendingPathComponent(name))
+            let url = cacheDirectory.appendingPathComponent(name)
+            guard (try url.resourceValues(forKeys: [.isDirectoryKey])).isDirectory != true else { continue }
+            let bytes = try Data(contentsOf: url)
             channels.append(("cache file \(name)", String(decoding: bytes, as: UTF8.self)))
         }
 
