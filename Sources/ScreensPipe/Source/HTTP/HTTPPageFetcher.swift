@@ -155,11 +155,19 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
         var texts: JSONElementTexts?
         do throws(JSONParseError) {
             if let path = wire.rowsPath(for: page) {
+                // More rows than asked is refused while reading (PageSequenceGuard's rule),
+                // not after a hostile page's millions of rows are built.
                 (body, texts) = try JSONValue.parse(
-                    response.body, keepingElementTextsAt: path, skippingElements: settings.keepsRowsAsTexts, findingMembers: settings.rowMembers)
+                    response.body, keepingElementTextsAt: path, skippingElements: settings.keepsRowsAsTexts, findingMembers: settings.rowMembers,
+                    maximumElements: wire.requestsPageSize ? page.endRow - page.startRow : .max)
             } else {
                 body = try JSONValue(parsing: response.body)
             }
+        } catch where error.elementLimit != nil {
+            var failure = PageSequenceGuard.tooManyRows(sent: "more than \(error.elementLimit ?? 0)", for: page)
+            failure.request = request
+            failure.status = response.status
+            return .final(.failure(failure))
         } catch {
             // A 200 with a broken body is what a proxy or a dying server sends: try again.
             let failure = ScreensPipeError(
