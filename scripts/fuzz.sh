@@ -6,19 +6,20 @@
 # (status, headers, body of every wire format), the localized XML reader, the `${...}`
 # interpolator, the regex engine, config numbers with `--set` overrides, the real-API
 # answers (OAuth2 tokens, rate-limit headers, `on-response` rules, `paginate: auto`, cursor
-# values) and the write path's input lines and batch answers;
+# values), the write path's input lines and batch answers, and hostile parent values
+# interpolated into a fan-out child's headers, path, query and body (placeholders);
 # FUZZ_SECONDS (default 60) each, seeded from
 # fuzz/corpus/<target>/. New inputs go to .build/fuzz/corpus/<target>/ (the repo corpus is
 # not touched); a crash, hang (> 10 s) or allocation over 2 GB stops that target and leaves
 # the input in .build/fuzz/artifacts/, to be kept as a regression test.
 #
-#     bash scripts/fuzz.sh [json|rowtexts|filesource|storedarray|filter|yaml|response|xml|interpolate|regex|config|realapis|write]...
+#     bash scripts/fuzz.sh [json|rowtexts|filesource|storedarray|filter|yaml|response|xml|interpolate|regex|config|realapis|write|placeholders]...
 #     FUZZ_SECONDS=300 bash scripts/fuzz.sh json
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(json rowtexts filesource storedarray filter yaml response xml interpolate regex config realapis write)
+[ ${#targets[@]} -gt 0 ] || targets=(json rowtexts filesource storedarray filter yaml response xml interpolate regex config realapis write placeholders)
 build=.build/fuzz
 export SWIFT_BACKTRACE=enable=no # libFuzzer reports the crash itself
 

@@ -88,7 +88,7 @@ final class DiagnosticsReporter: ListDelegate {
 
     private func write(_ line: String) {
         progress?.clear()
-        Terminal.write(line + "\n")
+        Terminal.write(Terminal.printable(line) + "\n")
         progress?.redraw()
     }
 }

@@ -24,7 +24,7 @@ enum SpecLoading {
         do throws(ConfigurationErrors) {
             return try PipelineLoader(environment: ProcessInfo.processInfo.environment).loadChecked(file: file, overrides: overrides)
         } catch {
-            for problem in error.errors { Terminal.write("\(problem)\n") }
+            for problem in error.errors { Terminal.problem(problem) }
             throw ExitCode(2)
         }
     }

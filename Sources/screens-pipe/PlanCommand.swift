@@ -30,7 +30,7 @@ struct PlanCommand: AsyncParsableCommand {
         do throws(ScreensPipeError) {
             plan = try RunPlan(spec: spec, pages: pages)
         } catch {
-            Terminal.write("\(error)\n")
+            Terminal.problem(error)
             throw ExitCode(error.exitCode)
         }
         print(plan.text, terminator: "")

@@ -103,6 +103,7 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         apply(to: &spec)
+        try fileRoles(of: spec).refuseCollisions()
         let variables = ProcessInfo.processInfo.environment
         let showProgress = !quiet && progress.isEnabled(stderrIsTerminal: Terminal.isTerminal(2))
         let progressLine = showProgress ? ProgressLine() : nil
@@ -186,6 +187,18 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
+    /// The files this run reads and writes, none of which may be another.
+    private func fileRoles(of spec: PipelineSpec) -> FileRoles {
+        var roles = FileRoles()
+        roles.add("the pipeline file", pipelineFile.file)
+        roles.add("the source file", spec.source.type.settings(as: FileSourceSpec.self)?.path)
+        roles.add("cache.path", spec.cache?.path)
+        if case .file(let path) = spec.sink.destination { roles.add(output == nil ? "sink.path" : "-o", path) }
+        roles.add("--metrics-file", metricsFile)
+        roles.add("--trace", trace)
+        return roles
+    }
+
     private func apply(to spec: inout PipelineSpec) {
         if events { spec.sink.format = .events }
         if let format { spec.sink.format = format }
@@ -239,11 +252,11 @@ enum RunReports {
     /// reader (node_exporter's textfile collector) never sees half a file. False, with a
     /// message on stderr, when that fails.
     static func write(_ bytes: [UInt8], to path: String, what: String) -> Bool {
-        do {
-            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+        do throws(WholeFile.Failure) {
+            try WholeFile.write(bytes, to: path)
             return true
         } catch {
-            Terminal.error("screens-pipe: cannot write the \(what) to \(path): \(error.localizedDescription)")
+            Terminal.error("cannot write the \(what) to \(path): \(error.reason)")
             return false
         }
     }

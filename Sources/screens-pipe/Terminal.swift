@@ -1,3 +1,5 @@
+import ScreensPipe
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -5,15 +7,28 @@ import Glibc
 /// Writing to stderr, where every diagnostic goes (stdout carries only data).
 enum Terminal {
     static func error(_ message: String) {
-        write("screens-pipe: error: \(message)\n")
+        write("screens-pipe: error: \(printable(message))\n")
     }
 
     static func warning(_ message: String) {
-        write("screens-pipe: warning: \(message)\n")
+        write("screens-pipe: warning: \(printable(message))\n")
+    }
+
+    /// `message` as it may reach a terminal: ESC, BEL, CR and every other control
+    /// character a server's text may carry into it shown as `\u{...}`; the program's own line
+    /// feeds and tabs kept. Every human-facing line passes here.
+    static func printable(_ message: String) -> String {
+        escapedControlCharacters(message, keepingLayout: true)
+    }
+
+    /// A problem of a pipeline file: `file:line:column: message` where it has a position
+    /// (the form editors jump to), else an error line like any other (`cannot read x.yaml`).
+    static func problem(_ error: ScreensPipeError) {
+        if error.location != nil { write("\(printable(error.description))\n") } else { self.error(error.description) }
     }
 
     static func note(_ message: String) {
-        write("\(message)\n")
+        write("\(printable(message))\n")
     }
 
     static func write(_ text: String) {

@@ -57,7 +57,9 @@ struct TerminalLogHandler: LogHandler {
         switch format {
         case .text:
             let fields = merged.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
-            line = "\(time) screens-pipe: \(event.level): \(event.message)\(fields)"
+            // One event, one line: a server's text in a message cannot act on the terminal
+            // or forge a line.
+            line = escapedControlCharacters("\(time) screens-pipe: \(event.level): \(event.message)\(fields)")
         case .json:
             var object: JSONObject = ["time": .string(time), "level": .string(event.level.rawValue), "message": .string("\(event.message)")]
             for (key, value) in merged.sorted(by: { $0.key < $1.key }) where object[key] == nil { object[key] = .string("\(value)") }

@@ -59,6 +59,12 @@ struct WriteCommand: AsyncParsableCommand {
         let logger = Logger(label: "screens-pipe") { _ in TerminalLogHandler(level: level, progress: nil, format: .text) }
         let environment = PipelineEnvironment(variables: variables, sandbox: BundledSandbox(), logger: logger)
         let options = WriteOptions(input: source, dryRun: dryRun, rejectsPath: rejects ?? "\(spec.name).rejects.jsonl")
+        var roles = FileRoles()
+        roles.add("the pipeline file", pipelineFile.file)
+        if case .file(let path) = source { roles.add("--input", path) }
+        if case .pipelineSource = source { roles.add("the source file", spec.source.type.settings(as: FileSourceSpec.self)?.path) }
+        roles.add(rejects == nil ? "the rejects file" : "--rejects", options.rejectsPath)
+        try roles.refuseCollisions()
         let bus = EventBus()
         let subscription = bus.subscribe()
         let showEvents = events || dryRun

@@ -284,8 +284,13 @@ extension JSONValue {
     /// Parses as ``parse(_:keepingElementTextsAt:skippingElements:)`` does and, when the
     /// elements are only checked, finds the members of `selection` in each of them on the way:
     /// the texts then carry where they are (``JSONElementTexts/memberTape``).
+    ///
+    /// With `maximumElements`, an array there holding more elements is refused as soon as
+    /// its element past the limit starts (``JSONParseError/elementLimit``), so a page of
+    /// millions of rows costs no more than the body.
     package static func parse(
-        _ bytes: [UInt8], keepingElementTextsAt path: [JSONPathStep], skippingElements: Bool, findingMembers selection: JSONMemberSelection?
+        _ bytes: [UInt8], keepingElementTextsAt path: [JSONPathStep], skippingElements: Bool, findingMembers selection: JSONMemberSelection?,
+        maximumElements: Int = .max
     ) throws(JSONParseError) -> (value: JSONValue, texts: JSONElementTexts?) {
         guard !bytes.isEmpty else { throw JSONParseError(offset: 0, message: "unexpected end of input") }
         let result = bytes.withUnsafeBufferPointer { buffer in
@@ -293,6 +298,7 @@ extension JSONValue {
                 var parser = JSONParser(bytes: buffer.baseAddress!, start: 0, end: buffer.count)
                 parser.skipsRecordedElements = skippingElements
                 parser.memberSelection = selection
+                parser.maximumRecordedElements = maximumElements
                 let value = try parser.parseDocument(keepingElementTextsAt: path)
                 let ranges = parser.recordedRanges
                 var tape: JSONMemberTape?

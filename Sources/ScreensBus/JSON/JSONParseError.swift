@@ -8,10 +8,16 @@ public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible
     /// What is wrong at `offset`, in a few words.
     public var message: String
 
+    /// Set when the document was refused for holding more elements in its kept array than
+    /// the caller allowed (a page of more rows than asked): that limit. The document may
+    /// be valid JSON; reading stopped at the first element past the limit.
+    public var elementLimit: Int?
+
     /// Creates an error for the byte at `offset`.
-    public init(offset: Int, message: String) {
+    public init(offset: Int, message: String, elementLimit: Int? = nil) {
         self.offset = offset
         self.message = message
+        self.elementLimit = elementLimit
     }
 
     /// "invalid JSON at byte N: message".

@@ -30,6 +30,9 @@ struct JSONParser: ~Copyable {
     /// Whether the recorded array's elements are only checked (``skipValue()``), not parsed:
     /// the tree then holds `null` in their place.
     var skipsRecordedElements = false
+    /// The most elements the recorded array may hold: one more stops the parse at once with
+    /// ``JSONParseError/elementLimit`` set, before it costs memory for the rest.
+    var maximumRecordedElements = Int.max
     /// The members to find in each of the recorded array's elements while they are only
     /// checked; where they are goes to ``recordedMembers`` (see ``JSONMemberTape``).
     var memberSelection: JSONMemberSelection?
@@ -244,7 +247,7 @@ struct JSONParser: ~Copyable {
             if records { recordedRanges = []; recordedWhitespace = false; recordedMembers = [] }
             return elements
         }
-        elements.reserveCapacity(hint)
+        elements.reserveCapacity(records ? min(hint, maximumRecordedElements &+ 1) : hint)
         var selection = records && skipsRecordedElements ? memberSelection : nil
         let stride = selection.map { 1 + 2 * $0.count } ?? 0
         if records { ranges.reserveCapacity(hint) }
@@ -261,6 +264,10 @@ struct JSONParser: ~Copyable {
             skipWhitespace()
             let start = index
             let whitespaceBefore = skippedWhitespace
+            if records, elements.count == maximumRecordedElements {
+                throw JSONParseError(
+                    offset: index, message: "more than \(maximumRecordedElements) elements in the array of rows", elementLimit: maximumRecordedElements)
+            }
             if !records, wantedIndex == elements.count {
                 nextValueOnPath = onPath + 1
             }

@@ -157,7 +157,7 @@ extension SpecDecoder {
         return spec
     }
 
-    /// Header names are HTTP tokens; values may not break the header line.
+    /// Header names are HTTP tokens; values may not break the header line (``ValueDestination/header``).
     private func decodeHeaders(_ section: Section) -> [HeaderSpec] {
         var headers: [HeaderSpec] = []
         let tokenPunctuation = Set("!#$%&'*+-.^_`|~")
@@ -168,8 +168,10 @@ extension SpecDecoder {
                 continue
             }
             guard let (value, explicitSecret) = sensitiveString(pair.value, key: name) else { continue }
-            if value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
-                context.fail("the value of header '\(name)' must be one line", at: pair.value.location)
+            do throws(ValueDestination.Refusal) {
+                _ = try ValueDestination.header.admit(value)
+            } catch {
+                context.fail("the value of header '\(name)' must be one line: it \(error.reason)", at: pair.value.location)
                 continue
             }
             headers.append(HeaderSpec(name: name, value: explicitSecret ? .secret(Secret(value)) : SensitiveText(value, named: name)))

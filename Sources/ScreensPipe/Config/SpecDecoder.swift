@@ -4,6 +4,9 @@ struct SpecDecoder {
     /// The name used when the file gives none.
     let defaultName: String
     let file: String?
+    /// Whether the section is a fan-out template already resolved against a parent row:
+    /// its `${` are then parent values, text that is never read as a placeholder again.
+    var placeholdersResolved = false
 
     func decode(_ root: YAMLNode) -> PipelineSpec? {
         guard case .mapping = root else {

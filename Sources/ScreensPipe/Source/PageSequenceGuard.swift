@@ -34,12 +34,7 @@ struct PageSequenceGuard: Sendable {
     mutating func check(_ page: FetchedPage) -> ScreensPipeError? {
         let index = page.request.index
         let asked = page.request.endRow - page.request.startRow
-        if requestsPageSize, page.rowsInPage > asked {
-            return ScreensPipeError(
-                .pagination,
-                "the server sent \(page.rowsInPage) rows for a page of \(asked) (rows \(page.request.startRow)..<\(page.request.endRow)); it seems to ignore the requested range, so rows would repeat",
-                page: index)
-        }
+        if requestsPageSize, page.rowsInPage > asked { return Self.tooManyRows(sent: "\(page.rowsInPage)", for: page.request) }
         // A local file is sliced here, not by a server: equal pages are equal rows in the file.
         guard page.rowsInPage > 0, page.origin != .file else { return nil }
         let digest = Self.digest(page)
@@ -51,6 +46,15 @@ struct PageSequenceGuard: Sendable {
         }
         seen[digest] = index
         return nil
+    }
+
+    /// The error for a page of more rows than `request` asked for; `sent` says how many
+    /// ("12", or "more than 5" when reading stopped there).
+    static func tooManyRows(sent: String, for request: PageRequest) -> ScreensPipeError {
+        ScreensPipeError(
+            .pagination,
+            "the server sent \(sent) rows for a page of \(request.endRow - request.startRow) (rows \(request.startRow)..<\(request.endRow)); it seems to ignore the requested range, so rows would repeat",
+            page: request.index)
     }
 
     /// A digest of every row, in order: of the rows' texts when the page kept them (a

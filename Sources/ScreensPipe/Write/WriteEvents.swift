@@ -13,20 +13,22 @@ struct WriteEvents {
         await bus.publish(custom: "result", pipeline: pipeline, payload: ["line": .int(Int64(line)), "outcome": "rejected", "reason": .string(reason)])
     }
 
-    /// One row's `result` event: `line`, `outcome`, then `details` (ids, key fields, reason).
+    /// One row's `result` event: `line`, `outcome`, then `details` (ids, key fields, reason);
+    /// a detail whose name says it holds a secret (`p_auth`, `password1`, `apiToken`: a
+    /// custom command's key may be any parameter) reads `<redacted>`, as in `plan`.
     func result(line: Int, outcome: String, details: JSONObject) async {
         var payload: JSONObject = ["line": .int(Int64(line)), "outcome": .string(outcome)]
-        for (name, value) in details { payload[name] = value }
+        for (name, value) in details { payload[name] = isSecretParameterName(name) ? .string(redactedPlaceholder) : value }
         await bus.publish(custom: "result", pipeline: pipeline, payload: .object(payload))
     }
 
-    /// `--dry-run`: the request as it would be sent, credentials redacted.
+    /// `--dry-run`: the request as it would be sent, credentials redacted as `plan` redacts
+    /// them (``HTTPRequest/shownHeaders`` and ``HTTPRequest/shownBody``: secret-named
+    /// parameters such as `p_auth`, `password1`, `apiToken` read `<redacted>`).
     func plan(_ request: HTTPRequest) async {
         var headerObject = JSONObject()
-        for field in redactedHeaders(request.headers).fields {
-            headerObject[field.name] = .string(redactingValues(field.value, request.secretValues))
-        }
-        let body = (request.body.flatMap { try? JSONValue(parsing: $0) }) ?? .null
+        for field in request.shownHeaders { headerObject[field.name] = .string(field.value) }
+        let body: JSONValue = request.shownBody.map { text in (try? JSONValue(parsing: Array(text.utf8))) ?? .string(text) } ?? .null
         await bus.publish(
             custom: "request", pipeline: pipeline,
             payload: ["request": .string(request.requestDescription), "headers": .object(headerObject), "body": body])

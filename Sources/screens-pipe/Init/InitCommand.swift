@@ -42,10 +42,10 @@ struct InitCommand: ParsableCommand {
             Terminal.error("\(file) exists; not replaced (use --force to replace it)")
             throw ExitCode(2)
         }
-        do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+        do throws(WholeFile.Failure) {
+            try WholeFile.write(Array(text.utf8), to: file)
         } catch {
-            Terminal.error("cannot write \(file): \(error.localizedDescription)")
+            Terminal.error("cannot write \(file): \(error.reason)")
             throw ExitCode(1)
         }
         Terminal.note("screens-pipe: wrote \(file) (\(type.rawValue)); try: screens-pipe run \(file)")

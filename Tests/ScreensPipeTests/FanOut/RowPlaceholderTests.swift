@@ -39,7 +39,7 @@ struct RowPlaceholderTests {
     func pathSegments() throws {
         let resolved = try RowPlaceholders.resolve(try template("path: /o/sites/${site.id}/contents"), lineage: lineage(["id": "a/b?c#d%e f"]))
         #expect(scalar(resolved, "path")?.text == "/o/sites/a%2Fb%3Fc%23d%25e%20f/contents")
-        #expect(RowPlaceholders.percentEncodedSegment("Añ~._-") == "A%C3%B1~._-")
+        #expect(URLText.encode("Añ~._-") == "A%C3%B1~._-")
     }
 
     @Test("'..', '.' and empty values are refused in a path")
@@ -94,5 +94,93 @@ struct RowPlaceholderTests {
             return
         }
         #expect(shown.count < 100)
+    }
+}
+
+@Suite("fan-out: one rule per destination of an interpolated value")
+struct ValueDestinationTests {
+    @Test("a header refuses every control character, CRLF as a pair included; other text passes as written")
+    func header() throws {
+        for hostile in ["a\r\nb", "a\rb", "a\nb", "a\u{0}b", "\t", "a\u{1B}b", "a\u{7F}", "a\u{85}b", "\r\n"] {
+            #expect(throws: ValueDestination.Refusal.self, "\(hostile.debugDescription)") { try ValueDestination.header.admit(hostile) }
+        }
+        #expect(try ValueDestination.header.admit("Bearer ab+/= ü ${x}") == "Bearer ab+/= ü ${x}")
+    }
+
+    @Test("a path segment is percent-encoded; '.', '..' and empty are refused")
+    func pathSegment() throws {
+        #expect(try ValueDestination.pathSegment.admit("../a b?#%\\") == "..%2Fa%20b%3F%23%25%5C")
+        for moving in ["", ".", ".."] {
+            #expect(throws: ValueDestination.Refusal.self) { try ValueDestination.pathSegment.admit(moving) }
+        }
+    }
+
+    @Test("query and body values are the text, encoded once by the wire format")
+    func queryAndBody() throws {
+        #expect(try ValueDestination.query.admit("a&b=c#") == "a&b=c#")
+        #expect(try ValueDestination.body.admit("\"}]x") == "\"}]x")
+        #expect(ValueDestination(sourceKey: "headers") == .header)
+        #expect(ValueDestination(sourceKey: "auth") == .header)
+        #expect(ValueDestination(sourceKey: "url") == .pathSegment)
+        #expect(ValueDestination(sourceKey: "server") == .pathSegment)
+        #expect(ValueDestination(sourceKey: "query") == .query)
+        #expect(ValueDestination(sourceKey: "params") == .body)
+        #expect(ValueDestination(sourceKey: "records") == .setting)
+    }
+
+    @Test("a parent value that would make a page placeholder the paginator fills ({offset} in a body, {cursor} in a query) is refused")
+    func pagePlaceholders() throws {
+        func resolving(_ yaml: String, _ value: String) throws -> String? {
+            guard case .mapping(let template) = try YAMLReader(file: "<test>").read(Array(yaml.utf8)) else { return "not a mapping" }
+            let lineage = Lineage().adding(Lineage.Frame(name: "site", row: 0, value: ["id": .string(value)], shownFields: ["id"]))
+            do {
+                _ = try RowPlaceholders.resolve(template, lineage: lineage)
+                return nil
+            } catch {
+                return error.message
+            }
+        }
+        #expect(try resolving("body: { q: \"${site.id}\" }", "{offset}")?.contains("which the paginator would replace") == true)
+        #expect(try resolving("body: { q: [\"${site.id}\"] }", "{cursor}")?.contains("'{cursor}'") == true)
+        #expect(try resolving("query: { since: \"${site.id}\" }", "x{cursor}")?.contains("an incremental run would replace") == true)
+        // Text around it, or another destination, is data as usual.
+        #expect(try resolving("body: { q: \"${site.id}\" }", "x{offset}") == nil)
+        #expect(try resolving("headers: { X-Q: \"${site.id}\" }", "{cursor}") == nil)
+        // The template's own placeholders stay the paginator's.
+        #expect(try resolving("body: { q: \"${site.id}\", from: \"{offset}\" }", "a") == nil)
+    }
+
+    @Test("a header placeholder with CRLF is refused before the source is decoded, naming the placeholder")
+    func headerPlaceholder() throws {
+        guard case .mapping(let template) = try YAMLReader(file: "<test>").read(Array("headers: { X-Site: \"${site.name}\" }".utf8)) else {
+            Issue.record("not a mapping")
+            return
+        }
+        let lineage = Lineage().adding(Lineage.Frame(name: "site", row: 0, value: ["name": "a\r\nHost: evil"], shownFields: ["name"]))
+        #expect(throws: ScreensPipeError.self) { try RowPlaceholders.resolve(template, lineage: lineage) }
+        do {
+            _ = try RowPlaceholders.resolve(template, lineage: lineage)
+        } catch {
+            #expect(error.message.contains("the value for ${site.name} holds the control character U+000D"), "\(error.message)")
+        }
+    }
+}
+
+@Suite("config: a written header value passes the header rule")
+struct WrittenHeaderValueTests {
+    @Test("a header value from the environment holding CRLF, a lone CR or LF, ESC or NUL is refused at its position")
+    func controlCharacters() throws {
+        for hostile in ["a\r\nX-Injected: 1", "a\rb", "a\nb", "a\u{1B}b", "a\u{7F}b"] {
+            let yaml = "source: { type: rest, server: \"http://127.0.0.1:1\", url: /x, paginate: { style: next-link }, headers: { X-A: \"${EVIL}\" } }"
+            #expect(throws: ConfigurationErrors.self, "\(hostile.debugDescription)") {
+                try PipelineLoader(environment: ["EVIL": hostile]).load(yaml: yaml)
+            }
+            do {
+                _ = try PipelineLoader(environment: ["EVIL": hostile]).load(yaml: yaml)
+            } catch {
+                #expect(error.errors.first?.message.contains("the value of header 'X-A' must be one line: it holds the control character U+") == true, "\(error.errors)")
+            }
+        }
+        #expect(throws: Never.self) { try PipelineLoader(environment: ["EVIL": "fine value ü"]).load(yaml: "source: { type: rest, server: \"http://127.0.0.1:1\", url: /x, paginate: { style: next-link }, headers: { X-A: \"${EVIL}\" } }") }
     }
 }

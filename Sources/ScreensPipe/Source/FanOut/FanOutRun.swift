@@ -281,17 +281,18 @@ struct FanOutRun: Sendable {
     /// The source of one list: the template with the parent values (and, in a tree, the
     /// parent key as `param`) in place, decoded and checked as the file's own source is.
     private func resolve(_ source: SourceSpec, lineage: Lineage, parameter: (name: String, value: JSONValue)?) throws(ScreensPipeError) -> SourceSpec {
-        guard var template = source.rowTemplate else {
+        guard let template = source.rowTemplate else {
             if source.recursive != nil {
                 throw ScreensPipeError.configuration("'recursive' needs a source read from a pipeline file")
             }
             return source
         }
         do throws(ScreensPipeError) {
-            if let parameter { template = try TreeParameter.set(parameter.name, to: parameter.value, in: template, type: source.type) }
-            let resolved = try RowPlaceholders.resolve(template, lineage: lineage)
+            // Placeholders first, the tree key after: a key's text is never read for placeholders.
+            var resolved = try RowPlaceholders.resolve(template, lineage: lineage)
+            if let parameter { resolved = try TreeParameter.set(parameter.name, to: parameter.value, in: resolved, type: source.type) }
             let context = DecodingContext()
-            let decoder = SpecDecoder(context: context, defaultName: spec.name, file: spec.file)
+            let decoder = SpecDecoder(context: context, defaultName: spec.name, file: spec.file, placeholdersResolved: true)
             let decoded = Section(.mapping(resolved), name: "source", context: context).flatMap { decoder.decodeSource($0) }
             if let first = context.errors.first {
                 throw ScreensPipeError.malformedResponse("the parent values make an invalid source: \(first.message)")

@@ -73,7 +73,8 @@ struct Lineage: Sendable, Hashable {
             case .string(let string): string
             default: value.jsonString
             }
-        return text.count > 64 ? String(text.prefix(64)) + "…" : text
+        // A parent value is a server's text: shown with its control characters escaped.
+        return escapedControlCharacters(text, limit: 64)
     }
 
     /// Scalars as they are; anything else (or a long string) as its shortened text, so an

@@ -4,12 +4,12 @@ import ScreensBus
 /// must name a parent the source can see), resolved against each parent row when its
 /// child list is built.
 ///
-/// Escaping follows where the value lands: in `path` or `url` it becomes one path segment,
-/// percent-encoded per RFC 3986 (everything but unreserved characters, so `/`, `?`, `#`
-/// and `%` stay data), and a value of `.`, `..` or nothing there is an error (a dot
-/// segment would move the request); anywhere else (query, params, headers) the value is
-/// the text the wire format then encodes as it encodes every value. A scalar that is one
-/// placeholder keeps the parent value's JSON type (a number stays a number).
+/// What a value may hold and how it is escaped follows where it lands, by the source key it
+/// sits under: one rule per destination, all in ``ValueDestination`` (a header refuses
+/// control characters, a path segment is percent-encoded, query and body values are encoded
+/// by the wire format once). A value is substituted once and never read for placeholders
+/// again. A scalar that is one placeholder keeps the parent value's JSON type (a number
+/// stays a number).
 enum RowPlaceholders {
     /// One `${...}` in a scalar.
     struct Reference: Sendable, Hashable {
@@ -24,9 +24,6 @@ enum RowPlaceholders {
     /// The longest parent value a placeholder takes, in UTF-8 bytes: ids and names are
     /// short, and a hostile parent row must not blow up URLs and cache keys.
     static let maximumValueBytes = 2048
-
-    /// Keys whose values are URLs or paths: placeholders in them are path segments.
-    static let pathKeys: Set<String> = ["path", "url"]
 
     /// The row placeholders in `text`: `${` then a field path whose first step is a name
     /// (no `:-` or `?`: those are environment references, already expanded).
@@ -69,13 +66,13 @@ enum RowPlaceholders {
     static func resolve(_ template: YAMLMapping, lineage: Lineage) throws(ScreensPipeError) -> YAMLMapping {
         var resolved = template
         for index in resolved.pairs.indices {
-            let isPath = pathKeys.contains(resolved.pairs[index].key.text)
-            try resolve(&resolved.pairs[index].value, lineage: lineage, asPathSegment: isPath)
+            let destination = ValueDestination(sourceKey: resolved.pairs[index].key.text)
+            try resolve(&resolved.pairs[index].value, lineage: lineage, into: destination)
         }
         return resolved
     }
 
-    private static func resolve(_ node: inout YAMLNode, lineage: Lineage, asPathSegment: Bool) throws(ScreensPipeError) {
+    private static func resolve(_ node: inout YAMLNode, lineage: Lineage, into destination: ValueDestination) throws(ScreensPipeError) {
         switch node {
         case .scalar(var scalar):
             guard scalar.text.utf8.contains(UInt8(ascii: "$")) else { return }
@@ -88,13 +85,18 @@ enum RowPlaceholders {
             for reference in references {
                 output += bytes[position..<reference.range.lowerBound]
                 let value = try value(of: reference, in: lineage)
-                output += Array(try text(of: value, reference: reference, asPathSegment: asPathSegment).utf8)
+                output += Array(try text(of: value, reference: reference, into: destination).utf8)
                 position = reference.range.upperBound
                 if references.count == 1, reference.range == 0..<bytes.count { wholeValue = value }
             }
             output += bytes[position...]
-            scalar.text = String(decoding: output, as: UTF8.self)
-            if !asPathSegment, let wholeValue {
+            let resolvedText = String(decoding: output, as: UTF8.self)
+            if let refusal = destination.pagePlaceholderRefusal(written: scalar.text, resolved: resolvedText) {
+                let names = references.map { "${\($0.name).\($0.field)}" }.joined(separator: ", ")
+                throw ScreensPipeError.malformedResponse("the value for \(names) \(refusal.reason)")
+            }
+            scalar.text = resolvedText
+            if destination != .pathSegment, let wholeValue {
                 // One placeholder and nothing else keeps the parent value's type: a string
                 // id stays a string even when it looks like a number.
                 if case .string = wholeValue { scalar.style = .doubleQuoted } else { scalar.style = .plain }
@@ -103,10 +105,10 @@ enum RowPlaceholders {
             }
             node = .scalar(scalar)
         case .mapping(var mapping):
-            for index in mapping.pairs.indices { try resolve(&mapping.pairs[index].value, lineage: lineage, asPathSegment: asPathSegment) }
+            for index in mapping.pairs.indices { try resolve(&mapping.pairs[index].value, lineage: lineage, into: destination) }
             node = .mapping(mapping)
         case .sequence(var sequence):
-            for index in sequence.items.indices { try resolve(&sequence.items[index], lineage: lineage, asPathSegment: asPathSegment) }
+            for index in sequence.items.indices { try resolve(&sequence.items[index], lineage: lineage, into: destination) }
             node = .sequence(sequence)
         }
     }
@@ -124,7 +126,7 @@ enum RowPlaceholders {
 
     /// The text a parent value puts in place of its placeholder.
     private static func text(
-        of value: JSONValue, reference: Reference, asPathSegment: Bool
+        of value: JSONValue, reference: Reference, into destination: ValueDestination
     ) throws(ScreensPipeError) -> String {
         let placeholder = "${\(reference.name).\(reference.field)}"
         // The message is named with the parent rows by the caller (Lineage.naming).
@@ -146,26 +148,10 @@ enum RowPlaceholders {
             throw refuse("is \(text.utf8.count) bytes long, more than the \(maximumValueBytes) a placeholder takes")
         }
         guard !text.utf8.contains(0) else { throw refuse("holds a NUL character") }
-        guard asPathSegment else { return text }
-        guard !text.isEmpty, text != ".", text != ".." else {
-            throw refuse("is '\(text)', which as a path segment would change the path")
+        do throws(ValueDestination.Refusal) {
+            return try destination.admit(text)
+        } catch {
+            throw refuse(error.reason)
         }
-        return percentEncodedSegment(text)
-    }
-
-    /// `text` with every byte but RFC 3986's unreserved characters percent-encoded.
-    static func percentEncodedSegment(_ text: String) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var output: [UInt8] = []
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                output.append(byte)
-            default:
-                output += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
-            }
-        }
-        return String(decoding: output, as: UTF8.self)
     }
 }

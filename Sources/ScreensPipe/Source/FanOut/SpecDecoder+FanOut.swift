@@ -39,6 +39,7 @@ extension SpecDecoder {
         }
         var template = section.mapping
         template.pairs.removeAll { ["for-each", "include", "recursive"].contains($0.key.text) }
+        guard !placeholdersResolved else { return }
         checkPlaceholders(in: .mapping(template), visible: visible)
         if spec.fansOut { spec.rowTemplate = template }
     }

@@ -81,6 +81,9 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
     /// Sends one prepared request with retries and turns the answer into the page.
     private func send(_ request: HTTPRequest, page: PageRequest) async throws(ScreensPipeError) -> FetchedPage {
         let description = request.requestDescription
+        // What a server says is quoted in errors, retry notices and logs; it may echo the
+        // credentials it was sent (a token in a 401 body), so each is redacted here.
+        let secrets = request.secretValues
         let onRetry = settings.onRetry
         let logger = settings.logger
         let onResponseBody = settings.onResponseBody
@@ -89,7 +92,8 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
             outcome = try await sender.send(
                 request,
                 onRetry: { attempt in
-                    let notice = RetryNotice(page: page.index, attempt: attempt)
+                    var notice = RetryNotice(page: page.index, attempt: attempt)
+                    notice.reason = redactingValues(notice.reason, secrets)
                     logger.info("page \(page.index): retrying in \(notice.delayText) after attempt \(notice.attempt) of \(notice.attempts): \(notice.reason)")
                     onRetry?(notice)
                 },
@@ -100,16 +104,17 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
                     return interpret(response, page: page, request: description)
                 })
         } catch {
-            logger.debug("page \(page.index): \(description) -> \(error.message)")
+            logger.debug("page \(page.index): \(description) -> \(redactingValues(error.message, secrets))")
             let code: ScreensPipeError.Code =
                 switch error.kind {
                 case .cancelled: .cancelled
                 case _ where error.isConnectivity: .connectivity
                 default: .http
                 }
-            throw ScreensPipeError(code, error.message, page: page.index, request: description)
+            throw ScreensPipeError(code, error.message, page: page.index, request: description).redacting(secrets)
         }
-        let decoded = try outcome.get()
+        let decoded: DecodedPage
+        do throws(ScreensPipeError) { decoded = try outcome.get() } catch { throw error.redacting(secrets) }
         var fetched: FetchedPage
         if settings.keepsRowsAsTexts, let texts = decoded.rowTexts {
             fetched = FetchedPage(
@@ -155,11 +160,19 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
         var texts: JSONElementTexts?
         do throws(JSONParseError) {
             if let path = wire.rowsPath(for: page) {
+                // More rows than asked is refused while reading (PageSequenceGuard's rule),
+                // not after a hostile page's millions of rows are built.
                 (body, texts) = try JSONValue.parse(
-                    response.body, keepingElementTextsAt: path, skippingElements: settings.keepsRowsAsTexts, findingMembers: settings.rowMembers)
+                    response.body, keepingElementTextsAt: path, skippingElements: settings.keepsRowsAsTexts, findingMembers: settings.rowMembers,
+                    maximumElements: wire.requestsPageSize ? page.endRow - page.startRow : .max)
             } else {
                 body = try JSONValue(parsing: response.body)
             }
+        } catch where error.elementLimit != nil {
+            var failure = PageSequenceGuard.tooManyRows(sent: "more than \(error.elementLimit ?? 0)", for: page)
+            failure.request = request
+            failure.status = response.status
+            return .final(.failure(failure))
         } catch {
             // A 200 with a broken body is what a proxy or a dying server sends: try again.
             let failure = ScreensPipeError(
@@ -271,8 +284,12 @@ struct HTTPSourceSettings: Sendable {
             // The transport is the one place a Secret is unwrapped.
             let token = Data("\(username):\(password.revealed)".utf8).base64EncodedString()
             request.headers.replaceOrAdd(name: "Authorization", value: "Basic \(token)")
+            // A server that echoes the header echoes this form.
+            request.secretValues.append(token)
         case .bearer(let token):
             request.headers.replaceOrAdd(name: "Authorization", value: "Bearer \(token.revealed)")
+            // A server may echo the token it was sent: every shown form redacts it.
+            request.secretValues.append(token.revealed)
         case .oauth2, nil:
             // An OAuth 2 token is obtained at send time (HTTPPageFetcher.fetch).
             break

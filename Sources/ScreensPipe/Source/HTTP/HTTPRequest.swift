@@ -90,7 +90,9 @@ package struct LowSpeedLimit: Sendable, Hashable {
     package static let `default` = LowSpeedLimit(bytesPerSecond: 1, duration: .seconds(30))
 }
 
-/// `"POST http://127.0.0.1:8080/api/jsonws/invoke"` for `method` and `url`, redacted.
+/// `"POST http://127.0.0.1:8080/api/jsonws/invoke"` for `method` and `url`, redacted, with
+/// control characters escaped: a next link is the server's text, and it is shown in
+/// messages, logs and events.
 package func requestDescription(method: String, url: String) -> String {
-    "\(method) \(redactedURL(url))"
+    "\(method) \(escapedControlCharacters(redactedURL(url)))"
 }

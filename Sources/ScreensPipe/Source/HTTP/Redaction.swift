@@ -91,10 +91,49 @@ package func redactedBody(_ body: [UInt8]) -> String {
     return redacting(value).jsonString
 }
 
+extension HTTPRequest {
+    /// The headers as people see them (`plan`, `write --dry-run`): secret-named fields and
+    /// every value of ``secretValues`` read `<redacted>`.
+    package var shownHeaders: [(name: String, value: String)] {
+        redactedHeaders(headers.pairs).map { ($0.name, redactingValues($0.value, secretValues)) }
+    }
+
+    /// The URL as people see it: no userinfo, secret-named query values and every value of
+    /// ``secretValues`` redacted.
+    package var shownURL: String { redactingValues(redactedURL(url), secretValues) }
+
+    /// The body as people see it (``redactedBody(_:)``, then ``secretValues``); nil when
+    /// there is none.
+    package var shownBody: String? { body.map { redactingValues(redactedBody($0), secretValues) } }
+}
+
+extension ScreensPipeError {
+    /// This error with every one of `secrets` in its message and exception type redacted:
+    /// for errors quoting a server's answer, which may echo the credentials it was sent
+    /// (a bearer token in a 401 body, a `{ secret: }` value repeated back).
+    package func redacting(_ secrets: [String]) -> ScreensPipeError {
+        guard !secrets.isEmpty else { return self }
+        var redacted = self
+        redacted.message = redactingValues(message, secrets)
+        redacted.exceptionType = exceptionType.map { redactingValues($0, secrets) }
+        redacted.request = request.map { redactingValues($0, secrets) }
+        return redacted
+    }
+}
+
 /// Server-provided `text` made safe for a terminal or a log line: control characters
 /// (ESC, CR, LF, BEL, C1 controls, bidirectional overrides) shown as `\u{...}` escapes,
 /// and the whole capped at `limit` characters so a hostile body cannot flood stderr.
 package func sanitizedServerText(_ text: some StringProtocol, limit: Int = 500) -> String {
+    escapedControlCharacters(text, limit: limit)
+}
+
+/// `text` with every character that would act on a terminal instead of showing (C0 and C1
+/// controls, DEL, bidirectional overrides, line and paragraph separators) written as a
+/// `\u{...}` escape; line feeds and tabs kept when `keepingLayout` (a message of several
+/// lines the program wrote itself, whose server parts were escaped when they were quoted). The one rule for every human-facing line: messages, logs,
+/// progress. At most `limit` characters, then `…`.
+package func escapedControlCharacters(_ text: some StringProtocol, keepingLayout: Bool = false, limit: Int = .max) -> String {
     var result = ""
     var count = 0
     for scalar in text.unicodeScalars {
@@ -105,7 +144,8 @@ package func sanitizedServerText(_ text: some StringProtocol, limit: Int = 500) 
         let value = scalar.value
         let isBidiControl = (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
             || value == 0x200E || value == 0x200F || value == 0x061C
-        if value < 0x20 || (0x7F...0x9F).contains(value) || isBidiControl || value == 0x2028 || value == 0x2029 {
+        let isControl = value < 0x20 || (0x7F...0x9F).contains(value) || isBidiControl || value == 0x2028 || value == 0x2029
+        if isControl && !(keepingLayout && (value == 0x0A || value == 0x09)) {
             result += "\\u{\(String(value, radix: 16))}"
         } else {
             result.unicodeScalars.append(scalar)

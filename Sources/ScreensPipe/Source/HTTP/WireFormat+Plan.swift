@@ -22,15 +22,13 @@ extension WireFormat {
     /// Pure: needs no client, sends nothing.
     func plannedRequests(for page: PageRequest, settings: HTTPSourceSettings) -> [PlannedRequest] {
         guard let (request, decision) = try? preparedRequestAndDecision(for: page, settings: settings) else { return [] }
-        let secrets = request.secretValues
-        var headers = redactedHeaders(request.headers).map { redactingValues("\($0.name): \($0.value)", secrets) }
+        var headers = request.shownHeaders.map { "\($0.name): \($0.value)" }
         if case .oauth2 = settings.source.auth, decision == .sendWithCredentials, let tokenURL = settings.oauth2TokenURL {
             headers.append("Authorization: Bearer \(redactedPlaceholder) (an OAuth2 token from POST \(redactedURL(tokenURL)))")
         }
         return [
             PlannedRequest(
-                page: page.index, method: request.method, url: redactingValues(redactedURL(request.url), secrets),
-                headers: headers, body: request.body.map { redactingValues(redactedBody($0), secrets) })
+                page: page.index, method: request.method, url: request.shownURL, headers: headers, body: request.shownBody)
         ]
     }
 }

@@ -188,17 +188,20 @@ enum RESTAutoPagination {
             let number = body["page"]?.int64Value ?? 0
             let size = body[sizeParam]?.int64Value ?? Int64(rows.count)
             var more: Bool
+            let total = try totalPath.map { path throws(ScreensPipeError) in try checkedTotal(at: path, in: body, page: page, rows: rows.count) }
             if let lastPagePath, let last = resolve(lastPagePath, in: body)?.int64Value {
+                guard last >= 0 else {
+                    throw ScreensPipeError.pagination("paginate: auto: the last page number '\(lastPagePath)' is \(last), which is negative", page: page.index)
+                }
                 more = number < last
             } else {
-                let total = totalPath.flatMap { resolve($0, in: body)?.int64Value } ?? 0
-                more = Int64(page.startRow + rows.count) < total
+                more = Int64(page.startRow + rows.count) < (total ?? 0)
             }
             if rows.isEmpty { more = false }
             if more { decoded.continuation = encode(choice, ["query", pageParam, String(number + 1), sizeParam, String(size)]) }
-            decoded.rowCount = totalPath.flatMap { resolve($0, in: body)?.int64Value }.map { Int($0) }
+            decoded.rowCount = total.map { Int($0) }
         case .offset(let totalPath):
-            let total = resolve(totalPath, in: body)?.int64Value ?? 0
+            let total = try checkedTotal(at: totalPath, in: body, page: page, rows: rows.count)
             let next = Int64(page.startRow + rows.count)
             // The server chose page 0's size; later pages ask for the same.
             let limit = page.continuation.flatMap(limitOf) ?? Int64(rows.count)
@@ -206,6 +209,21 @@ enum RESTAutoPagination {
             decoded.rowCount = Int(total)
         }
         return decoded
+    }
+
+    /// The list's total at `path` in a page's body, which decides where the list ends: a
+    /// total that is missing, not a whole number, negative or below the rows already received
+    /// would end the list early and silently, so it is a pagination error naming the page.
+    private static func checkedTotal(at path: String, in body: JSONValue, page: PageRequest, rows: Int) throws(ScreensPipeError) -> Int64 {
+        let received = Int64(page.startRow + rows)
+        func refuse(_ why: String) -> ScreensPipeError {
+            .pagination("paginate: auto: the total '\(path)' \(why), so where the list ends is unknown", page: page.index)
+        }
+        guard let value = resolve(path, in: body) else { throw refuse("is missing from this page") }
+        guard let total = value.int64Value else { throw refuse("is \(sanitizedServerText(value.jsonString, limit: 40)), not a whole number") }
+        guard total >= 0 else { throw refuse("is \(total), which is negative") }
+        guard total >= received else { throw refuse("is \(total), but \(received) rows were received through this page") }
+        return total
     }
 
     // The continuation is `[choice, request...]`: the choice travels with every page.

@@ -70,7 +70,12 @@ struct RESTWireFormat: WireFormat {
             if let cursor = page.continuation { query.append(QueryParameter(name: cursorParam, value: cursor)) }
         case .nextLink, .linkHeader:
             // The next page's URL is complete as the server gave it.
-            if let next = page.continuation { return HTTPRequest(url: URLText.resolve(next, against: firstURL)) }
+            if let next = page.continuation {
+                // The server may repeat a `{ secret: }` value in its link: redacted like ours.
+                var request = HTTPRequest(url: URLText.resolve(next, against: firstURL))
+                request.secretValues = spec.query.filter(\.text.isSecret).map(\.value)
+                return request
+            }
         case .auto:
             // Page 0 as written (the server's first page); later pages as page 0 decided.
             if let next = page.continuation {

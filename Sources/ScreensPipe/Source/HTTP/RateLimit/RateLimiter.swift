@@ -30,6 +30,10 @@ package final class RateLimiter: Sendable {
     /// server's signals apply.
     package var spec: RateLimitSpec? { state.withLock { $0.spec } }
 
+    /// The longest pause the server's signals may impose on this origin (`max-wait`): its
+    /// rate-limit pauses and the retry waits its `Retry-After` asks for alike.
+    package var maxWait: Duration { spec?.maxWait ?? RateLimitSpec.defaultMaxWait }
+
     /// Tightens the limit with another pipeline's configuration for the same origin.
     func tighten(with spec: RateLimitSpec) {
         state.withLock { $0.spec = $0.spec.map { $0.stricter(spec) } ?? spec }
@@ -63,7 +67,7 @@ package final class RateLimiter: Sendable {
     @discardableResult
     func observe(status: Int, headers: HTTPHeaders, now: Date = Date()) -> Duration? {
         guard let requested = RateLimitHeaders.pause(status: status, headers: headers, now: now) else { return nil }
-        let pause = min(requested, spec?.maxWait ?? RateLimitSpec.defaultMaxWait)
+        let pause = min(requested, maxWait)
         guard pause > .zero else { return nil }
         let until = ContinuousClock.now + pause
         state.withLock { $0.pausedUntil = max($0.pausedUntil, until) }

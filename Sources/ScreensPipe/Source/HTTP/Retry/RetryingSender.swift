@@ -107,9 +107,14 @@ package struct RetryingSender: Sendable {
                 reason = .error(error)
             }
             // A server's Retry-After may ask for more than the backoff, never for less: `0` or
-            // a date in the past must not turn the retries into a burst.
+            // a date in the past must not turn the retries into a burst. It is cut to the
+            // origin's `max-wait`, as its rate-limit pause is: the server does not decide
+            // how long a run hangs.
             let backoff = random.withGenerator { policy.delay(beforeRetry: attempt, using: &$0) }
-            let delay = retryAfter.map { max(policy.delay(honouringRetryAfter: $0), backoff) } ?? backoff
+            let delay = retryAfter.map { requested in
+                let honoured = policy.delay(honouringRetryAfter: requested)
+                return max(limiter.map { min(honoured, $0.maxWait) } ?? honoured, backoff)
+            } ?? backoff
             onRetry(
                 RetryAttempt(
                     request: request.requestDescription, failedAttempt: attempt, attempts: policy.attempts,
