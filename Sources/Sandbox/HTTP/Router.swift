@@ -59,13 +59,19 @@ struct Router: Sendable {
         if let oauth2, request.path == OAuth2Authority.tokenPath {
             return oauth2.respond(to: request)
         }
+        // The scopes of the request's OAuth 2 token; nil for any other credentials.
+        var tokenScopes: Set<String>?
         if let oauth2, Self.isDataEndpoint(request.path) {
+            let headless = request.path.hasPrefix(StructuredContents.pathPrefix) || request.path == MyUserAccountSites.path
             switch oauth2.check(authorization: request.headers["authorization"], at: request.receivedAt) {
             case .unknown: break
-            case .valid(let email):
+            case .valid(let email, let scopes):
                 authentication = portal.data.accounts.users.first { $0.emailAddress == email }.map(Authentication.user) ?? .invalid
+                tokenScopes = scopes
+                if headless, !OAuth2Authority.allowsHeadless(method: request.method, scopes: scopes) {
+                    return .json(403, ["status": "FORBIDDEN", "title": .string("The access token's scopes do not allow \(request.method) here")])
+                }
             case .expired:
-                let headless = request.path.hasPrefix(StructuredContents.pathPrefix) || request.path == MyUserAccountSites.path
                 return OAuth2Authority.expiredTokenResponse(
                     body: headless
                         ? ["status": "UNAUTHORIZED", "title": "Authenticated access required"]
@@ -78,7 +84,7 @@ struct Router: Sendable {
             guard case .user(let account) = authentication else {
                 return unauthenticated(request, baseURL: baseURL, body: PortalError.authenticationRequired.jsonwsBody)
             }
-            let (status, body) = JSONWSInvoker(portal: portal, matcher: jsonwsMatcher).invoke(body: request.body, account: account)
+            let (status, body) = JSONWSInvoker(portal: portal, matcher: jsonwsMatcher, tokenScopes: tokenScopes).invoke(body: request.body, account: account)
             return .json(status, body)
 
         case _ where version.servesHeadlessDelivery && StructuredContentWrites.target(of: request) != nil:
