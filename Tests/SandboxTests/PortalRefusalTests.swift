@@ -129,3 +129,28 @@ struct PortalRefusalTests {
         }
     }
 }
+
+/// The sandbox answers as a portal answers `curl`: headless pretty-printed with two-space
+/// indentation, JSON-WS compact.
+@Suite("Sandbox formats like a portal")
+struct PortalFormattingTests {
+    @Test("headless answers are pretty-printed with two-space indentation and parse to the compact answer; JSON-WS stays compact; compactHeadless turns it off")
+    func prettyHeadless() async throws {
+        let path = "/o/headless-delivery/v1.0/sites/20143/structured-contents?pageSize=2"
+        let compact = try await withSandbox(.init { $0.compactHeadless = true }) { client, _ in
+            try client.get(path, headers: [TestHTTPClient.testUser]).expect(200)
+        }
+        #expect(!compact.text.contains("\n"))
+        try await withSandbox { client, _ in
+            let pretty = try client.get(path, headers: [TestHTTPClient.testUser]).expect(200)
+            #expect(pretty.text.hasPrefix("{\n  \""), "\(pretty.text.prefix(80))")
+            #expect(pretty.text.contains("\n  \"items\": [\n    {\n      \""))
+            #expect(pretty.text.contains("\n  \"pageSize\": 2"))
+            #expect(try pretty.json() == compact.json(), "the same document")
+            let problem = try #require(try client.get("/o/headless-delivery/v1.0/sites/99999/structured-contents", headers: [TestHTTPClient.testUser]).response)
+            #expect(problem.text.hasPrefix("{\n  \""), "errors too: \(problem.text.prefix(80))")
+            let jsonws = try client.invoke(#"{"/bookmarks.bookmarksentry/get-entries-count":{"groupId":20143,"folderId":0}}"#).expect(200)
+            #expect(!jsonws.text.contains("\n"))
+        }
+    }
+}
