@@ -61,7 +61,7 @@ public final class SandboxServer: Sendable {
             router: Router(
                 portal: portal, loginRedirect: configuration.loginRedirect, version: configuration.liferayVersion,
                 oauth2: configuration.oauth2.map(OAuth2Authority.init(plan:)),
-                rateLimit: configuration.rateLimit.map(RateLimitGate.init(limit:))),
+                rateLimit: configuration.rateLimit.map(RateLimitGate.init(limit:)), prettyHeadless: !configuration.compactHeadless),
             faults: FaultInjector(plan: configuration.faults, seed: configuration.seed))
         let down = configuration.faults.down
 

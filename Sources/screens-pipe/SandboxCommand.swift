@@ -49,6 +49,8 @@ struct SandboxCommand: AsyncParsableCommand {
     @Option(help: "Seed for --fail-rate.") var seed: UInt64 = 0
     @Option(help: "Liferay version to stand in for (7.0 to 7.4): its JSON-WS signatures decide what is answered; headless from 7.2.")
     var liferayVersion: LiferayVersion = .default
+    @Flag(help: "Answer headless requests with compact JSON (by default pretty-printed, as a portal answers curl; JSON-WS is always compact).")
+    var compactJSON = false
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
@@ -72,11 +74,12 @@ struct SandboxCommand: AsyncParsableCommand {
             down: down, dropAfterProcessingEvery: dropAfterProcessingEvery)
         faults.failMatching = failMatching
         faults.latencyCountsWork = latencyCountsWork
-        let server = try await SandboxServer.start(
-            SandboxConfiguration(
-                host: host, port: port, dataDirectory: dataDirectory, generatedRows: generatedRows,
-                hideEvery: hideEvery, loginRedirect: loginRedirect, faults: faults, seed: seed,
-                liferayVersion: liferayVersion))
+        var configuration = SandboxConfiguration(
+            host: host, port: port, dataDirectory: dataDirectory, generatedRows: generatedRows,
+            hideEvery: hideEvery, loginRedirect: loginRedirect, faults: faults, seed: seed,
+            liferayVersion: liferayVersion)
+        configuration.compactHeadless = compactJSON
+        let server = try await SandboxServer.start(configuration)
         Terminal.note("sandbox portal listening on \(server.baseURL) (Liferay \(liferayVersion))")
         Terminal.note("  accounts: test@liferay.com / test (sites 20143, 20144, 20145), joe@liferay.com / joe (sites 20143, 20145)")
         Terminal.note("  bearer token: sandbox-token (= test@liferay.com)")

@@ -26,6 +26,9 @@ public struct SandboxConfiguration: Sendable {
     public var oauth2: OAuth2Plan? = .standard
     /// A request budget on the data endpoints (429 beyond it); nil admits everything.
     public var rateLimit: SandboxRateLimit?
+    /// Answer headless requests with compact JSON. By default they are pretty-printed with
+    /// two-space indentation, as a portal answers `curl`; JSON-WS is compact either way.
+    public var compactHeadless = false
 
     /// Creates a configuration; every default is a well-behaved portal on an ephemeral loopback port.
     public init(

@@ -67,6 +67,19 @@ extension DefinitionSource {
     public static let parameterNaming = liferayPortalFork(
         "portal-impl/src/com/liferay/portal/jsonwebservice/JSONWebServiceActionParametersMap.java")
 
+    /// Every command gets `serviceContext` by default (`Void.TYPE`, which the action turns
+    /// into the request's ServiceContext), put before the command's own parameters, so an
+    /// explicit `serviceContext: null` replaces it with null.
+    public static let serviceContextDefault = liferayPortalFork(
+        "portal-impl/src/com/liferay/portal/jsonwebservice/JSONWebServiceActionParameters.java")
+
+    /// headless-delivery's OpenAPI: `StructuredContent`, `ContentField` and
+    /// `ContentFieldValue` (whose `data` is `type: string`).
+    public static let headlessDeliveryOpenAPI = DefinitionSource(
+        repository: "liferay/liferay-portal",
+        path: "modules/apps/headless/headless-delivery/headless-delivery-impl/rest-openapi.yaml",
+        commit: "4be0bdd7b68e2e80c40a14f56536b8d4fe966707")
+
     /// The status of each failure: 404 for an unknown action or a missing model, 403 for a
     /// permission failure, 500 for anything else.
     public static let errorStatus = liferayPortalFork(

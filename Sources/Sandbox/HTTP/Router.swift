@@ -11,18 +11,24 @@ struct Router: Sendable {
     let oauth2: OAuth2Authority?
     /// The data endpoints' request budget; nil admits everything.
     let rateLimit: RateLimitGate?
+    /// Whether headless answers are pretty-printed, as a portal answers `curl`.
+    let prettyHeadless: Bool
 
     init(
         portal: Portal, loginRedirect: Bool, version: LiferayVersion, oauth2: OAuth2Authority? = nil,
-        rateLimit: RateLimitGate? = nil
+        rateLimit: RateLimitGate? = nil, prettyHeadless: Bool = true
     ) {
         changes = SandboxChanges(portal: portal)
         self.loginRedirect = loginRedirect
         self.version = version
         self.oauth2 = oauth2
         self.rateLimit = rateLimit
+        self.prettyHeadless = prettyHeadless
         jsonwsMatcher = JSONWSActionMatcher(version: version)
     }
+
+    /// Headless APIs live under `/o/headless-...`.
+    static let headlessPrefix = "/o/headless-"
 
     static let invokePath = "/api/jsonws/invoke"
     static let loginPath = "/c/portal/login"
@@ -34,8 +40,20 @@ struct Router: Sendable {
     }
 
     func respond(to request: SandboxRequest) -> SandboxResponse {
-        guard let rateLimit, Self.isDataEndpoint(request.path) else { return route(request) }
-        return rateLimit.admit { route(request) }
+        guard let rateLimit, Self.isDataEndpoint(request.path) else { return formatted(route(request), for: request) }
+        return formatted(rateLimit.admit { route(request) }, for: request)
+    }
+
+    /// A headless JSON answer pretty-printed (unless the sandbox answers compact); any other
+    /// answer as it is.
+    private func formatted(_ response: SandboxResponse, for request: SandboxRequest) -> SandboxResponse {
+        guard prettyHeadless, request.path.hasPrefix(Self.headlessPrefix),
+            response.headers.contains(where: { $0.0 == "Content-Type" && $0.1.hasPrefix("application/json") }),
+            let value = try? JSONValue(parsing: response.body)
+        else { return response }
+        var pretty = response
+        pretty.body = PrettyJSON.bytes(value)
+        return pretty
     }
 
     private func route(_ request: SandboxRequest) -> SandboxResponse {
@@ -59,13 +77,19 @@ struct Router: Sendable {
         if let oauth2, request.path == OAuth2Authority.tokenPath {
             return oauth2.respond(to: request)
         }
+        // The scopes of the request's OAuth 2 token; nil for any other credentials.
+        var tokenScopes: Set<String>?
         if let oauth2, Self.isDataEndpoint(request.path) {
+            let headless = request.path.hasPrefix(StructuredContents.pathPrefix) || request.path == MyUserAccountSites.path
             switch oauth2.check(authorization: request.headers["authorization"], at: request.receivedAt) {
             case .unknown: break
-            case .valid(let email):
+            case .valid(let email, let scopes):
                 authentication = portal.data.accounts.users.first { $0.emailAddress == email }.map(Authentication.user) ?? .invalid
+                tokenScopes = scopes
+                if headless, !OAuth2Authority.allowsHeadless(method: request.method, scopes: scopes) {
+                    return .json(403, ["status": "FORBIDDEN", "title": .string("The access token's scopes do not allow \(request.method) here")])
+                }
             case .expired:
-                let headless = request.path.hasPrefix(StructuredContents.pathPrefix) || request.path == MyUserAccountSites.path
                 return OAuth2Authority.expiredTokenResponse(
                     body: headless
                         ? ["status": "UNAUTHORIZED", "title": "Authenticated access required"]
@@ -78,7 +102,7 @@ struct Router: Sendable {
             guard case .user(let account) = authentication else {
                 return unauthenticated(request, baseURL: baseURL, body: PortalError.authenticationRequired.jsonwsBody)
             }
-            let (status, body) = JSONWSInvoker(portal: portal, matcher: jsonwsMatcher).invoke(body: request.body, account: account)
+            let (status, body) = JSONWSInvoker(portal: portal, matcher: jsonwsMatcher, tokenScopes: tokenScopes).invoke(body: request.body, account: account)
             return .json(status, body)
 
         case _ where version.servesHeadlessDelivery && StructuredContentWrites.target(of: request) != nil:

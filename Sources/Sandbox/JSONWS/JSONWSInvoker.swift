@@ -5,6 +5,9 @@ struct JSONWSInvoker: Sendable {
     let portal: Portal
     /// The version's signatures, which decide the overload each command invokes.
     let matcher: JSONWSActionMatcher
+    /// The scopes of the request's OAuth 2 token, which decide the methods it may invoke;
+    /// nil for other credentials.
+    var tokenScopes: Set<String>? = nil
 
     /// The status and body for a request body sent by `account`.
     ///
@@ -45,13 +48,23 @@ struct JSONWSInvoker: Sendable {
         default: throw PortalError.invalidRequest("The parameters of \(member.key) must be an object")
         }
         let path = member.key.trimmingSpaces()
+        if let tokenScopes {
+            let method = JSONWSActionMatcher.splitHint(path).path.split(separator: "/").last.map(String.init) ?? ""
+            guard OAuth2Authority.allowsJSONWS(method: method, scopes: tokenScopes) else { throw PortalError.accessDenied(path) }
+        }
         guard let signature = matcher.match(path: path, parameterNames: JSONWSActionMatcher.parameterNames(raw.keys)),
             let action = JSONWSServices.actions[signature.path] ?? ClassNameService.actions[signature.path]
                 ?? BookmarksEntryWriteService.actions[signature.path]
                 ?? JournalArticleWriteService.actions[signature.path]
                 ?? DDLRecordWriteService.actions[signature.path]
         else { throw PortalError.noSuchAction(path) }
-        return try action(portal, ServiceParameters(raw).restricted(to: signature), account)
+        let params = ServiceParameters(raw).restricted(to: signature)
+        // The portal names `serviceContext` by default (the request's own), and a command's
+        // explicit null replaces it: the service then dereferences null.
+        for parameter in signature.parameters where parameter.javaType.hasSuffix(".ServiceContext") && params.isExplicitNull(parameter.name) {
+            throw PortalError.nullServiceContext
+        }
+        return try action(portal, params, account)
     }
 }
 

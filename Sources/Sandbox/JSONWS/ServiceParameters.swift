@@ -62,6 +62,12 @@ struct ServiceParameters: Sendable {
         return kept
     }
 
+    /// Whether the command names `name` with a null value (`name: null` or `-name`) and no
+    /// object of a class (`+name`) or fields (`name.field`).
+    func isExplicitNull(_ name: String) -> Bool {
+        named.contains(name) && values[name]?.isNull == true && objects[name] == nil
+    }
+
     /// A required `long` parameter; numeric strings convert as Liferay's converter does.
     func long(_ name: String) throws -> Int64 {
         guard let value = values[name], !value.isNull else { throw PortalError.missingParameter(name) }

@@ -10,6 +10,7 @@ final class OAuth2Authority: Sendable {
     /// One issued access token.
     private struct Issued {
         var userEmail: String
+        var scopes: Set<String>
         var expires: ContinuousClock.Instant
         var uses: Int
     }
@@ -41,7 +42,7 @@ final class OAuth2Authority: Sendable {
     enum Verdict {
         /// Not one of ours: the portal's own token check decides.
         case unknown
-        case valid(userEmail: String)
+        case valid(userEmail: String, scopes: Set<String>)
         case expired
     }
 
@@ -56,8 +57,31 @@ final class OAuth2Authority: Sendable {
             ledger.accessTokens[token] = issued
             if now >= issued.expires { return .expired }
             if let limit = plan.tokenUses, issued.uses > limit { return .expired }
-            return .valid(userEmail: issued.userEmail)
+            return .valid(userEmail: issued.userEmail, scopes: issued.scopes)
         }
+    }
+
+    /// Whether a token with `scopes` may make a headless request with `method`: Liferay
+    /// checks a JAX-RS application's scopes per HTTP method, `everything.read` for GET,
+    /// HEAD and OPTIONS, `everything.write` for the rest (`everything` for both).
+    static func allowsHeadless(method: String, scopes: Set<String>) -> Bool {
+        let reads = ["GET", "HEAD", "OPTIONS"].contains(method)
+        return scopes.contains { scope in
+            scope.hasSuffix(".everything") || scope.hasSuffix(reads ? ".everything.read" : ".everything.write")
+        }
+    }
+
+    /// Whether a token with `scopes` may invoke the JSON-WS method `method` (the path's
+    /// last part, `add-entry`): the service access policies Liferay's OAuth 2 provider
+    /// registers, `OAUTH2_everything.read` matching `fetch*`, `get*`, `has*`, `is*` and
+    /// `search*`, `OAUTH2_everything.write` `add*`, `create*`, `update*` and `delete*`,
+    /// `OAUTH2_everything` all.
+    static func allowsJSONWS(method: String, scopes: Set<String>) -> Bool {
+        if scopes.contains("everything") { return true }
+        let prefixes =
+            (scopes.contains("everything.read") ? ["fetch", "get", "has", "is", "search"] : [])
+            + (scopes.contains("everything.write") ? ["add", "create", "update", "delete"] : [])
+        return prefixes.contains { method.hasPrefix($0) }
     }
 
     /// Liferay's answer to an expired or revoked token on a data endpoint.
@@ -82,20 +106,29 @@ final class OAuth2Authority: Sendable {
         var clientID = form["client_id"]
         var clientSecret = form["client_secret"]
         if let (id, secret) = Self.basicCredentials(request.headers["authorization"]) {
+            // RFC 6749 section 2.3: "The client MUST NOT use more than one authentication
+            // method in each request."
+            guard clientID == nil, clientSecret == nil else {
+                return Self.error(401, "invalid_client", "The client used more than one authentication method")
+            }
             clientID = id
             clientSecret = secret
         }
         guard let clientID, let client = plan.clients.first(where: { $0.id == clientID }), client.secret == clientSecret else {
             return Self.error(401, "invalid_client", "Client authentication failed")
         }
+        // The scopes asked for that the client has (RFC 6749 section 3.3), or all of its own.
+        let asked = form["scope"].map { Set($0.split(separator: " ").map(String.init)) }
+        let scopes = asked.map { $0.intersection(client.scopes) } ?? Set(client.scopes)
+        guard !scopes.isEmpty else { return Self.error(400, "invalid_scope", "The client has none of the scopes asked for") }
         switch form["grant_type"] {
         case "client_credentials":
-            return issue(to: client, refreshToken: nil)
+            return issue(to: client, scopes: scopes, refreshToken: nil)
         case "refresh_token":
             guard let refresh = form["refresh_token"], ledger.withLock({ $0.refreshTokens[refresh] }) == client.id else {
                 return Self.error(400, "invalid_grant", "The refresh token is invalid")
             }
-            return issue(to: client, refreshToken: Self.randomToken())
+            return issue(to: client, scopes: scopes, refreshToken: Self.randomToken())
         case nil:
             return Self.error(400, "invalid_request", "Missing grant_type")
         default:
@@ -103,17 +136,17 @@ final class OAuth2Authority: Sendable {
         }
     }
 
-    private func issue(to client: OAuth2Plan.Client, refreshToken: String?) -> SandboxResponse {
+    private func issue(to client: OAuth2Plan.Client, scopes: Set<String>, refreshToken: String?) -> SandboxResponse {
         let token = Self.randomToken()
         let seconds = max(1, plan.tokenLifetime.components.seconds)
         ledger.withLock { ledger in
-            ledger.accessTokens[token] = Issued(userEmail: client.userEmail, expires: .now + .seconds(seconds), uses: 0)
+            ledger.accessTokens[token] = Issued(userEmail: client.userEmail, scopes: scopes, expires: .now + .seconds(seconds), uses: 0)
             if let refreshToken { ledger.refreshTokens[refreshToken] = client.id }
             ledger.tokensIssued += 1
         }
         var body: JSONObject = [
             "access_token": .string(token), "token_type": "Bearer", "expires_in": .int(seconds),
-            "scope": "Liferay.Headless.Delivery.everything.read",
+            "scope": .string(scopes.sorted().joined(separator: " ")),
         ]
         if let refreshToken { body["refresh_token"] = .string(refreshToken) }
         return .json(200, .object(body), headers: [("Cache-Control", "no-store"), ("Pragma", "no-cache")])

@@ -9,13 +9,23 @@ public struct OAuth2Plan: Sendable {
         public var userEmail: String
         /// A refresh token the client holds from the start, for the refresh-token grant.
         public var refreshToken: String?
+        /// The scopes the application may be granted: a token asked with `scope` gets
+        /// those of them it names, one asked without gets them all.
+        public var scopes: [String]
+
+        /// Every scope of headless delivery and of JSON-WS, read and write.
+        public static let allScopes = [
+            "Liferay.Headless.Delivery.everything.read", "Liferay.Headless.Delivery.everything.write", "everything.read",
+            "everything.write",
+        ]
 
         /// Creates a client acting as `userEmail`.
-        public init(id: String, secret: String, userEmail: String, refreshToken: String? = nil) {
+        public init(id: String, secret: String, userEmail: String, refreshToken: String? = nil, scopes: [String] = Self.allScopes) {
             self.id = id
             self.secret = secret
             self.userEmail = userEmail
             self.refreshToken = refreshToken
+            self.scopes = scopes
         }
     }
 

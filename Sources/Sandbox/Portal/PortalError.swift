@@ -61,6 +61,19 @@ struct PortalError: Error, Sendable {
     static let authenticationRequired = PortalError(
         status: 401, type: "java.lang.SecurityException", message: "Authenticated access required")
 
+    /// A command that sets `serviceContext` to null: `JSONWebServiceActionParameters.collectAll`
+    /// puts the request's ServiceContext first, the command's own map then overwrites it with
+    /// null, and the service (`serviceContext.getUuid()`...) throws. Java's exception has no message.
+    /// Source: ``DefinitionSource/serviceContextDefault``.
+    static let nullServiceContext = PortalError(status: 500, type: "java.lang.NullPointerException", message: "")
+
+    /// An OAuth 2 token whose scopes' service access policies do not match the method.
+    static func accessDenied(_ path: String) -> PortalError {
+        PortalError(
+            status: 403, type: "com.liferay.portal.kernel.security.access.control.AccessControlException",
+            message: "Access denied to \(path) by the access token's scopes")
+    }
+
     static func missingParameter(_ name: String) -> PortalError {
         PortalError(status: 500, type: "java.lang.IllegalArgumentException", message: "Missing value for parameter \(name)")
     }

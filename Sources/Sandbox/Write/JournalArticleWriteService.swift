@@ -1,10 +1,12 @@
 import ScreensBus
 
-/// `/journal.journalarticle/add-article` and `update-article` over JSON-WS, the 7.2-7.4
-/// overloads the Mobile SDK's `JournalArticleService` (v72, v73) calls:
+/// `/journal.journalarticle/add-article` and `update-article` over JSON-WS, the short
+/// overloads of the Mobile SDK's `JournalArticleService` (v72, v73) and the portal's master:
 ///
 /// - `add-article(groupId, folderId, titleMap, descriptionMap, content, ddmStructureKey,
-///   ddmTemplateKey, serviceContext)`: a new article, its articleId generated;
+///   ddmTemplateKey, serviceContext)` (7.2, 7.3), or 7.4's `add-article(externalReferenceCode,
+///   groupId, folderId, titleMap, descriptionMap, content, ddmStructureId, ddmTemplateKey,
+///   serviceContext)`: a new article, its articleId generated;
 /// - `update-article(userId, groupId, folderId, articleId, version, titleMap,
 ///   descriptionMap, content, layoutUuid, serviceContext)`: a new version of an article,
 ///   refused unless `version` is the latest (ArticleVersionException), as the portal does.
@@ -19,7 +21,20 @@ enum JournalArticleWriteService {
         "/journal.journalarticle/add-article": { portal, params, account in
             let groupId = try params.long("groupId")
             try portal.checkGroup(groupId, for: account)
-            let values = try checkedValues(portal, params, groupId: groupId, structureKey: try params.string("ddmStructureKey") ?? "")
+            // 7.2 and 7.3 name the structure by key, 7.4 by id (with an external reference code).
+            let structureKey: String
+            if params.values["ddmStructureId"] != nil {
+                let id = try params.long("ddmStructureId")
+                guard let key = portal.data.structureIds.first(where: { $0.value == id })?.key else {
+                    throw PortalError.noSuchStructure(id: id)
+                }
+                structureKey = key
+            } else {
+                structureKey = try params.string("ddmStructureKey") ?? ""
+            }
+            var checked = try checkedValues(portal, params, groupId: groupId, structureKey: structureKey)
+            if let code = try params.string("externalReferenceCode"), !code.isEmpty { checked.externalReferenceCode = code }
+            let values = checked
             let article = portal.written.add(now: StructuredContentWrites.currentMilliseconds()) { key, date in
                 Article.written(key: key, values: values, account: account, created: date, modified: date, uuid: nil)
             }
@@ -123,6 +138,12 @@ extension PortalError {
         PortalError(
             status: 404, type: "com.liferay.dynamic.data.mapping.exception.NoSuchStructureException",
             message: "No DDMStructure exists with the key {groupId=\(groupId), structureKey=\(key)}")
+    }
+
+    static func noSuchStructure(id: Int64) -> PortalError {
+        PortalError(
+            status: 404, type: "com.liferay.dynamic.data.mapping.exception.NoSuchStructureException",
+            message: "No DDMStructure exists with the primary key \(id)")
     }
 
     static func noSuchArticle(groupId: Int64, articleId: String, version: Double) -> PortalError {

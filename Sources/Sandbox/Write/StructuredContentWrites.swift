@@ -16,7 +16,8 @@ import ScreensBus
 /// - `GET` of the same path: the article, or 404.
 ///
 /// The body is a `StructuredContent`: `title` and `contentStructureId` are required,
-/// `contentFields` is `[{name, contentFieldValue: {data}}]`, and `description`,
+/// `contentFields` is `[{name, contentFieldValue: {data}}]` with `data` a string
+/// (``DefinitionSource/headlessDeliveryOpenAPI``), and `description`,
 /// `friendlyUrlPath`, `externalReferenceCode` and `structuredContentFolderId` are optional.
 /// Errors are problem JSON, `{"status":"BAD_REQUEST","title":"..."}`. The answer is the
 /// stored article as the list endpoint serves it, so a client can compare the two.
@@ -138,7 +139,12 @@ struct StructuredContentWrites: Sendable {
                 throw HeadlessError.badRequest("Every content field needs a name")
             }
             let data = field["contentFieldValue"]?["data"]
-            fields.append((name, data?.stringValue ?? data.map(\.jsonString) ?? ""))
+            // ContentFieldValue.data is `type: string` in the OpenAPI: the request body is
+            // refused before anything is stored, as its schema refuses a number or boolean.
+            if let data, !data.isNull, data.stringValue == nil {
+                throw HeadlessError.badRequest("contentFields[\(name)].contentFieldValue.data must be a string, found \(data.typeName)")
+            }
+            fields.append((name, data?.stringValue ?? ""))
         }
         let friendly = body["friendlyUrlPath"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         return ArticleValues(

@@ -7,6 +7,17 @@ extension DefinitionSource {
         commit: "761d323a68cf10a815bd35576cf8a57b27464c89")
 }
 
+extension DefinitionSource {
+    /// The portal's master `JournalArticleService` (7.4): `addArticle` takes the
+    /// `externalReferenceCode` first and the structure by id (`ddmStructureId`);
+    /// `updateArticle(userId, groupId, folderId, articleId, version, titleMap,
+    /// descriptionMap, content, layoutUuid, serviceContext)` is unchanged.
+    public static let journalArticleServiceMaster = DefinitionSource(
+        repository: "liferay/liferay-portal",
+        path: "modules/apps/journal/journal-api/src/main/java/com/liferay/journal/service/JournalArticleService.java",
+        commit: "eb65aa60d5ea46acec0e8da2df58f8cdc38d5ce7")
+}
+
 extension JSONWSSignatures {
     /// The bookmark write methods, the same in every 7.x catalogue (and the ones Add
     /// Bookmark Screenlet's interactor calls).
@@ -36,8 +47,19 @@ extension JSONWSSignatures {
                 .init("ddmStructureKey", "String"), .init("ddmTemplateKey", "String"),
                 .init("serviceContext", "com.liferay.portal.kernel.service.ServiceContext"),
             ],
-            versions: .v7_2 ... .v7_4,
+            versions: .v7_2 ... .v7_3,
             sources: DefinitionSource.mobileSDK(["v72", "v73"], "journalarticle/JournalArticleService")),
+        ServiceSignature(
+            "/journal.journalarticle/add-article",
+            [
+                .init("externalReferenceCode", "String"), .init("groupId", "long"), .init("folderId", "long"),
+                .init("titleMap", "java.util.Map<java.util.Locale, java.lang.String>"),
+                .init("descriptionMap", "java.util.Map<java.util.Locale, java.lang.String>"), .init("content", "String"),
+                .init("ddmStructureId", "long"), .init("ddmTemplateKey", "String"),
+                .init("serviceContext", "com.liferay.portal.kernel.service.ServiceContext"),
+            ],
+            versions: .v7_4 ... .v7_4,
+            sources: [.journalArticleServiceMaster]),
         ServiceSignature(
             "/journal.journalarticle/update-article",
             [
@@ -48,7 +70,7 @@ extension JSONWSSignatures {
             ],
             versions: .v7_0 ... .v7_4,
             sources: DefinitionSource.mobileSDK(["v71", "v72", "v73"], "journalarticle/JournalArticleService")
-                + [.mobileSDKiOS70("journalarticle", "LRJournalArticleService")]),
+                + [.mobileSDKiOS70("journalarticle", "LRJournalArticleService"), .journalArticleServiceMaster]),
         ServiceSignature(
             "/ddl.ddlrecord/add-record",
             [

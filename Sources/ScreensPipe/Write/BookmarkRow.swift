@@ -25,8 +25,8 @@ struct BookmarkRow: Sendable, Hashable {
         params.appendUnchecked(key: "name", value: .string(name))
         params.appendUnchecked(key: "url", value: .string(url))
         params.appendUnchecked(key: "description", value: .string(description))
-        // The Mobile SDK sends a null service context; the portal builds one from the request.
-        params.appendUnchecked(key: "serviceContext", value: .null)
+        // No `serviceContext`: the portal gives every command the request's own, and an
+        // explicit null would replace it (the service then fails on null).
         return params
     }
 }

@@ -19,22 +19,38 @@ struct JSONWSBookmarkTransport: Sendable {
     let settings: HTTPSourceSettings
     let client: HTTPClient
     let baseURL: String
+    /// The sink's credentials, an OAuth 2 token included, as reads send them.
+    let credentials: WriteCredentials
 
-    /// The request for `commands`, with the sink's credentials, headers and limits.
+    init(settings: HTTPSourceSettings, client: HTTPClient, baseURL: String) {
+        self.settings = settings
+        self.client = client
+        self.baseURL = baseURL
+        credentials = WriteCredentials(settings: settings, client: client)
+    }
+
+    /// The request for `commands`, with the sink's credentials, headers and limits (an
+    /// OAuth 2 token is a placeholder here: it is obtained when the request is sent).
     func request(_ commands: [JSONWSCommand]) throws(ScreensPipeError) -> HTTPRequest {
         var request = JSONWSBatch.request(commands, baseURL: baseURL)
         try settings.authorize(&request)
+        try credentials.planned(&request)
         return request
     }
 
-    /// Sends a batch of writes once: a write is never sent twice blindly.
+    /// Sends a batch of writes once: a write is never sent twice blindly (but for a 401 to
+    /// an OAuth 2 token, which the portal answers before it runs anything).
     func send(_ commands: [JSONWSCommand]) async throws(ScreensPipeError) -> BatchAnswer {
-        var request = try request(commands)
-        request.freshConnection = true
+        var prepared = try request(commands)
+        prepared.freshConnection = true
+        let client = client
+        let (request, result) = try await credentials.send(prepared) { (request) async throws(HTTPError) -> HTTPResponse in
+            try await client.send(request)
+        }
         let response: HTTPResponse
-        do {
-            response = try await client.send(request)
-        } catch {
+        switch result {
+        case .success(let answer): response = answer
+        case .failure(let error):
             if error.kind == .cancelled { throw ScreensPipeError(.cancelled, "the write was cancelled", request: request.requestDescription) }
             return .ambiguous("\(error)")
         }
@@ -67,13 +83,14 @@ struct JSONWSBookmarkTransport: Sendable {
     /// The result of one read command (a lookup's `get-entries`, `get-articles`...),
     /// retried like a read: it changes nothing. `what` names the list in messages.
     func read(_ command: JSONWSCommand, what: String) async throws(ScreensPipeError) -> JSONValue {
-        let request = try request([command])
         let sender = RetryingSender(client: client, policy: settings.retry)
+        let (request, result) = try await credentials.send(try self.request([command])) { (request) async throws(HTTPError) -> HTTPResponse in
+            try await sender.send(request)
+        }
         let response: HTTPResponse
-        do {
-            response = try await sender.send(request)
-        } catch {
-            throw ScreensPipeError.connectivity("cannot look \(what) up: \(error)", request: request.requestDescription)
+        switch result {
+        case .success(let answer): response = answer
+        case .failure(let error): throw ScreensPipeError.connectivity("cannot look \(what) up: \(error)", request: request.requestDescription)
         }
         guard response.isSuccess else {
             throw LiferayErrorBody.error(for: response, page: 0, request: request.requestDescription)

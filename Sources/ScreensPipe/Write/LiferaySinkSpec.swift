@@ -45,6 +45,8 @@ public struct LiferaySinkSpec: Sendable, Hashable {
     public var declared: DeclaredService?
     /// `service: ddl-record`: the dynamic data list written to (`record-set-id`).
     public var recordSetId: Int64?
+    /// The portal's version (`liferay-version`), which decides each command's signature.
+    public var portalVersion: PortalVersion = .default
 
     /// Creates a sink spec with the defaults of the pipeline file.
     public init(
@@ -107,7 +109,7 @@ enum LiferaySinkKeys {
     /// The sink's own keys; the connection keys are those of a networked source.
     static let own = [
         "type", "service", "transport", "batch-size", "group-id", "folder-id", "key", "content-structure-id", "structure-key",
-        "template-key", "command", "fields", "optional", "record-set-id",
+        "template-key", "command", "fields", "optional", "record-set-id", "liferay-version",
     ]
     static let connection = [
         "server", "auth", "timeout", "connect-timeout", "retry", "max-response-size", "allow-insecure-auth",
@@ -151,14 +153,19 @@ extension SpecDecoder {
             key = decodeWriteKey(node, allowed: allowed, of: service)
         }
         let structureId = section.int("content-structure-id", atLeast: 1, atMost: Int.max).map(Int64.init)
+        let version = section.choice("liferay-version", PortalVersion.self) ?? .default
+        if let refusal = PortalWriteSupport.refusal(service, transport, version) {
+            context.fail("\(refusal) (liferay-version: \(version.rawValue))", at: section["liferay-version"]?.location ?? section.location)
+        }
         switch (service, transport) {
         case (.bookmark, .headless):
             context.fail(
                 "Liferay has no headless API for bookmarks (headless-delivery serves no BookmarksEntry): write them with 'transport: jsonws'",
                 at: section["transport"]?.location ?? section.location)
         case (.webContent, .jsonws):
-            if structureId != nil {
-                context.fail("'content-structure-id' is for 'transport: headless'; JSON-WS names the structure with 'structure-key'", at: section.location)
+            // 7.4's add-article takes ddmStructureId; 7.2's and 7.3's take ddmStructureKey.
+            if version >= .v7_4, structureId == nil {
+                context.fail("Liferay 7.4's add-article takes the structure's id (ddmStructureId): name it with 'content-structure-id'", at: section.location)
             }
         case (.webContent, .headless):
             if section["folder-id"] != nil {
@@ -188,6 +195,7 @@ extension SpecDecoder {
         spec.templateKey = templateKey
         spec.declared = declared
         spec.recordSetId = recordSetId
+        spec.portalVersion = version
         return spec
     }
 
@@ -287,7 +295,12 @@ extension LiferaySinkKeys {
         case "template-key":
             return ["type": "string", "description": "The web content template key (ddmTemplateKey) of rows that name none (liferay sink, web-content over jsonws)."]
         case "content-structure-id":
-            return whole(1, Int.max, "The web content structure (contentStructureId) of rows that name none (liferay sink, service web-content).")
+            return whole(1, Int.max, "The web content structure (contentStructureId) of rows that name none (liferay sink, service web-content; over jsonws, 7.4's ddmStructureId).")
+        case "liferay-version":
+            return [
+                "anyOf": [["enum": .array(PortalVersion.allCases.map { .string($0.rawValue) })], interpolated],
+                "description": "The portal's version, which decides each write command's signature (liferay sink, default 7.2).",
+            ]
         case "key":
             return [
                 "anyOf": [

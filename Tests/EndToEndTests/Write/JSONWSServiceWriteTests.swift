@@ -94,7 +94,7 @@ struct JSONWSServiceWriteTests {
         let input = try workspace.save("records.jsonl", lines.joined(separator: "\n") + "\n")
         try await withConfiguredSandbox({ $0.liferayVersion = .v7_0 }) { harness in
             let server = harness.server.baseURL
-            let pipeline = try workspace.servicePipeline(server: server, service: "ddl-record", extra: "  record-set-id: 20501\n  key: [email]\n  batch-size: 4")
+            let pipeline = try workspace.servicePipeline(server: server, service: "ddl-record", extra: "  liferay-version: \"7.0\"\n  record-set-id: 20501\n  key: [email]\n  batch-size: 4")
             let result = try await workspace.write(pipeline, ["--input", input])
             #expect(result.status == 1, "two rows rejected: \(result.stderr)")
             let rejects = try workspace.rejects()
@@ -134,7 +134,6 @@ struct JSONWSServiceWriteTests {
                     name: row.title
                     url: row.link
                     description: row.meta.summary
-                    serviceContext: null
                   optional: [description]
                   key: [url]
                   batch-size: 4
@@ -162,7 +161,7 @@ struct JSONWSServiceWriteTests {
                 server: harness.server.baseURL, service: "custom",
                 extra: """
                   command: /bookmarks.bookmarksentry/add-entry
-                  fields: { groupId: 20143, folderId: 20201, name: row.name, url: row.url, description: row.description, serviceContext: null }
+                  fields: { groupId: 20143, folderId: 20201, name: row.name, url: row.url, description: row.description }
                 """)
             let result = try await workspace.write(pipeline, ["--input", try workspace.rows(3)])
             #expect(result.status != 0)

@@ -106,7 +106,7 @@ struct WriteRejectTests {
     func sandboxEntryURLException() async throws {
         try await withSandbox { harness in
             let result = try await CommandRunner.shell(
-                #"curl -s -u test@liferay.com:test "$URL/api/jsonws/invoke" -d '{"/bookmarks.bookmarksentry/add-entry":{"groupId":20143,"folderId":0,"name":"x","url":"www.example.com","description":"","serviceContext":null}}'"#,
+                #"curl -s -u test@liferay.com:test "$URL/api/jsonws/invoke" -d '{"/bookmarks.bookmarksentry/add-entry":{"groupId":20143,"folderId":0,"name":"x","url":"www.example.com","description":""}}'"#,
                 environment: ["URL": harness.server.baseURL])
             let body = try JSONValue(parsing: Array(result.stdout))
             #expect(body["error"]?["type"] == "com.liferay.bookmarks.exception.EntryURLException")

@@ -25,6 +25,28 @@ import Testing
         }
     }
 
+    /// Each refusal is a version without the command (Mobile SDK per-version services,
+    /// the portal's master): see LiferayCompatibility's table of write commands.
+    @Test func theVersionDecidesWhatCanBeWritten() throws {
+        for version in ["7.1", "7.2", "7.3", "7.4"] {
+            let message = errors("  service: ddl-record\n  record-set-id: 20501\n  liferay-version: \"\(version)\"")
+            #expect(message.contains("registers no add-record with fieldsMap"), "\(version): \(message)")
+        }
+        for version in ["7.0", "7.1"] {
+            let message = errors("  service: web-content\n  structure-key: NEWS-ARTICLE\n  liferay-version: \"\(version)\"")
+            #expect(message.contains("registers add-article only in its 33- and 36-parameter forms"), "\(version): \(message)")
+            #expect(errors("  service: web-content\n  transport: headless\n  content-structure-id: 1\n  liferay-version: \"\(version)\"").contains("headless-delivery ships with Liferay 7.2"))
+        }
+        #expect(errors("  service: web-content\n  structure-key: NEWS-ARTICLE\n  liferay-version: \"7.4\"").contains("ddmStructureId"))
+        let v74 = try loadPipeline(sink("  service: web-content\n  content-structure-id: 20701\n  liferay-version: \"7.4\""))
+        #expect(v74.sink.liferay?.portalVersion == .v7_4)
+        #expect(try loadPipeline(sink("  service: bookmark")).sink.liferay?.portalVersion == .v7_2, "7.2 unless the sink says")
+        for version in PortalVersion.allCases {
+            #expect(errors("  service: bookmark\n  liferay-version: \"\(version.rawValue)\"") == "", "bookmarks on every version")
+        }
+        #expect(errors("  service: bookmark\n  liferay-version: \"6.2\"").contains("liferay-version"))
+    }
+
     @Test func bookmarksHaveNoHeadlessAPI() {
         #expect(errors("  service: bookmark\n  transport: headless").contains("Liferay has no headless API for bookmarks"))
     }
@@ -44,7 +66,7 @@ import Testing
     @Test func ddlRecordsNeedTheirList() throws {
         #expect(errors("  service: ddl-record").contains("needs 'record-set-id'"))
         #expect(errors("  service: ddl-record\n  record-set-id: 20501\n  transport: headless").contains("transport: jsonws"))
-        let spec = try loadPipeline(sink("  service: ddl-record\n  record-set-id: 20501\n  key: [email]"))
+        let spec = try loadPipeline(sink("  service: ddl-record\n  liferay-version: \"7.0\"\n  record-set-id: 20501\n  key: [email]"))
         #expect(spec.sink.liferay?.recordSetId == 20501)
         #expect(spec.sink.liferay?.key == ["email"])
     }
@@ -55,18 +77,24 @@ import Testing
                 """
                   service: custom
                   command: /bookmarks.bookmarksentry/add-entry
-                  fields: { groupId: 20143, name: row.title, url: row.link.href, serviceContext: null, note: "row.x" }
+                  fields: { groupId: 20143, name: row.title, url: row.link.href, visible: null, note: "row.x" }
                   optional: [name]
                 """))
         let declared = try #require(spec.sink.liferay?.declared)
         #expect(declared.command == "/bookmarks.bookmarksentry/add-entry")
-        #expect(declared.parameters.map(\.name) == ["groupId", "name", "url", "serviceContext", "note"])
+        #expect(declared.parameters.map(\.name) == ["groupId", "name", "url", "visible", "note"])
         #expect(declared.parameters[0].value == .constant(.int(20143)))
         #expect(declared.parameters[1] == .init(name: "name", value: .row(["title"]), optional: true))
         #expect(declared.parameters[2].value == .row(["link", "href"]))
         #expect(declared.parameters[3].value == .constant(.null))
         #expect(declared.parameters[4].value == .constant(.string("row.x")), "a quoted value is a constant")
-        #expect(spec.sink.liferay?.key == ["groupId", "name", "url", "serviceContext", "note"])
+        #expect(spec.sink.liferay?.key == ["groupId", "name", "url", "visible", "note"])
+    }
+
+    @Test func aDeclaredNullServiceContextIsRefused() {
+        let message = errors("  service: custom\n  command: /a.b/c\n  fields: { a: row.a, serviceContext: null }")
+        #expect(message.contains("'serviceContext: null'"), "\(message)")
+        #expect(message.contains("leave it out"))
     }
 
     @Test func aDeclaredCommandSaysWhatIsWrong() {

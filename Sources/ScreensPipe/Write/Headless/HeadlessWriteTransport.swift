@@ -29,6 +29,16 @@ struct HeadlessWriteTransport: Sendable {
     let client: HTTPClient
     let baseURL: String
     let siteId: Int64
+    /// The sink's credentials, an OAuth 2 token included, as reads send them.
+    let credentials: WriteCredentials
+
+    init(settings: HTTPSourceSettings, client: HTTPClient, baseURL: String, siteId: Int64) {
+        self.settings = settings
+        self.client = client
+        self.baseURL = baseURL
+        self.siteId = siteId
+        credentials = WriteCredentials(settings: settings, client: client)
+    }
 
     /// The most list pages a lookup reads (100 items each): a site with more web content
     /// than that is not settled by paging it, and the write stops instead.
@@ -42,53 +52,54 @@ struct HeadlessWriteTransport: Sendable {
         listURL + "/by-external-reference-code/" + Self.pathSegment(erc)
     }
 
-    /// The request, with the sink's credentials, headers and limits.
+    /// The request, with the sink's credentials, headers and limits (an OAuth 2 token is a
+    /// placeholder here: it is obtained when the request is sent).
     func request(_ method: String, url: String, body: JSONObject?) throws(ScreensPipeError) -> HTTPRequest {
         var request = HTTPRequest(method: method, url: url, body: body.map { JSONValue.object($0).jsonBytes })
         if body != nil { request.headers.add(name: "Content-Type", value: "application/json") }
         request.headers.add(name: "Accept", value: "application/json")
         try settings.authorize(&request)
+        try credentials.planned(&request)
         return request
     }
 
-    /// Creates an article: one attempt, never repeated here.
+    /// Creates an article: one attempt, never repeated here (but for a 401 to an OAuth 2
+    /// token, which the portal answers before it stores anything).
     func post(_ body: JSONObject) async throws(ScreensPipeError) -> Answer {
-        var request = try request("POST", url: listURL, body: body)
-        request.freshConnection = true
-        let response: HTTPResponse
-        do {
-            response = try await client.send(request)
-        } catch {
+        var prepared = try request("POST", url: listURL, body: body)
+        prepared.freshConnection = true
+        let client = client
+        let (request, result) = try await credentials.send(prepared) { (request) async throws(HTTPError) -> HTTPResponse in
+            try await client.send(request)
+        }
+        switch result {
+        case .success(let response): return try interpret(response, request: request)
+        case .failure(let error):
             if error.kind == .cancelled { throw ScreensPipeError(.cancelled, "the write was cancelled", request: request.requestDescription) }
             return .ambiguous("\(error)")
         }
-        return try interpret(response, request: request)
     }
 
     /// Creates or replaces the article with code `erc`, retried within the sink's budget;
     /// `.ambiguous` when every attempt went unanswered.
     func put(_ erc: String, _ body: JSONObject) async throws(ScreensPipeError) -> Answer {
-        let request = try request("PUT", url: url(externalReferenceCode: erc), body: body)
         let sender = RetryingSender(client: client, policy: settings.retry)
-        var thrown: ScreensPipeError?
-        let answer: Answer
-        do {
-            answer = try await sender.send(request, interpret: { response in
-                do throws(ScreensPipeError) {
-                    let verdict = try interpret(response, request: request)
-                    if case .ambiguous(let reason) = verdict { return .retryable(verdict, reason: .invalidResponse(reason)) }
-                    return .final(verdict)
-                } catch {
-                    thrown = error
-                    return .final(.ambiguous(error.message))
+        // Retried like a read: a 401 is final to the sender, and answered by `credentials`.
+        let (request, result) = try await credentials.send(try self.request("PUT", url: url(externalReferenceCode: erc), body: body)) {
+            (request) async throws(HTTPError) -> HTTPResponse in
+            try await sender.send(request, interpret: { response in
+                if response.status != 401, case .ambiguous(let reason)? = try? interpret(response, request: request) {
+                    return .retryable(response, reason: .invalidResponse(reason))
                 }
+                return .final(response)
             })
-        } catch {
+        }
+        switch result {
+        case .success(let response): return try interpret(response, request: request)
+        case .failure(let error):
             if error.kind == .cancelled { throw ScreensPipeError(.cancelled, "the write was cancelled", request: request.requestDescription) }
             return .ambiguous("\(error)")
         }
-        if let thrown { throw thrown }
-        return answer
     }
 
     /// The site's articles by `keyFields`, the first of each key: every page of the list,
@@ -98,11 +109,14 @@ struct HeadlessWriteTransport: Sendable {
         var found: [String: Found] = [:]
         var page = 1
         while true {
-            let request = try request("GET", url: listURL + "?flatten=true&pageSize=100&page=\(page)", body: nil)
+            let (request, result) = try await credentials.send(try self.request("GET", url: listURL + "?flatten=true&pageSize=100&page=\(page)", body: nil)) {
+                (request) async throws(HTTPError) -> HTTPResponse in
+                try await sender.send(request)
+            }
             let response: HTTPResponse
-            do {
-                response = try await sender.send(request)
-            } catch {
+            switch result {
+            case .success(let answer): response = answer
+            case .failure(let error):
                 throw ScreensPipeError.connectivity("cannot look the site's web content up: \(error)", request: request.requestDescription)
             }
             guard response.isSuccess else { throw LiferayErrorBody.error(for: response, page: page - 1, request: request.requestDescription) }
@@ -159,7 +173,16 @@ struct HeadlessWriteTransport: Sendable {
         }
     }
 
-    /// `erc` as one path segment: everything but RFC 3986's unreserved characters escaped.
+    /// Whether `text` is `.` or `..`: the dot segments RFC 3986 section 5.2.4 removes, and
+    /// percent-encoding does not protect (`%2E` is an unreserved character, which a
+    /// normalizer decodes, section 6.2.2.2), so no encoding keeps them a name.
+    static func isDotSegment(_ text: String) -> Bool {
+        text == "." || text == ".."
+    }
+
+    /// `erc` as one path segment: everything but RFC 3986's unreserved characters escaped
+    /// (`/`, `?`, `#`, `%` included), so the text cannot end the segment or the path.
+    /// A dot segment is refused with its row before this (``isDotSegment(_:)``).
     static func pathSegment(_ text: String) -> String {
         var result = ""
         for byte in text.utf8 {

@@ -2,7 +2,8 @@ import ScreensBus
 
 /// One web content row, checked against headless-delivery's `StructuredContent` before
 /// any request: `title` and `contentStructureId` are required (the schema's `required`),
-/// `contentFields` is `[{name, contentFieldValue: {data}}]`.
+/// `contentFields` is `[{name, contentFieldValue: {data}}]`, `data` sent as a string as the
+/// OpenAPI declares it (a number or boolean as its JSON text).
 ///
 /// Only the fields a client may write are sent, so a row read from a structured-contents
 /// list (with `id`, `dateCreated`, `creator`, ...) copies as it is.
@@ -69,6 +70,11 @@ enum StructuredContentRowValidator {
         if !erc.isEmpty, erc.allSatisfy(\.isWhitespace) {
             throw RowRejection(message: "'externalReferenceCode' is blank")
         }
+        if HeadlessWriteTransport.isDotSegment(erc) {
+            // Every other character is percent-encoded into the PUT's last path segment;
+            // `.` and `..` are path steps however they are written (RFC 3986 section 6.2.2.3).
+            throw RowRejection(message: "'externalReferenceCode' is '\(erc)', which a URL path reads as a step, not a name")
+        }
         if !erc.isEmpty { body.appendUnchecked(key: "externalReferenceCode", value: .string(erc)) }
         var row = StructuredContentRow(
             line: line, externalReferenceCode: erc.isEmpty ? nil : erc, title: title,
@@ -105,7 +111,10 @@ enum StructuredContentRowValidator {
             guard data.stringValue != nil || data.boolValue != nil || data.int64Value != nil || data.doubleValue != nil else {
                 throw RowRejection(message: "contentFields[\(index)] ('\(name.prefix(100))'): 'data' must be text, a number or a boolean, found \(data.typeName)")
             }
-            result.append(["name": .string(name), "contentFieldValue": ["data": data]])
+            // `data` is a string in headless-delivery's OpenAPI: a number or boolean goes
+            // out as its JSON text (`42`, `true`), the value the portal stores either way.
+            let text = data.stringValue ?? data.jsonString
+            result.append(["name": .string(name), "contentFieldValue": ["data": .string(text)]])
         }
         return result
     }

@@ -63,7 +63,6 @@ struct DDLRecordWriteModel: JSONWSWriteModel {
         params.appendUnchecked(key: "recordSetId", value: .int(recordSetId))
         params.appendUnchecked(key: "displayIndex", value: .int(row.displayIndex))
         params.appendUnchecked(key: "fieldsMap", value: .object(row.fields))
-        params.appendUnchecked(key: "serviceContext", value: .null)
         return ("/ddl.ddlrecord/add-record", params)
     }
 
@@ -74,7 +73,6 @@ struct DDLRecordWriteModel: JSONWSWriteModel {
         params.appendUnchecked(key: "fieldsMap", value: .object(row.fields))
         // The row holds every field: a field it lacks is cleared, not kept.
         params.appendUnchecked(key: "mergeFields", value: .bool(false))
-        params.appendUnchecked(key: "serviceContext", value: .null)
         return ("/ddl.ddlrecord/update-record", params)
     }
 

@@ -14,13 +14,13 @@ import ScreensBus
 ///     name: row.title               # a row field (a dotted path into the row)
 ///     url: row.link
 ///     description: row.summary
-///     serviceContext: null
 ///   optional: [description]
 ///   key: [url]
 /// ```
 ///
 /// Every mapped parameter is required unless `optional` lists it: a row without it is a
-/// reject with its line number, before any request. The command is sent in batches like
+/// reject with its line number, before any request. `serviceContext` is not mapped: the
+/// portal gives every command the request's own, and a null would replace it. The command is sent in batches like
 /// the other services. A declared command has no lookup, so an ambiguous failure is not
 /// sent again: the write stops naming the rows, which the journal keeps pending.
 public struct DeclaredService: Sendable, Hashable {
@@ -150,6 +150,13 @@ extension SpecDecoder {
                 value = .row(path)
             } else {
                 value = .constant(context.json(pair.value, key: name))
+                if name.lowercased() == "servicecontext", case .constant(.null) = value {
+                    // JSON-WS puts the request's ServiceContext first and the command's null over it.
+                    context.fail(
+                        "'serviceContext: null' makes the portal's service fail on a null ServiceContext: leave it out, the portal builds one from the request",
+                        at: pair.key.location)
+                    continue
+                }
             }
             parameters.append(DeclaredService.Parameter(name: name, value: value, optional: optional.contains(name)))
         }

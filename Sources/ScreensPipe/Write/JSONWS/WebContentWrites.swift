@@ -11,7 +11,12 @@ struct ArticleRow: JournaledRow, Hashable {
     var contentXML: String
     /// The fields as name and text, the comparable form of `contentXML`.
     var fields: [ArticleXMLText.Field]
+    /// The structure by key (7.2, 7.3's `ddmStructureKey`); empty on 7.4.
     var structureKey: String
+    /// The structure by id (7.4's `ddmStructureId`); nil before 7.4.
+    var structureId: Int64? = nil
+    /// 7.4's `externalReferenceCode` of a new article; empty lets the portal use the articleId.
+    var externalReferenceCode: String = ""
     var templateKey: String
     var urlTitle: String
     var key: String
@@ -22,9 +27,21 @@ struct ArticleRow: JournaledRow, Hashable {
 }
 
 /// `service: web-content` over JSON-WS: `/journal.journalarticle/add-article` and
-/// `update-article` with the 7.2-7.4 parameter lists of the Mobile SDK's
-/// `JournalArticleService` (v72, v73); a folder's `get-articles(groupId, folderId, locale)`
+/// `update-article` as the sink's `liferay-version` registers them:
+///
+/// - 7.2, 7.3: `add-article(groupId, folderId, titleMap, descriptionMap, content,
+///   ddmStructureKey, ddmTemplateKey, serviceContext)` (Mobile SDK v72, v73);
+/// - 7.4: `add-article(externalReferenceCode, groupId, folderId, titleMap, descriptionMap,
+///   content, ddmStructureId, ddmTemplateKey, serviceContext)` (the portal's master
+///   `JournalArticleService`), the structure by id (`content-structure-id` or a row's
+///   `contentStructureId`);
+/// - every version: `update-article(userId, groupId, folderId, articleId, version, titleMap,
+///   descriptionMap, content, layoutUuid, serviceContext)`.
+///
+/// 7.0 and 7.1 have only the long add-article forms, which the sink refuses to validate
+/// (``PortalWriteSupport``). A folder's `get-articles(groupId, folderId, locale)` (7.2+)
 /// is the lookup, and gives an update the `articleId`, `version` and author it needs.
+/// `serviceContext` is never sent: the portal gives every command the request's own.
 ///
 /// A row has the headless shape, so the same JSON lines go through either transport:
 /// `title` (required), `description`, `contentFields` as `[{name, contentFieldValue:
@@ -56,11 +73,25 @@ struct WebContentWriteModel: JSONWSWriteModel {
         } else {
             folderId = 0
         }
+        let byId = spec.portalVersion >= .v7_4
         let given = try WriteRowParsing.text(value, "ddmStructureKey", required: false, limit: 75)
-        let structureKey = given.isEmpty ? spec.structureKey ?? "" : given
-        guard !structureKey.isEmpty else {
+        let structureKey = byId ? "" : given.isEmpty ? spec.structureKey ?? "" : given
+        guard byId || !structureKey.isEmpty else {
             throw RowRejection(message: "missing 'ddmStructureKey' (and the sink names no structure-key)")
         }
+        var structureId: Int64?
+        if byId {
+            if let given = value["contentStructureId"], !given.isNull {
+                guard let number = given.int64Value, number > 0 else {
+                    throw RowRejection(message: "'contentStructureId' must be a structure id (a positive whole number), found \(given.jsonString.prefix(100))")
+                }
+                structureId = number
+            } else {
+                structureId = spec.contentStructureId
+            }
+        }
+        let externalReferenceCode =
+            try byId ? WriteRowParsing.text(value, "externalReferenceCode", required: false, limit: StructuredContentRowValidator.externalReferenceCodeLength) : ""
         let template = try WriteRowParsing.text(value, "ddmTemplateKey", required: false, limit: 75)
         let fields: [ArticleXMLText.Field]
         if value["contentFields"] != nil {
@@ -82,6 +113,8 @@ struct WebContentWriteModel: JSONWSWriteModel {
             contentXML: ArticleXMLText.document(fields, locale: Self.locale), fields: fields, structureKey: structureKey,
             templateKey: template.isEmpty ? spec.templateKey ?? "" : template,
             urlTitle: try WriteRowParsing.text(value, "friendlyUrlPath", required: false, limit: 255), key: "")
+        row.structureId = structureId
+        row.externalReferenceCode = externalReferenceCode
         row.key = keyOf(title: title, urlTitle: row.urlTitle)
         return row
     }
@@ -91,15 +124,20 @@ struct WebContentWriteModel: JSONWSWriteModel {
     }
 
     func addCommand(_ row: ArticleRow) -> JSONWSCommand {
+        let byId = spec.portalVersion >= .v7_4
         var params = JSONObject(minimumCapacity: 8)
+        if byId { params.appendUnchecked(key: "externalReferenceCode", value: .string(row.externalReferenceCode)) }
         params.appendUnchecked(key: "groupId", value: .int(row.groupId))
         params.appendUnchecked(key: "folderId", value: .int(row.folderId))
         params.appendUnchecked(key: "titleMap", value: [Self.locale: .string(row.title)])
         params.appendUnchecked(key: "descriptionMap", value: [Self.locale: .string(row.description)])
         params.appendUnchecked(key: "content", value: .string(row.contentXML))
-        params.appendUnchecked(key: "ddmStructureKey", value: .string(row.structureKey))
+        if byId {
+            params.appendUnchecked(key: "ddmStructureId", value: .int(row.structureId ?? 0))
+        } else {
+            params.appendUnchecked(key: "ddmStructureKey", value: .string(row.structureKey))
+        }
         params.appendUnchecked(key: "ddmTemplateKey", value: .string(row.templateKey))
-        params.appendUnchecked(key: "serviceContext", value: .null)
         return ("/journal.journalarticle/add-article", params)
     }
 
@@ -114,7 +152,6 @@ struct WebContentWriteModel: JSONWSWriteModel {
         params.appendUnchecked(key: "descriptionMap", value: [Self.locale: .string(row.description)])
         params.appendUnchecked(key: "content", value: .string(row.contentXML))
         params.appendUnchecked(key: "layoutUuid", value: .string(""))
-        params.appendUnchecked(key: "serviceContext", value: .null)
         return ("/journal.journalarticle/update-article", params)
     }
 
@@ -139,7 +176,7 @@ struct WebContentWriteModel: JSONWSWriteModel {
                     line: 0, groupId: row.groupId, folderId: article["folderId"]?.int64Value ?? row.folderId, title: title,
                     description: ArticleXMLText.localized(article["description"]?.stringValue ?? "", locale: Self.locale),
                     contentXML: "", fields: (try? ArticleXMLText.fields(article["content"]?.stringValue ?? "")) ?? [],
-                    structureKey: article["DDMStructureKey"]?.stringValue ?? "", templateKey: "",
+                    structureKey: spec.portalVersion >= .v7_4 ? "" : article["DDMStructureKey"]?.stringValue ?? "", templateKey: "",
                     urlTitle: article["urlTitle"]?.stringValue ?? "", key: "")
                 let key = keyOf(title: title, urlTitle: stored.urlTitle)
                 let version = article["version"]?.doubleValue ?? 1
