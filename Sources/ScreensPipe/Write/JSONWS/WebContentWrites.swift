@@ -15,9 +15,16 @@ struct ArticleRow: JournaledRow, Hashable {
     var templateKey: String
     var urlTitle: String
     var key: String
+    /// The key as journals of earlier versions wrote it.
+    var legacyKey: String
 
     var content: String {
-        ([title, description, String(folderId), structureKey] + fields.map { "\($0.name)=\($0.data)" }).joined(separator: "\u{1F}")
+        // Each field is two values: a name holding "=" is never mistaken for another field.
+        WriteKey.encode([title, description, String(folderId), structureKey] + fields.flatMap { [$0.name, $0.data] })
+    }
+
+    var legacyContent: String {
+        WriteKey.legacy([title, description, String(folderId), structureKey] + fields.map { "\($0.name)=\($0.data)" })
     }
 }
 
@@ -81,13 +88,18 @@ struct WebContentWriteModel: JSONWSWriteModel {
             line: line, groupId: spec.groupId, folderId: folderId, title: title, description: description,
             contentXML: ArticleXMLText.document(fields, locale: Self.locale), fields: fields, structureKey: structureKey,
             templateKey: template.isEmpty ? spec.templateKey ?? "" : template,
-            urlTitle: try WriteRowParsing.text(value, "friendlyUrlPath", required: false, limit: 255), key: "")
+            urlTitle: try WriteRowParsing.text(value, "friendlyUrlPath", required: false, limit: 255), key: "", legacyKey: "")
         row.key = keyOf(title: title, urlTitle: row.urlTitle)
+        row.legacyKey = WriteKey.legacy(keyValues(title: title, urlTitle: row.urlTitle))
         return row
     }
 
     private func keyOf(title: String, urlTitle: String) -> String {
-        spec.key.map { $0 == "title" ? title : urlTitle }.joined(separator: "\u{1F}")
+        WriteKey.encode(keyValues(title: title, urlTitle: urlTitle))
+    }
+
+    private func keyValues(title: String, urlTitle: String) -> [String] {
+        spec.key.map { $0 == "title" ? title : urlTitle }
     }
 
     func addCommand(_ row: ArticleRow) -> JSONWSCommand {
@@ -140,7 +152,7 @@ struct WebContentWriteModel: JSONWSWriteModel {
                     description: ArticleXMLText.localized(article["description"]?.stringValue ?? "", locale: Self.locale),
                     contentXML: "", fields: (try? ArticleXMLText.fields(article["content"]?.stringValue ?? "")) ?? [],
                     structureKey: article["DDMStructureKey"]?.stringValue ?? "", templateKey: "",
-                    urlTitle: article["urlTitle"]?.stringValue ?? "", key: "")
+                    urlTitle: article["urlTitle"]?.stringValue ?? "", key: "", legacyKey: "")
                 let key = keyOf(title: title, urlTitle: stored.urlTitle)
                 let version = article["version"]?.doubleValue ?? 1
                 // A list may hold several versions of an article: the latest one is updated.
