@@ -172,19 +172,19 @@ struct PostgresSinkTests {
         try await PostgresTesting.withConnection(target) { connection in
             try await connection.query(
                 """
-                CREATE TABLE v (id bigint PRIMARY KEY, n bigint, b boolean, d double precision, r real, x numeric(10,2), m numeric, t text)
+                CREATE TABLE v (id bigint PRIMARY KEY, n bigint, b boolean, d double precision, r real, x numeric(10,2), m numeric, s text)
                 """, logger: PostgresTesting.logger)
         }
         let decimal31 = "1234567890.123456789012345678901"
         // What each column holds exactly: written, and read back as it was.
         let exact = try await run(
-            [["id": 1, "n": 42, "b": true, "d": 0.5, "r": 0.5, "x": .double(1.25), "m": .number(decimal31), "t": "0042"]],
+            [["id": 1, "n": 42, "b": true, "d": 0.5, "r": 0.5, "x": .double(1.25), "m": .number(decimal31), "s": "0042"]],
             into: target, sink: "table: v, key: id")
         #expect(exact.failures.isEmpty, "\(exact.failures)")
         let stored = try await tableRows(target, "v", order: "id")
         #expect(stored.first?["n"] == "42")
         #expect(stored.first?["m"] == .some(decimal31))
-        #expect(stored.first?["t"] == #""0042""#)
+        #expect(stored.first?["s"] == #""0042""#)
 
         let changed: [(JSONObject, String, String)] = [
             (["id": 2, "n": "0042"], "n", "text is converted"),
