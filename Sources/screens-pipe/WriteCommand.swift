@@ -35,6 +35,11 @@ struct WriteCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Where rejected rows go, one JSON line each (line, reason, input).", valueName: "path"))
     var rejects: String?
 
+    @Flag(
+        help: ArgumentHelp(
+            "Forget the rows the journal keeps pending, so they are sent again: for a service with no lookup, after checking on the portal that they were not written."))
+    var forgetPending = false
+
     @Flag(help: "Write every event (started, response, result, error, finished) instead of only the results.")
     var events = false
 
@@ -54,11 +59,21 @@ struct WriteCommand: AsyncParsableCommand {
         case let path?: source = .file(path)
         case nil: source = spec.source.isWriteInput ? .standardInput : .pipelineSource
         }
+        if source == .standardInput, pipelineFile.file == "-" {
+            // The pipeline file used standard input up: the rows would be an empty input.
+            Terminal.error("the pipeline file is read from standard input, so the rows cannot be: give them with --input FILE")
+            throw ExitCode(2)
+        }
         let variables = ProcessInfo.processInfo.environment
         let level: Logger.Level = quiet ? .error : .warning
         let logger = Logger(label: "screens-pipe") { _ in TerminalLogHandler(level: level, progress: nil, format: .text) }
         let environment = PipelineEnvironment(variables: variables, sandbox: BundledSandbox(), logger: logger)
-        let options = WriteOptions(input: source, dryRun: dryRun, rejectsPath: rejects ?? "\(spec.name).rejects.jsonl")
+        if forgetPending, dryRun {
+            Terminal.error("--forget-pending changes the journal, and --dry-run changes nothing: drop one")
+            throw ExitCode(2)
+        }
+        let options = WriteOptions(
+            input: source, dryRun: dryRun, rejectsPath: rejects ?? "\(spec.name).rejects.jsonl", forgetPending: forgetPending)
         var roles = FileRoles()
         roles.add("the pipeline file", pipelineFile.file)
         if case .file(let path) = source { roles.add("--input", path) }

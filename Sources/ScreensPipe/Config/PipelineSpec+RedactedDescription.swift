@@ -148,6 +148,7 @@ extension SinkSpec {
             [("type", .raw("postgres")), ("url", .string(sink.target.description)), ("tls", .raw(sink.target.tls.rawValue)),
              ("table", .string(sink.table)), ("key", .string(sink.key.joined(separator: ", "))),
              ("columns", .raw(sink.columns.rawValue)), ("batch-size", .raw("\(sink.batchSize)")), ("mode", .raw(sink.mode.rawValue))]
+                + (sink.mode == .mirror ? [("mirror-after-end-list", .raw(sink.mirrorAfterEndList.rawValue))] : [])
                 + (sink.deleted.map { [("deleted", .string("\($0.field) = \($0.values.map(\.jsonString).joined(separator: " | "))"))] } ?? [])
         }
     }

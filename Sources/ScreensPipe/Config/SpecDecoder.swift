@@ -141,7 +141,7 @@ extension SpecDecoder {
         if let type = section["type"], case .scalar(let scalar) = type, scalar.text == "postgres" {
             return decodePostgresSink(section).map { SinkSpec(destination: .postgres($0)) }
         }
-        for key in ["url", "tls", "ca-file", "table", "key", "columns", "batch-size", "mode", "deleted"] {
+        for key in ["url", "tls", "ca-file", "table", "key", "columns", "batch-size", "mode", "mirror-after-end-list", "deleted"] {
             if let pair = section.mapping.pairs.first(where: { $0.key.text == key }) {
                 context.fail("key '\(key)' applies only to sink type 'postgres'", at: pair.key.location)
             }

@@ -9,7 +9,7 @@ enum SpecKeys {
     static let fieldMapping = ["from", "type", "default", "required", "localized"]
     static let cache = ["policy", "key", "ttl", "path", "url", "tls", "ca-file", "lock-wait"]
     static let filter = ["where", "limit"]
-    static let sink = ["type", "path", "format", "fields", "url", "tls", "ca-file", "table", "key", "columns", "batch-size", "mode", "deleted"]
+    static let sink = ["type", "path", "format", "fields", "url", "tls", "ca-file", "table", "key", "columns", "batch-size", "mode", "mirror-after-end-list", "deleted"]
     static let pagination = ["first-page-size", "page-size", "prefetch", "max-pages"]
     static let auth = ["basic", "bearer", "oauth2"]
     static let oauth2Auth = ["token-url", "grant", "client-id", "client-secret", "refresh-token", "scope", "client-auth", "allow-other-token-origin"]

@@ -44,16 +44,21 @@ struct PostgresSink: EventSink {
         var batch: [SelectedRow] = []
         batch.reserveCapacity(spec.batchSize)
         var table = TableProgress()
+        // A page an `on-response` rule skipped: its rows are missing, not gone.
+        var skippedAPage = false
         do throws(ScreensPipeError) {
             for await event in events {
                 switch event {
+                case .response(let response) where response.action == ResponseAction.skipPage.rawValue:
+                    skippedAPage = true
                 case .selected(let row):
                     batch.append(row)
                     if batch.count >= spec.batchSize {
                         try await write(batch, table: &table, endsMirror: false)
                         batch.removeAll(keepingCapacity: true)
                     }
-                case .finished(let finished) where spec.mode == .mirror && Self.deliveredTheWholeList(finished):
+                case .finished(let finished)
+                where spec.mode == .mirror && Self.deliveredTheWholeList(finished, skippedAPage: skippedAPage, afterEndList: spec.mirrorAfterEndList):
                     // The last rows and the deletes in one transaction: a crash before its commit
                     // leaves the previous rows, never a table missing rows the list still has.
                     try await write(batch, table: &table, endsMirror: true)
@@ -69,9 +74,14 @@ struct PostgresSink: EventSink {
     }
 
     /// Whether `finished` reports a run that delivered every row of the list: completed, no
-    /// error, no row skipped as invalid (its key would be deleted though the list has it).
-    static func deliveredTheWholeList(_ finished: RunFinished) -> Bool {
-        finished.reason == .completed && finished.succeeded && finished.errors == 0 && (finished.skipped ?? 0) == 0
+    /// error, no row skipped as invalid and no page skipped by a rule (their keys would be
+    /// deleted though the list has them), and not ended by an `end-list` rule unless the
+    /// sink says such an end is the real one.
+    static func deliveredTheWholeList(_ finished: RunFinished, skippedAPage: Bool, afterEndList: PostgresSinkSpec.MirrorAfterEndList) -> Bool {
+        guard finished.reason == .completed, finished.succeeded, finished.errors == 0, (finished.skipped ?? 0) == 0, !skippedAPage else {
+            return false
+        }
+        return finished.end != .responseAction || afterEndList == .delete
     }
 
     func close(succeeded: Bool) throws(OutputFile.WriteFailure) -> String? {

@@ -20,6 +20,18 @@ public struct PostgresSinkSpec: Sendable, Hashable {
         case mirror
     }
 
+    /// What `mode: mirror` does when an `on-response` rule with `action: end-list` ended the
+    /// list (`mirror-after-end-list`): the rule may have matched a transient answer (one 404),
+    /// so the rows of the pages after it are kept unless the user says the rule marks the
+    /// real end.
+    public enum MirrorAfterEndList: String, Sendable, Hashable, CaseIterable {
+        /// Nothing is deleted: the list may go on past the page the rule matched (default).
+        case keep
+        /// The rule marks the list's real end: keys not delivered are deleted as after any
+        /// complete run.
+        case delete
+    }
+
     /// A row that stands for a deletion (Liferay's trash, a headless `status` of "deleted"):
     /// its key is deleted from the table instead of upserted.
     public struct DeletionMarker: Sendable, Hashable {
@@ -58,6 +70,8 @@ public struct PostgresSinkSpec: Sendable, Hashable {
     public var batchSize: Int
     /// `upsert` (default) or `mirror`.
     public var mode: WriteMode = .upsert
+    /// `mirror`: whether a list ended by an `end-list` rule is complete (default `keep`).
+    public var mirrorAfterEndList: MirrorAfterEndList = .keep
     /// Rows that delete their key instead of being written; nil: every row is written.
     public var deleted: DeletionMarker?
 
@@ -115,6 +129,10 @@ extension SpecDecoder {
         let columns = section.choice("columns", PostgresSinkSpec.ColumnMode.self) ?? .auto
         let batchSize = section.int("batch-size", atLeast: 1, atMost: PostgresSinkSpec.maximumBatchSize) ?? 500
         let mode = section.choice("mode", PostgresSinkSpec.WriteMode.self) ?? .upsert
+        let afterEndList = section.choice("mirror-after-end-list", PostgresSinkSpec.MirrorAfterEndList.self) ?? .keep
+        if mode != .mirror, let node = section["mirror-after-end-list"] {
+            context.fail("'mirror-after-end-list' applies only to 'mode: mirror'", at: node.location)
+        }
         let deleted = section.section("deleted").flatMap(decodeDeletionMarker)
         if let deleted, key.contains(deleted.field), let node = section["deleted"] {
             context.fail("'deleted.field' names the key field '\(deleted.field)'; a row's key cannot say it is deleted", at: node.location)
@@ -122,6 +140,7 @@ extension SpecDecoder {
         guard let target, let table, !key.isEmpty else { return nil }
         var spec = PostgresSinkSpec(target: target, table: table, key: key, columns: columns, batchSize: batchSize)
         spec.mode = mode
+        spec.mirrorAfterEndList = afterEndList
         spec.deleted = deleted
         return spec
     }

@@ -161,10 +161,12 @@ final class ResumeRun: Sendable {
     }
 
     /// What shapes the bytes of the output: the pipeline as `plan` shows it (sink, filter,
-    /// limit, convert...), its list's cache key (which hashes every secret), and the cursor
-    /// an incremental run starts from.
+    /// limit, convert...), the fields each row keeps (`sink.fields`, `--fields`: rows of
+    /// another shape must not be appended), its list's cache key (which hashes every
+    /// secret), and the cursor an incremental run starts from.
     static func specDigest(of spec: PipelineSpec, startCursor: CursorValue?) throws(ScreensPipeError) -> String {
-        let text = [spec.redactedDescription(), try CacheKey(spec: spec).text, startCursor?.text ?? "-"].joined(separator: "\n")
+        let fields = spec.sink.fields.map { "fields " + JSONValue.array($0.map { .string($0.description) }).jsonString } ?? "all fields"
+        let text = [spec.redactedDescription(), fields, try CacheKey(spec: spec).text, startCursor?.text ?? "-"].joined(separator: "\n")
         return CacheKey.digest(text)
     }
 

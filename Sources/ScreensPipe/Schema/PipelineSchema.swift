@@ -336,6 +336,9 @@ public enum PipelineSchema {
         "sink.mode": enumeration(
             PostgresSinkSpec.WriteMode.allCases.map(\.rawValue),
             "postgres: upsert (default) keeps keys the run did not deliver; mirror deletes them after a complete run, so the table equals the list."),
+        "sink.mirror-after-end-list": enumeration(
+            PostgresSinkSpec.MirrorAfterEndList.allCases.map(\.rawValue),
+            "postgres, mode mirror: after a list an on-response end-list rule ended, keep (default) deletes nothing; delete treats it as complete."),
         "sink.deleted": [
             "type": "object", "additionalProperties": false, "required": ["field", "equals"],
             "properties": [

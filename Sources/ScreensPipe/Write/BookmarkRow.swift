@@ -10,11 +10,15 @@ struct BookmarkRow: Sendable, Hashable {
     var name: String
     var url: String
     var description: String
-    /// The declared key fields' values, joined: what identifies the entry on the portal.
+    /// The declared key fields' values (``WriteKey``): what identifies the entry on the portal.
     var key: String
+    /// The key as journals of earlier versions wrote it.
+    var legacyKey: String
 
     /// The values the portal stores, for comparing with an entry found by key.
-    var content: String { [name, url, description, String(folderId)].joined(separator: "\u{1F}") }
+    var content: String { WriteKey.encode(storedValues) }
+    var legacyContent: String { WriteKey.legacy(storedValues) }
+    private var storedValues: [String] { [name, url, description, String(folderId)] }
 
     /// The command parameters of `add-entry` (and, with `entryId`, `update-entry`).
     func parameters(entryId: Int64? = nil) -> JSONObject {
@@ -76,20 +80,27 @@ enum BookmarkRowValidator {
             throw RowRejection(message: "missing 'folderId' (and the sink names no folder-id)")
         }
         var row = BookmarkRow(
-            line: line, groupId: spec.groupId, folderId: folderId, name: name, url: url, description: description, key: "")
-        row.key = key(of: row, fields: spec.key)
+            line: line, groupId: spec.groupId, folderId: folderId, name: name, url: url, description: description, key: "",
+            legacyKey: "")
+        let values = keyValues(of: row, fields: spec.key)
+        row.key = WriteKey.encode(values)
+        row.legacyKey = WriteKey.legacy(values)
         return row
     }
 
     /// The key of a row or of an entry found on the portal: the same text for the same entry.
     static func key(of row: BookmarkRow, fields: [String]) -> String {
+        WriteKey.encode(keyValues(of: row, fields: fields))
+    }
+
+    private static func keyValues(of row: BookmarkRow, fields: [String]) -> [String] {
         fields.map { field in
             switch field {
             case "url": row.url
             case "name": row.name
             default: String(row.folderId)
             }
-        }.joined(separator: "\u{1F}")
+        }
     }
 
     /// A folder id as a JSON number or numeric text, as the portal's converter takes it.

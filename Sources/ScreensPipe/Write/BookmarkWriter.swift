@@ -39,7 +39,7 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
     private let rejects: RejectsFile
     private let events: WriteEvents
     private let dryRun: Bool
-    private var journaled: [String: WriteJournal.Record] = [:]
+    private var journaled = JournalRecords()
     private var seenKeys: [String: Int] = [:]
     private var batch: [Row] = []
     private var batchNumber = 0
@@ -58,7 +58,7 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
         self.rejects = rejects
         events = WriteEvents(bus: bus, pipeline: pipeline, rejects: rejects)
         self.dryRun = dryRun
-        journaled = try await journal?.records() ?? [:]
+        journaled = try await journal?.records() ?? JournalRecords()
     }
 
     /// Takes one input line.
@@ -95,6 +95,7 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
             return
         }
         seenKeys[row.key] = row.line
+        if let legacy = journaled.claimLegacy(row) { try await journal?.migrate(row, legacy) }
         if let record = journaled[row.key], record.state != .pending, record.content == row.content {
             summary.skipped += 1
             await result(row, "unchanged", entryId: record.entryId, reason: "written by an earlier run (journal)")
@@ -182,7 +183,8 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
             case .refused(let error):
                 await publishResponse(remaining)
                 guard remaining.count > 1 else {
-                    try await journal?.forget([remaining[0].row])
+                    let refused = remaining[0]
+                    try await unmarkPending([refused])
                     let reason = [error.exceptionType, error.message].compactMap { $0 }.joined(separator: ": ")
                     try await reject(line: remaining[0].row.line, input: model.inputText(remaining[0].row), truncated: false, reason: "the portal refused it: \(reason)")
                     return
@@ -191,6 +193,22 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
                 // rest one by one so each gets its own answer.
                 for item in try await settleByLookup(remaining, sent: true) { try await send([item]) }
                 return
+            case .notSent(let reason):
+                guard attempt < transport.settings.retry.attempts else {
+                    // Nothing was carried out: the journal must not keep the rows pending, or a
+                    // service without a lookup could never send them again.
+                    try await unmarkPending(remaining)
+                    let lines = remaining.map { String($0.row.line) }.joined(separator: ", ")
+                    throw ScreensPipeError.connectivity(
+                        "batch \(batchNumber) (lines \(lines)) could not be sent after \(attempt) attempts (\(reason)); nothing of it was written, and a rerun sends it")
+                }
+                let delay = transport.settings.retry.exponentialDelay(beforeRetry: attempt)
+                attempt += 1
+                transport.settings.logger.warning("batch \(batchNumber) could not be sent (\(reason)); sending it again")
+                do { try await Task.sleep(for: delay) } catch {
+                    try await unmarkPending(remaining)
+                    throw ScreensPipeError(.cancelled, "the write was cancelled")
+                }
             case .ambiguous(let reason):
                 guard attempt < transport.settings.retry.attempts else {
                     let lines = remaining.map { String($0.row.line) }.joined(separator: ", ")
@@ -225,7 +243,7 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
             // them: without a lookup they are created, as on one machine.
             if !sent, planned.allSatisfy({ journaled[$0.row.key] == nil }) { return planned }
             throw ScreensPipeError.connectivity(
-                "\(model.serviceName) has no lookup to tell whether lines \(planned.map { String($0.row.line) }.joined(separator: ", ")) were written, so they are not sent again: check the portal, then rerun")
+                "\(model.serviceName) has no lookup to tell whether lines \(planned.map { String($0.row.line) }.joined(separator: ", ")) were written, so they are not sent again: check the portal, and when they are not there, rerun with --forget-pending to send them")
         }
         var missing: [Planned] = []
         var outcomes: [(row: Row, state: WriteJournal.State, entryId: Int64?)] = []
@@ -247,6 +265,22 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
         try await journal?.record(outcomes)
         for outcome in outcomes { await done(outcome.row, outcome.state, entryId: outcome.entryId) }
         return missing
+    }
+
+    /// Puts the journal back as it was before `items` were marked pending, once the portal
+    /// is known to have carried none of them out (refused, or never reached): a create is
+    /// forgotten, and an update leaves the entry as it was, so the next run updates it
+    /// instead of creating a second one.
+    private func unmarkPending(_ items: [Planned]) async throws(ScreensPipeError) {
+        for item in items {
+            switch item.operation {
+            case .add:
+                try await journal?.forget([item.row])
+            case .update(let entry):
+                let before = journaled[item.row.key].map(\.state).flatMap { $0 == .pending ? nil : $0 } ?? .created
+                try await journal?.restore(item.row, to: WriteJournal.Record(state: before, content: entry.content, entryId: entry.id))
+            }
+        }
     }
 
     /// A row whose entry holds other values, for a service that cannot change it.

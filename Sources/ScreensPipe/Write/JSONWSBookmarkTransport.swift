@@ -14,6 +14,9 @@ struct JSONWSBookmarkTransport: Sendable {
         case refused(ScreensPipeError)
         /// No answer could be read: the commands may or may not have been carried out.
         case ambiguous(String)
+        /// The request never left: no connection (refused, a name that does not resolve, a
+        /// failed TLS handshake), so nothing was carried out.
+        case notSent(String)
     }
 
     let settings: HTTPSourceSettings
@@ -52,6 +55,8 @@ struct JSONWSBookmarkTransport: Sendable {
         case .success(let answer): response = answer
         case .failure(let error):
             if error.kind == .cancelled { throw ScreensPipeError(.cancelled, "the write was cancelled", request: request.requestDescription) }
+            // On a fresh connection these fail before a byte of the request is written.
+            if [.connectionRefused, .dns, .tls].contains(error.kind) { return .notSent("\(error)") }
             return .ambiguous("\(error)")
         }
         if RetryPolicy.retryableStatuses.contains(response.status) {

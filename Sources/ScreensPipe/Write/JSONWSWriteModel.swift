@@ -103,7 +103,7 @@ struct BookmarkWriteModel: JSONWSWriteModel {
                 let stored = BookmarkRow(
                     line: 0, groupId: row.groupId, folderId: entry["folderId"]?.int64Value ?? row.folderId,
                     name: entry["name"]?.stringValue ?? "", url: entry["url"]?.stringValue ?? "",
-                    description: entry["description"]?.stringValue ?? "", key: "")
+                    description: entry["description"]?.stringValue ?? "", key: "", legacyKey: "")
                 // The first entry with a key wins, as a portal lists the oldest first.
                 let key = BookmarkRowValidator.key(of: stored, fields: spec.key)
                 if found[key] == nil { found[key] = FoundEntry(id: entryId, content: stored.content) }

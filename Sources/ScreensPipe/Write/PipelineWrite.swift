@@ -25,12 +25,17 @@ public struct WriteOptions: Sendable {
     public var dryRun: Bool
     /// The rejects file (`{"line","reason","input"}` lines), written when a row is rejected.
     public var rejectsPath: String
+    /// Before writing, forget the rows the journal keeps pending (`--forget-pending`): the
+    /// user checked on the portal that an unanswered batch was not carried out, for a
+    /// service that has no lookup to tell.
+    public var forgetPending: Bool
 
     /// Options for a write from `input`, rejects to `rejectsPath`.
-    public init(input: WriteInput, dryRun: Bool = false, rejectsPath: String) {
+    public init(input: WriteInput, dryRun: Bool = false, rejectsPath: String, forgetPending: Bool = false) {
         self.input = input
         self.dryRun = dryRun
         self.rejectsPath = rejectsPath
+        self.forgetPending = forgetPending
     }
 }
 
@@ -95,19 +100,28 @@ public enum PipelineWrite {
                 // The journal is a local file; a lock in PostgreSQL means other machines write too.
                 if case .postgres = place { journal?.othersMayWrite = true }
             }
+            if options.forgetPending, let journal {
+                let forgotten = try await journal.forgetPending()
+                environment.logger.warning("forgot \(forgotten) pending \(forgotten == 1 ? "row" : "rows") of the journal (--forget-pending): they are sent again")
+            }
             let writer = try await makeWriter(
                 sink: sink, pipeline: spec.name, settings: settings, client: client, baseURL: baseURL, journal: journal, bus: bus,
                 rejects: rejects, dryRun: options.dryRun)
             await bus.publish(.started(RunStarted(pipeline: spec.name, source: "write \(sink.service.rawValue) to \(redactedURL(baseURL))")))
             switch options.input {
             case .standardInput:
-                try await feed(WriteInputLines(descriptor: 0, closeWhenDone: false), to: writer)
+                try await feed(WriteInputLines(descriptor: 0, closeWhenDone: false), named: "standard input", to: writer)
             case .file(let path):
                 let descriptor = open(path, O_RDONLY | O_CLOEXEC)
                 guard descriptor >= 0 else {
                     throw ScreensPipeError.io("cannot read the input \(path): \(String(cString: strerror(errno)))")
                 }
-                try await feed(WriteInputLines(descriptor: descriptor, closeWhenDone: true), to: writer)
+                var status = stat()
+                if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+                    close(descriptor)
+                    throw ScreensPipeError.io("cannot read the input \(path): it is a directory; give a file of JSON lines")
+                }
+                try await feed(WriteInputLines(descriptor: descriptor, closeWhenDone: true), named: path, to: writer)
             case .pipelineSource:
                 try await copy(spec: spec, environment: environment, to: writer)
             }
@@ -162,12 +176,18 @@ public enum PipelineWrite {
         }
     }
 
-    private static func feed(_ input: WriteInputLines, to writer: any RowWriter) async throws(ScreensPipeError) {
+    private static func feed(_ input: WriteInputLines, named name: String, to writer: any RowWriter) async throws(ScreensPipeError) {
         do throws(ScreensPipeError) {
+            var lines = 0
             for await line in input.lines {
                 try Task.checkCancellation(orThrow: ScreensPipeError(.cancelled, "the write was cancelled"))
                 try await writer.take(line)
                 input.consumed()
+                lines = line.number
+            }
+            if let failure = input.readFailure {
+                throw ScreensPipeError.io(
+                    "cannot read the input \(name) after line \(lines): \(failure); the rows before it are written and journaled, and a rerun goes on")
             }
         } catch {
             input.stop()
@@ -185,16 +205,43 @@ public enum PipelineWrite {
         var number = 0
         do throws(ScreensPipeError) {
             for await event in subscription {
-                guard case .selected(let selected) = event else { continue }
-                number += 1
-                try await writer.take(row: selected.item, number: number)
+                switch event {
+                case .selected(let selected):
+                    number += 1
+                    try await writer.take(row: selected.item, number: number)
+                case .error(let failure):
+                    // The list is not what the source holds: no row after the failure is
+                    // written, and the write fails naming the page and the cause.
+                    throw sourceFailed(failure, rowsTaken: number)
+                default:
+                    continue
+                }
             }
         } catch {
             reading.cancel()
             _ = await reading.value
             throw error
         }
-        if case .failure(let error) = await reading.value { throw error }
+        switch await reading.value {
+        case .failure(let error):
+            throw sourceFailed(error.event(pipeline: spec.name), rowsTaken: number)
+        case .success(let summary) where !summary.succeeded:
+            // An interrupted read (no error event) lost the rest of the list all the same.
+            throw summary.failures.first.map { sourceFailed($0.event(pipeline: spec.name), rowsTaken: number) }
+                ?? ScreensPipeError(.cancelled, "reading the source list was interrupted after \(number) rows; the rows written are journaled, and a rerun goes on")
+        case .success:
+            return
+        }
+    }
+
+    /// The error of a write whose source list failed: the source's page, row and cause.
+    private static func sourceFailed(_ failure: ListError, rowsTaken: Int) -> ScreensPipeError {
+        var error = ScreensPipeError(
+            ScreensPipeError.Code(failure.kind),
+            "the source list failed after \(rowsTaken) rows, so the write stopped there (the rows written are journaled, and a rerun goes on): \(failure.message)",
+            page: failure.page, row: failure.row, request: failure.request, status: failure.status)
+        error.exceptionType = failure.exceptionType
+        return error
     }
 }
 

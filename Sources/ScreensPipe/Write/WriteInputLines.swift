@@ -31,6 +31,11 @@ final class WriteInputLines: Sendable {
     let lines: AsyncStream<WriteInputLine>
     private let room = DispatchSemaphore(value: WriteInputLines.window)
     private let stopped = StopFlag()
+    private let failure = ReadFailure()
+
+    /// Why reading stopped before the end of the input (`read` failed: a directory, an I/O
+    /// error), or nil when the input was read to its end. Read it once ``lines`` has ended.
+    var readFailure: String? { failure.reason }
 
     /// Starts reading `descriptor` (closed when `closeWhenDone`) until its end.
     init(descriptor: Int32, closeWhenDone: Bool) {
@@ -38,13 +43,18 @@ final class WriteInputLines: Sendable {
         lines = stream
         let room = self.room
         let stopped = self.stopped
+        let failure = self.failure
         let thread = Thread {
             var reader = LineSplitter()
             var buffer = [UInt8](repeating: 0, count: 64 << 10)
             readLoop: while !stopped.isSet {
                 let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
                 if count < 0 {
-                    if errno == EINTR { continue }
+                    let code = errno
+                    if code == EINTR { continue }
+                    // The lines so far are not the whole input: the write must fail, not
+                    // end as if the input had ended here.
+                    failure.reason = String(cString: strerror(code))
                     break
                 }
                 if count == 0 { break }
@@ -54,7 +64,7 @@ final class WriteInputLines: Sendable {
                     continuation.yield(line)
                 }
             }
-            if let last = reader.finish(), !stopped.isSet {
+            if failure.reason == nil, let last = reader.finish(), !stopped.isSet {
                 room.wait()
                 continuation.yield(last)
             }
@@ -128,4 +138,13 @@ private final class StopFlag: Sendable {
     private let value = Atomic<Bool>(false)
     var isSet: Bool { value.load(ordering: .relaxed) }
     func set() { value.store(true, ordering: .relaxed) }
+}
+
+/// Why the reading thread stopped before the input's end; set by that thread.
+private final class ReadFailure: Sendable {
+    private let value = Mutex<String?>(nil)
+    var reason: String? {
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
+    }
 }

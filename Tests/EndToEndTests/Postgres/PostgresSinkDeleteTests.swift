@@ -108,6 +108,58 @@ struct PostgresSinkDeleteTests {
         }
     }
 
+    @Test("mirror: a page a skip-page rule skipped keeps its rows; an end-list rule deletes nothing unless mirror-after-end-list: delete")
+    func mirrorKeepsRowsOfPagesARuleLeftOut() async throws {
+        let database = try await TestPostgres.freshDatabase()
+        let directory = try CommandRunner.temporaryDirectory()
+        func pipeline(_ name: String, extra: String = "") throws -> String {
+            let action = name.hasPrefix("end-list") ? "end-list" : name
+            let file = directory.appendingPathComponent("mirror-\(name).yaml").path
+            try """
+                name: mirror-rules
+                source:
+                  type: rest
+                  server: ${LIFERAY_SERVER}
+                  url: /rest/bookmarks/offset
+                  records: data.records
+                  total: meta.total
+                  paginate: offset
+                  pagination: { first-page-size: 10, page-size: 10 }
+                  retry: { attempts: 1 }
+                  on-response: [ { status: 503, action: \(action) } ]
+                sink: { type: postgres, url: "\(database)", tls: disable, table: bookmarks, key: entryId, mode: mirror\(extra) }
+                """.write(toFile: file, atomically: true, encoding: .utf8)
+            return file
+        }
+        let skipPage = try pipeline("skip-page")
+        let endList = try pipeline("end-list")
+        let endListDeletes = try pipeline("end-list-delete", extra: ", mirror-after-end-list: delete")
+        try await withSandbox { sandbox in
+            let full = try await sandbox.run(skipPage)
+            #expect(full.status == 0, "stderr: \(full.stderr)")
+            #expect(try await Self.storedIds(database).count == 73)
+        }
+        // The third page answers 503 once: skipped, its ten rows are missing, not gone.
+        try await withConfiguredSandbox({ $0.faults.failMatching = "offset=20" }) { failing in
+            let run = try await failing.run(skipPage)
+            #expect(run.status == 0, "stderr: \(run.stderr)")
+            #expect(run.stderr.contains("skipped"), "stderr: \(run.stderr)")
+            #expect(try await Self.storedIds(database).count == 73)
+        }
+        // The same 503 ends the list: the rows of the pages after it stay by default.
+        try await withConfiguredSandbox({ $0.faults.failMatching = "offset=20" }) { failing in
+            let run = try await failing.run(endList)
+            #expect(run.status == 0, "stderr: \(run.stderr)")
+            #expect(try await Self.storedIds(database).count == 73)
+        }
+        // Said to be the real end, it deletes them.
+        try await withConfiguredSandbox({ $0.faults.failMatching = "offset=20" }) { failing in
+            let run = try await failing.run(endListDeletes)
+            #expect(run.status == 0, "stderr: \(run.stderr)")
+            #expect(try await Self.storedIds(database).count == 20)
+        }
+    }
+
     @Test("tombstones: an incremental run over the trash view deletes the keys the portal deleted")
     func tombstonesFromTheTrashView() async throws {
         let database = try await TestPostgres.freshDatabase()

@@ -229,6 +229,12 @@ import Glibc
             #expect(changed.status == 2)
             #expect(changed.stderr.contains("changed since the interrupted run"), "\(changed.stderr)")
 
+            // Rows of another shape appended to the kept ones would be a file no run writes.
+            let reshaped = try await sandbox.run(file, ["-o", output, "--resume", "--fields", "entryId,name"])
+            #expect(reshaped.status == 2)
+            #expect(reshaped.stderr.contains("changed since the interrupted run"), "\(reshaped.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: partial)) == kept)
+
             let elsewhere = try await sandbox.run(file, ["-o", workspace.path("other.jsonl"), "--resume"])
             #expect(elsewhere.status == 2)
             #expect(elsewhere.stderr.contains("not \(workspace.path("other.jsonl"))"), "\(elsewhere.stderr)")

@@ -57,17 +57,40 @@ import Testing
     }
 
     @Test func onlyACompleteCleanRunEndsAMirror() {
-        func finished(_ reason: RunStopReason, errors: Int = 0, skipped: Int? = nil) -> RunFinished {
+        func finished(_ reason: RunStopReason, errors: Int = 0, skipped: Int? = nil, end: ListEnd? = .rowCount) -> RunFinished {
             var event = RunFinished(pipeline: "p", pages: 1, rows: 1, selected: 1, errors: errors, succeeded: errors == 0)
             event.reason = reason
             event.skipped = skipped
+            event.end = end
             return event
         }
-        #expect(PostgresSink.deliveredTheWholeList(finished(.completed)))
-        #expect(!PostgresSink.deliveredTheWholeList(finished(.completed, skipped: 1)))
-        #expect(!PostgresSink.deliveredTheWholeList(finished(.completed, errors: 1)))
-        for reason in [RunStopReason.limit, .failed, .interrupted, .outputClosed] {
-            #expect(!PostgresSink.deliveredTheWholeList(finished(reason)))
+        func whole(_ event: RunFinished, skippedAPage: Bool = false, afterEndList: PostgresSinkSpec.MirrorAfterEndList = .keep) -> Bool {
+            PostgresSink.deliveredTheWholeList(event, skippedAPage: skippedAPage, afterEndList: afterEndList)
         }
+        #expect(whole(finished(.completed)))
+        #expect(!whole(finished(.completed, skipped: 1)))
+        #expect(!whole(finished(.completed, errors: 1)))
+        for reason in [RunStopReason.limit, .failed, .interrupted, .outputClosed] {
+            #expect(!whole(finished(reason)))
+        }
+        // A page an on-response rule skipped: its rows are missing, whatever the option says.
+        #expect(!whole(finished(.completed), skippedAPage: true))
+        #expect(!whole(finished(.completed), skippedAPage: true, afterEndList: .delete))
+        // An end-list rule ends the list complete only when the sink says so.
+        #expect(!whole(finished(.completed, end: .responseAction)))
+        #expect(whole(finished(.completed, end: .responseAction), afterEndList: .delete))
+    }
+
+    @Test func mirrorAfterEndListDecodes() throws {
+        let spec = try loadPipeline(minimalSource + "\n" + Self.sink + ", mode: mirror, mirror-after-end-list: delete }")
+        guard case .postgres(let postgres) = spec.sink.destination else { throw CancellationError() }
+        #expect(postgres.mirrorAfterEndList == .delete)
+        let plain = try loadPipeline(minimalSource + "\n" + Self.sink + ", mode: mirror }")
+        guard case .postgres(let kept) = plain.sink.destination else { throw CancellationError() }
+        #expect(kept.mirrorAfterEndList == .keep)
+        let upsert = configErrors(minimalSource + "\n" + Self.sink + ", mirror-after-end-list: delete }")
+        #expect(upsert.contains { $0.contains("'mirror-after-end-list' applies only to 'mode: mirror'") }, "\(upsert)")
+        let bad = configErrors(minimalSource + "\n" + Self.sink + ", mode: mirror, mirror-after-end-list: sometimes }")
+        #expect(bad.contains { $0.contains("expected one of keep, delete") }, "\(bad)")
     }
 }

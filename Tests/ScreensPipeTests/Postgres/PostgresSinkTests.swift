@@ -160,11 +160,51 @@ struct PostgresSinkTests {
         // A value of another type than the existing column: PostgreSQL refuses, the error names the row.
         let mismatch = try await run([["id": 10, "name": "ok"], ["id": 11, "name": ["not": "text"]], ["id": "twelve", "name": "x"]], into: target, sink: "table: t, key: id")
         let refused = try #require(mismatch.failures.first)
-        #expect(refused.message.contains("row 2 (page 0) was refused"), "\(refused.message)")
+        #expect(refused.message.contains("row 2 (page 0) field 'id' is the string \"twelve\""), "\(refused.message)")
         #expect(refused.message.contains("bigint"))
 
         let keyless = try await run([["name": "no id"]], into: target, sink: "table: t, key: id")
         #expect(keyless.failures.first?.message.contains("has no value for the key field 'id'") == true)
+    }
+
+    @Test func valuesAColumnWouldChangeAreRefusedWithTheirRow() async throws {
+        let target = try await PostgresTesting.freshDatabase()
+        try await PostgresTesting.withConnection(target) { connection in
+            try await connection.query(
+                """
+                CREATE TABLE v (id bigint PRIMARY KEY, n bigint, b boolean, d double precision, r real, x numeric(10,2), m numeric, s text)
+                """, logger: PostgresTesting.logger)
+        }
+        let decimal31 = "1234567890.123456789012345678901"
+        // What each column holds exactly: written, and read back as it was.
+        let exact = try await run(
+            [["id": 1, "n": 42, "b": true, "d": 0.5, "r": 0.5, "x": .double(1.25), "m": .number(decimal31), "s": "0042"]],
+            into: target, sink: "table: v, key: id")
+        #expect(exact.failures.isEmpty, "\(exact.failures)")
+        let stored = try await tableRows(target, "v", order: "id")
+        #expect(stored.first?["n"] == "42")
+        #expect(stored.first?["m"] == .some(decimal31))
+        #expect(stored.first?["s"] == #""0042""#)
+
+        let changed: [(JSONObject, String, String)] = [
+            (["id": 2, "n": "0042"], "n", "text is converted"),
+            (["id": 3, "b": 0], "b", "only true and false"),
+            (["id": 4, "b": "yes"], "b", "text is converted"),
+            (["id": 5, "d": .number(decimal31)], "d", "more digits or range"),
+            (["id": 6, "x": .double(1.005)], "x", "more than 2 fraction digits"),
+            (["id": 7, "n": .double(1.5)], "n", "not a whole number"),
+            (["id": 8, "d": 9_007_199_254_740_993], "d", "beyond what double precision holds"),
+            (["id": 9, "r": .double(0.1)], "r", "more digits than real holds"),
+            (["id": 10, "m": "12"], "m", "text is converted"),
+        ]
+        for (row, field, why) in changed {
+            let result = try await run([.object(row)], into: target, sink: "table: v, key: id")
+            let failure = try #require(result.failures.first, "\(row)")
+            #expect(failure.code == .sink)
+            #expect(failure.message.contains("row 0 (page 0) field '\(field)' is the"), "\(failure.message)")
+            #expect(failure.message.contains(why), "\(failure.message)")
+        }
+        #expect(try await tableRows(target, "v", order: "id").count == 1, "nothing of a refused row was written")
     }
 
     @Test func aWrongPasswordStopsTheRunBeforeAnyFetchWithoutShowingIt() async throws {

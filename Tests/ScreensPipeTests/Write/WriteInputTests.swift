@@ -63,7 +63,8 @@ import Testing
         #expect(row.name == "https://example.com/a")
         #expect(row.folderId == 20201)
         #expect(row.groupId == 20143)
-        #expect(row.key == "https://example.com/a\u{1F}20201")
+        #expect(row.key == #"["https://example.com/a","20201"]"#)
+        #expect(row.legacyKey == "https://example.com/a\u{1F}20201")
         #expect(row.parameters()["serviceContext"] == nil, "the portal's own ServiceContext, never a null over it")
         #expect(row.parameters(entryId: 5)["entryId"] == .int(5))
     }

@@ -16,6 +16,8 @@ struct StructuredContentRow: JournaledRow, Hashable {
     /// The request body: the writable fields, in a fixed order.
     var body: JSONObject
     var key: String
+    /// The key as journals of earlier versions wrote it.
+    var legacyKey: String
 
     /// The body as text: what the journal compares on a rerun.
     var content: String { JSONValue.object(body).jsonString }
@@ -78,16 +80,23 @@ enum StructuredContentRowValidator {
         if !erc.isEmpty { body.appendUnchecked(key: "externalReferenceCode", value: .string(erc)) }
         var row = StructuredContentRow(
             line: line, externalReferenceCode: erc.isEmpty ? nil : erc, title: title,
-            friendlyUrlPath: friendly.isEmpty ? nil : friendly, body: body, key: "")
+            friendlyUrlPath: friendly.isEmpty ? nil : friendly, body: body, key: "", legacyKey: "")
         row.key = key(title: row.title, friendlyUrlPath: row.friendlyUrlPath, erc: row.externalReferenceCode, fields: spec.key)
+        row.legacyKey = legacyKey(title: row.title, friendlyUrlPath: row.friendlyUrlPath, erc: row.externalReferenceCode, fields: spec.key)
         return row
     }
 
     /// A row with an external reference code is that code; any other is its declared key
     /// fields. The prefixes keep a code from ever equalling a title.
     static func key(title: String, friendlyUrlPath: String?, erc: String?, fields: [String]) -> String {
+        if let erc { return WriteKey.encode(["erc", erc]) }
+        return WriteKey.encode(["key"] + fields.map { $0 == "title" ? title : friendlyUrlPath ?? "" })
+    }
+
+    /// ``key(title:friendlyUrlPath:erc:fields:)`` as journals of earlier versions wrote it.
+    private static func legacyKey(title: String, friendlyUrlPath: String?, erc: String?, fields: [String]) -> String {
         if let erc { return "erc\u{1F}" + erc }
-        return "key\u{1F}" + fields.map { $0 == "title" ? title : friendlyUrlPath ?? "" }.joined(separator: "\u{1F}")
+        return "key\u{1F}" + WriteKey.legacy(fields.map { $0 == "title" ? title : friendlyUrlPath ?? "" })
     }
 
     /// `[{name, contentFieldValue: {data}}]`, keeping only what a write sends; a field

@@ -19,7 +19,7 @@ final class StructuredContentWriter: RowWriter {
     private let events: WriteEvents
     private let rejects: RejectsFile
     private let dryRun: Bool
-    private var journaled: [String: WriteJournal.Record] = [:]
+    private var journaled = JournalRecords()
     private var seenKeys: [String: Int] = [:]
     private var requestNumber = 0
     private(set) var summary = WriteSummary()
@@ -36,7 +36,7 @@ final class StructuredContentWriter: RowWriter {
         self.rejects = rejects
         events = WriteEvents(bus: bus, pipeline: pipeline, rejects: rejects)
         self.dryRun = dryRun
-        journaled = try await journal?.records() ?? [:]
+        journaled = try await journal?.records() ?? JournalRecords()
     }
 
     func take(_ line: WriteInputLine) async throws(ScreensPipeError) {
@@ -68,6 +68,7 @@ final class StructuredContentWriter: RowWriter {
             return
         }
         seenKeys[row.key] = row.line
+        if let legacy = journaled.claimLegacy(row) { try await journal?.migrate(row, legacy) }
         let record = journaled[row.key]
         if let record, record.state != .pending, record.content == row.content {
             summary.skipped += 1
@@ -108,7 +109,12 @@ final class StructuredContentWriter: RowWriter {
             try await done(row, updated ? .updated : .created, id: stored["id"]?.int64Value)
         case .refused(let reason, let status):
             await publishResponse(row)
-            try await journal?.forget([row])
+            // A refused update leaves the entry as the journal knew it; a refused create, nothing.
+            if let before = journaled[row.key], before.state != .pending {
+                try await journal?.restore(row, to: before)
+            } else {
+                try await journal?.forget([row])
+            }
             try await reject(line: row.line, input: row.inputText, truncated: false, reason: "the portal refused it (HTTP \(status)): \(reason)")
         case .ambiguous(let reason):
             throw ScreensPipeError.connectivity(

@@ -20,9 +20,16 @@ struct ArticleRow: JournaledRow, Hashable {
     var templateKey: String
     var urlTitle: String
     var key: String
+    /// The key as journals of earlier versions wrote it.
+    var legacyKey: String
 
     var content: String {
-        ([title, description, String(folderId), structureKey] + fields.map { "\($0.name)=\($0.data)" }).joined(separator: "\u{1F}")
+        // Each field is two values: a name holding "=" is never mistaken for another field.
+        WriteKey.encode([title, description, String(folderId), structureKey] + fields.flatMap { [$0.name, $0.data] })
+    }
+
+    var legacyContent: String {
+        WriteKey.legacy([title, description, String(folderId), structureKey] + fields.map { "\($0.name)=\($0.data)" })
     }
 }
 
@@ -112,15 +119,20 @@ struct WebContentWriteModel: JSONWSWriteModel {
             line: line, groupId: spec.groupId, folderId: folderId, title: title, description: description,
             contentXML: ArticleXMLText.document(fields, locale: Self.locale), fields: fields, structureKey: structureKey,
             templateKey: template.isEmpty ? spec.templateKey ?? "" : template,
-            urlTitle: try WriteRowParsing.text(value, "friendlyUrlPath", required: false, limit: 255), key: "")
+            urlTitle: try WriteRowParsing.text(value, "friendlyUrlPath", required: false, limit: 255), key: "", legacyKey: "")
         row.structureId = structureId
         row.externalReferenceCode = externalReferenceCode
         row.key = keyOf(title: title, urlTitle: row.urlTitle)
+        row.legacyKey = WriteKey.legacy(keyValues(title: title, urlTitle: row.urlTitle))
         return row
     }
 
     private func keyOf(title: String, urlTitle: String) -> String {
-        spec.key.map { $0 == "title" ? title : urlTitle }.joined(separator: "\u{1F}")
+        WriteKey.encode(keyValues(title: title, urlTitle: urlTitle))
+    }
+
+    private func keyValues(title: String, urlTitle: String) -> [String] {
+        spec.key.map { $0 == "title" ? title : urlTitle }
     }
 
     func addCommand(_ row: ArticleRow) -> JSONWSCommand {
@@ -177,7 +189,7 @@ struct WebContentWriteModel: JSONWSWriteModel {
                     description: ArticleXMLText.localized(article["description"]?.stringValue ?? "", locale: Self.locale),
                     contentXML: "", fields: (try? ArticleXMLText.fields(article["content"]?.stringValue ?? "")) ?? [],
                     structureKey: spec.portalVersion >= .v7_4 ? "" : article["DDMStructureKey"]?.stringValue ?? "", templateKey: "",
-                    urlTitle: article["urlTitle"]?.stringValue ?? "", key: "")
+                    urlTitle: article["urlTitle"]?.stringValue ?? "", key: "", legacyKey: "")
                 let key = keyOf(title: title, urlTitle: stored.urlTitle)
                 let version = article["version"]?.doubleValue ?? 1
                 // A list may hold several versions of an article: the latest one is updated.
