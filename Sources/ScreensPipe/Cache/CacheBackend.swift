@@ -1,3 +1,4 @@
+public import Logging
 import ScreensBus
 
 /// Where cached pages live: ``CacheStore`` (SQLite, one file, the default) or
@@ -40,6 +41,9 @@ public protocol CacheBackend: Sendable {
     /// `--refresh`): it then waits its turn and refreshes. A backend only one machine uses
     /// answers ``CacheRefreshTurn/solo``.
     func beginRefresh(key: String, mayServeCache: Bool) async throws(ScreensPipeError) -> CacheRefreshTurn
+    /// The same, telling what it waits for through `logger` (the run's, so its level and
+    /// format apply); by default ``beginRefresh(key:mayServeCache:)``.
+    func beginRefresh(key: String, mayServeCache: Bool, logger: Logger) async throws(ScreensPipeError) -> CacheRefreshTurn
     /// Lets go of connections and background work; the backend is not used afterwards.
     func close() async
 }
@@ -51,6 +55,10 @@ extension CacheBackend {
     }
     /// No coordination: one machine, one file.
     public func beginRefresh(key: String, mayServeCache: Bool) async throws(ScreensPipeError) -> CacheRefreshTurn { .solo }
+    /// ``beginRefresh(key:mayServeCache:)``: a backend that waits for nobody has nothing to tell.
+    public func beginRefresh(key: String, mayServeCache: Bool, logger: Logger) async throws(ScreensPipeError) -> CacheRefreshTurn {
+        try await beginRefresh(key: key, mayServeCache: mayServeCache)
+    }
     /// Nothing to let go of.
     public func close() async {}
 }

@@ -2,7 +2,7 @@ import ScreensBus
 import Synchronization
 internal import Foundation
 internal import GRDB
-internal import Logging
+public import Logging
 
 /// The SQLite database that holds cached pages.
 ///
@@ -116,13 +116,17 @@ public final class CacheStore: CacheBackend {
     /// value) goes on beside the first, as it always did: it must not wait for a lock that
     /// the first holds while the first waits, in the ordered relay, for it to be delivered.
     public func beginRefresh(key: String, mayServeCache: Bool) async throws(ScreensPipeError) -> CacheRefreshTurn {
+        try await beginRefresh(key: key, mayServeCache: mayServeCache, logger: Logger(label: "screens-pipe.cache"))
+    }
+
+    /// ``beginRefresh(key:mayServeCache:)``, saying through `logger` whom it waits for.
+    public func beginRefresh(key: String, mayServeCache: Bool, logger: Logger) async throws(ScreensPipeError) -> CacheRefreshTurn {
         let loadKey = path + "\u{0}" + key
         guard Self.loadsInProcess.withLock({ $0.insert(loadKey).inserted }) else { return .solo }
         let lock: RunLock
         do throws(ScreensPipeError) {
             lock = try await RunLock.acquire(
-                .cacheRefresh(key: key), at: .directory(CacheLocation.parent(of: path)), wait: lockWait,
-                logger: Logger(label: "screens-pipe.cache"))
+                .cacheRefresh(key: key), at: .directory(CacheLocation.parent(of: path)), wait: lockWait, logger: logger)
         } catch {
             Self.endLoadInProcess(loadKey)
             throw error

@@ -261,7 +261,7 @@ package struct CachedPageFetcher: PageFetcher {
     /// The store's answer; under `cache-first`, a turn to refresh is given back when another
     /// process published a fresh copy between this run's lookup and the lock.
     private func decideTurn(mayServeCache: Bool) async throws(ScreensPipeError) -> CacheRefreshTurn {
-        let turn = try await store.beginRefresh(key: key.text, mayServeCache: mayServeCache)
+        let turn = try await store.beginRefresh(key: key.text, mayServeCache: mayServeCache, logger: logger)
         guard case .refresh(let lease) = turn, mayServeCache, policy == .cacheFirst, lease.followedAnotherLoad else { return turn }
         let first = PageRequest(index: 0, startRow: 0, endRow: 0, includesRowCount: true)
         if case .page(let published) = try await store.lookup(key: key.text, request: first, rowsAsTexts: true), isFresh(published.fetchedAt) {

@@ -162,7 +162,9 @@ public final class RunLock: Sendable {
             }
             if !announced {
                 announced = true
-                logger.notice("waiting up to \(wait) for the lock of \(scope), held by \(holder.map(\.description) ?? "another run")")
+                // Info, not a warning: taking turns is the normal course of overlapping runs
+                // (-v shows it); a wait that runs out is the error that names the holder.
+                logger.info("waiting up to \(wait) for the lock of \(scope), held by \(holder.map(\.description) ?? "another run")")
             }
             // Jitter keeps several waiters from polling in step.
             let jittered = delay + .milliseconds(Int.random(in: 0...10))

@@ -244,7 +244,7 @@ struct WriteIntegrityTests {
             server: "http://127.0.0.1:\(port)", service: "custom",
             extra: """
               command: /bookmarks.bookmarksentry/add-entry
-              fields: { groupId: 20143, folderId: 20201, name: row.name, url: row.url, description: row.description, serviceContext: null }
+              fields: { groupId: 20143, folderId: 20201, name: row.name, url: row.url, description: row.description }
             """)
         let rows = try workspace.rows(3)
         let refused = try await workspace.write(pipeline, ["--input", rows])
@@ -268,7 +268,7 @@ struct WriteIntegrityTests {
             server: "http://127.0.0.1:\(port)", service: "custom",
             extra: """
               command: /bookmarks.bookmarksentry/add-entry
-              fields: { groupId: 20143, folderId: 20201, name: row.name, url: row.url, description: row.description, serviceContext: null }
+              fields: { groupId: 20143, folderId: 20201, name: row.name, url: row.url, description: row.description }
             """)
         let rows = try workspace.rows(3)
         // A portal that never answers (every connection reset): the rows stay pending.
