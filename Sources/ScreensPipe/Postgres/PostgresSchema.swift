@@ -50,8 +50,23 @@ enum PostgresSchema {
         """,
     ]
 
+    /// What the last statements create: a database that has them has everything.
+    private static let newestObjects: PostgresQuery = """
+        SELECT to_regclass('screens_pipe_run_lock') IS NOT NULL AND EXISTS (
+            SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()
+            AND table_name = 'screens_pipe_cache_staged_page' AND column_name = 'row_index')
+        """
+
     /// Creates what is missing, in one transaction.
+    ///
+    /// A database that already has everything is left alone: the statements take table
+    /// locks even when they change nothing (`ALTER TABLE ... ADD COLUMN IF NOT EXISTS` an
+    /// exclusive one, `CREATE INDEX IF NOT EXISTS` a share lock), and a process opening the
+    /// cache while another publishes a refresh into those tables deadlocked with it.
     static func migrate(_ connection: PostgresConnection, logger: Logger) async throws {
+        var current = false
+        for try await value in try await connection.query(newestObjects, logger: logger).decode(Bool.self) { current = value }
+        if current { return }
         try await connection.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended('screens-pipe schema', 0))", logger: logger)
             for statement in statements {

@@ -20,6 +20,9 @@ final class RecordingServer: @unchecked Sendable {
         var head: String
         /// The body, as far as `Content-Length` says (JSON-WS batches carry parameters there).
         var body: String = ""
+        /// When the request's head had arrived: the gaps between requests are the client's
+        /// waits, whatever it cost to start the process.
+        var arrived: ContinuousClock.Instant = .now
     }
 
     let host: String
