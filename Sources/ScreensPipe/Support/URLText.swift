@@ -8,6 +8,9 @@ enum URLText {
         return url + (url.contains("?") ? "&" : "?") + encoded
     }
 
+    /// `text` as one query value or path segment: every byte but RFC 3986's unreserved
+    /// characters percent-encoded (`/`, `?`, `#`, `%` included), so the text cannot end the
+    /// segment or the path. A dot segment needs ``isDotSegment(_:)`` besides.
     static func encode(_ text: String) -> String {
         var result = ""
         for byte in text.utf8 {
@@ -21,6 +24,13 @@ enum URLText {
             }
         }
         return result
+    }
+
+    /// Whether `text` is `.` or `..`: the dot segments RFC 3986 section 5.2.4 removes, and
+    /// percent-encoding does not protect (`.` is unreserved, and `%2E` is decoded by a
+    /// normalizer, section 6.2.2.2), so no encoding keeps them a name: they are refused.
+    static func isDotSegment(_ text: String) -> Bool {
+        text == "." || text == ".."
     }
 
     /// Resolves a link from a response against the URL it came from (RFC 3986 §5.2).

@@ -51,7 +51,7 @@ enum ValueDestination: Sendable, Hashable {
             }
             return value
         case .pathSegment:
-            guard !value.isEmpty, value != ".", value != ".." else {
+            guard !value.isEmpty, !URLText.isDotSegment(value) else {
                 throw Refusal(reason: "is '\(value)', which as a path segment would change the path")
             }
             return URLText.encode(value)

@@ -49,7 +49,8 @@ struct HeadlessWriteTransport: Sendable {
     }
 
     func url(externalReferenceCode erc: String) -> String {
-        listURL + "/by-external-reference-code/" + Self.pathSegment(erc)
+        // A dot segment is refused with its row before this (StructuredContentRow).
+        listURL + "/by-external-reference-code/" + URLText.encode(erc)
     }
 
     /// The request, with the sink's credentials, headers and limits (an OAuth 2 token is a
@@ -171,30 +172,5 @@ struct HeadlessWriteTransport: Sendable {
         } catch {
             return .ambiguous("HTTP \(response.status) with a body that is not JSON: \(error)")
         }
-    }
-
-    /// Whether `text` is `.` or `..`: the dot segments RFC 3986 section 5.2.4 removes, and
-    /// percent-encoding does not protect (`%2E` is an unreserved character, which a
-    /// normalizer decodes, section 6.2.2.2), so no encoding keeps them a name.
-    static func isDotSegment(_ text: String) -> Bool {
-        text == "." || text == ".."
-    }
-
-    /// `erc` as one path segment: everything but RFC 3986's unreserved characters escaped
-    /// (`/`, `?`, `#`, `%` included), so the text cannot end the segment or the path.
-    /// A dot segment is refused with its row before this (``isDotSegment(_:)``).
-    static func pathSegment(_ text: String) -> String {
-        var result = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                result.append(Character(Unicode.Scalar(byte)))
-            default:
-                let hex = String(byte, radix: 16, uppercase: true)
-                result += "%" + (hex.count == 1 ? "0" + hex : hex)
-            }
-        }
-        return result
     }
 }

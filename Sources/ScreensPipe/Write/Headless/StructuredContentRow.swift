@@ -72,7 +72,7 @@ enum StructuredContentRowValidator {
         if !erc.isEmpty, erc.allSatisfy(\.isWhitespace) {
             throw RowRejection(message: "'externalReferenceCode' is blank")
         }
-        if HeadlessWriteTransport.isDotSegment(erc) {
+        if URLText.isDotSegment(erc) {
             // Every other character is percent-encoded into the PUT's last path segment;
             // `.` and `..` are path steps however they are written (RFC 3986 section 6.2.2.3).
             throw RowRejection(message: "'externalReferenceCode' is '\(erc)', which a URL path reads as a step, not a name")
