@@ -27,9 +27,16 @@ public struct RunPlan: Sendable {
             lines.append("# requests")
         }
         let pagination = SourceFactory.effectivePagination(for: spec.source)
-        for index in 0..<max(1, pages) {
-            let request = PageRequest(index: index, pagination: pagination, continuation: source.chaining == .chained && index > 0 ? "<from page \(index - 1)>" : nil)
-            lines.append("page \(index): rows \(request.startRow)..<\(request.endRow)\(request.includesRowCount ? " + row count" : "")")
+        // A chained list's later requests are whatever each page names: only page 0 can be
+        // shown as it will really be sent, and it asks for no row count.
+        let shownPages = source.chaining == .chained ? 1 : max(1, pages)
+        for index in 0..<shownPages {
+            let request = PageRequest(index: index, pagination: pagination)
+            if source.chaining == .chained {
+                lines.append("page 0: the first page; each later page is the one the page before names")
+            } else {
+                lines.append("page \(index): rows \(request.startRow)..<\(request.endRow)\(request.includesRowCount ? " + row count" : "")")
+            }
             for planned in source.plan(request) {
                 lines.append("  \(planned.method) \(planned.url)")
                 for header in planned.headers { lines.append("  \(header)") }
@@ -38,17 +45,17 @@ public struct RunPlan: Sendable {
         }
         if let rest = spec.source.type.settings as? RESTSourceSpec, rest.paginate == .auto {
             lines.append(
-                "... the paginator is decided at run time from the first page (a Link header, a next link or cursor in the body, page numbers, or a total with offset/limit), then each next page as it says, one at a time, at most \(pagination.maxPages) pages")
+                "... the paginator is decided at run time from the first page (a Link header, a next link or cursor, a has-more flag, a page count, or a total), then each next page as it says, one at a time, at most \(pagination.maxPages) pages")
             text = lines.joined(separator: "\n") + "\n"
             return
         }
         switch source.chaining {
         case .indexed:
             lines.append(
-                "... then pages of \(pagination.pageSize) rows until the row count (asked with page 0) is reached, \(pagination.prefetch) in flight, at most \(pagination.maxPages) pages")
+                "... then pages of \(pagination.pageSize) rows until the list ends (its row count, page count, has-more flag or a short page: see How a list is loaded), \(pagination.prefetch) in flight, at most \(pagination.maxPages) pages")
         case .chained:
             lines.append(
-                "... each next page from the previous page's link or cursor, one at a time, until a page's next marker is null or empty (or its Link header has no rel=\"next\"), at most \(pagination.maxPages) pages")
+                "... each next page from the previous page's link or cursor, one at a time, until a page names none (no rel=\"next\" link, a null, empty or missing next marker, or a false has-more), at most \(pagination.maxPages) pages")
         }
         text = lines.joined(separator: "\n") + "\n"
     }

@@ -7,7 +7,9 @@ import ScreensBus
 /// `GET /rest/{dataset}/{style}` where dataset is `bookmarks` (group 20143, folder 0, as
 /// test@liferay.com sees it), `bookmarks-with-trash` (the same, then the tombstones of the
 /// rows `POST /_sandbox/changes` deleted) or `generated` (the generator's rows), and style is one of
-/// `offset`, `pages`, `cursor`, `next-link` and `link-header`.
+/// `offset`, `pages`, `cursor`, `next-link` and `link-header`, or one of the shapes of
+/// real paged APIs, each ending its list as its protocol says (RESTProtocolShapes.swift):
+/// `github`, `odata`, `hal`, `stripe`, `has-more`, `header-cursor` and `string-total`.
 struct RESTEndpoints: Sendable {
     static let pathPrefix = "/rest/"
     static let defaultLimit = 25
@@ -37,6 +39,13 @@ struct RESTEndpoints: Sendable {
             case "cursor": return try cursor(rows, request.query)
             case "next-link": return try nextLink(rows, request.query, link: link)
             case "link-header": return try linkHeader(rows, request.query, link: link)
+            case "github": return try github(rows, request.query, link: link)
+            case "odata": return try odata(rows, request, link: link)
+            case "hal": return try hal(rows, request.query, link: link)
+            case "stripe": return try stripe(rows, request.query)
+            case "has-more": return try hasMore(rows, request.query)
+            case "header-cursor": return try headerCursor(rows, request.query)
+            case "string-total": return try stringTotal(rows, request.query)
             default: return .json(404, ["error": .string("No REST pagination style \(style)")])
             }
         } catch {
@@ -116,7 +125,7 @@ struct RESTEndpoints: Sendable {
             headers: [("Link", links.joined(separator: ", ")), ("X-Total-Count", String(rows.count))])
     }
 
-    private func pageRange(_ rows: RowList, _ query: QueryString) throws(InvalidQueryParameter) -> (Int, Int, Range<Int>) {
+    func pageRange(_ rows: RowList, _ query: QueryString) throws(InvalidQueryParameter) -> (Int, Int, Range<Int>) {
         let page = try nonNegative(query, "page", default: 1)
         guard page >= 1 else { throw InvalidQueryParameter(name: "page", value: String(page)) }
         let perPage = try limit(query, "per_page")
@@ -125,13 +134,13 @@ struct RESTEndpoints: Sendable {
         return (page, perPage, range)
     }
 
-    private func limit(_ query: QueryString, _ name: String) throws(InvalidQueryParameter) -> Int {
+    func limit(_ query: QueryString, _ name: String) throws(InvalidQueryParameter) -> Int {
         let limit = try query.integer(name) ?? Self.defaultLimit
         guard (1...Self.maximumLimit).contains(limit) else { throw InvalidQueryParameter(name: name, value: String(limit)) }
         return limit
     }
 
-    private func nonNegative(_ query: QueryString, _ name: String, default defaultValue: Int) throws(InvalidQueryParameter) -> Int {
+    func nonNegative(_ query: QueryString, _ name: String, default defaultValue: Int) throws(InvalidQueryParameter) -> Int {
         let value = try query.integer(name) ?? defaultValue
         guard value >= 0, value <= Int(Int32.max) else { throw InvalidQueryParameter(name: name, value: String(value)) }
         return value

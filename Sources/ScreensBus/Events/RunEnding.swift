@@ -21,9 +21,16 @@ public enum ListEnd: String, Sendable, Hashable, CaseIterable {
     /// The row count the source reported with page 0 was reached (JSON-WS `count`,
     /// headless `totalCount`, REST `total`, a file's length).
     case rowCount = "row-count"
-    /// The server marked the last page: a null or empty cursor or next link, or a `Link`
-    /// header without `rel="next"`.
+    /// The server marked the last page as its protocol does: no next link or cursor (null,
+    /// empty or left out, as OData leaves out `@odata.nextLink` and HAL `_links.next`), no
+    /// `Link` header with `rel="next"` (RFC 8288; GitHub sends none on a one-page list), or
+    /// a page count (headless `lastPage`, `total-pages`) reached.
     case lastPage = "last-page"
+    /// The page's `has-more` flag was false (`has_more`, `hasMore`, `meta.has_next`).
+    case hasMore = "has-more"
+    /// The pipeline's `max-offset` or `max-page` was reached: the API pages no further, so
+    /// the run stops there on purpose and says so.
+    case pagingCap = "paging-cap"
     /// A page came back with fewer rows than asked and nothing else marks the end.
     case shortPage = "short-page"
     /// An incremental run over a list the server sorts by the cursor, newest first, met a

@@ -173,7 +173,7 @@ public final class CacheStore: CacheBackend {
                 } else if request.index == 0, let pageCount = page.pageCount {
                     try db.execute(
                         sql: "DELETE FROM page WHERE key = ? AND page_index >= ?", arguments: [key, max(1, pageCount)])
-                } else if page.isShort, page.pageCount == nil,
+                } else if page.endsAsShortPage, page.pageCount == nil,
                     try Self.rowCount(db, key: key) == nil
                 {
                     try db.execute(
@@ -216,7 +216,7 @@ public final class CacheStore: CacheBackend {
                     db,
                     sql: """
                         SELECT fetched_at FROM page
-                        WHERE key = ? AND page_index < ? AND rows_in_page < end_row - start_row
+                        WHERE key = ? AND page_index < ? AND rows_in_page < end_row - start_row AND continuation IS NULL
                         ORDER BY page_index LIMIT 1
                         """,
                     arguments: [key, request.index])

@@ -211,7 +211,7 @@ package struct CachedPageFetcher: PageFetcher {
         guard page.responseAction == nil else { return page }
         do throws(ScreensPipeError) {
             if let lease {
-                let endsChain = base.chaining == .chained && (page.continuation ?? "").isEmpty && page.missingContinuation == nil
+                let endsChain = base.chaining == .chained && (page.continuation ?? "").isEmpty
                 try await lease.write(pipeline: pipeline, page: page, snapshot: snapshot, endsChain: endsChain)
             } else {
                 try await store.write(key: key.text, pipeline: pipeline, page: page, snapshot: snapshot)

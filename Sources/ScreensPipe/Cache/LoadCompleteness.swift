@@ -15,6 +15,8 @@ struct StoredLoadPage: Sendable {
     func endsList(first: StoredLoadPage) -> Bool {
         if let rowCount = first.rowCount { return rowCount <= 0 || endRow >= rowCount }
         if let pageCount = first.pageCount { return index >= max(1, pageCount) - 1 }
+        // A later page that says it is the last (a false `has-more`) stores `index + 1`.
+        if let pageCount, index >= pageCount - 1 { return true }
         return isShort || endsChain
     }
 

@@ -30,7 +30,7 @@ final class SQLiteRefreshLease: CacheRefreshLease {
         try await store.write(key: key, pipeline: pipeline, page: page, snapshot: snapshot)
         let request = page.request
         let stored = StoredLoadPage(
-            index: request.index, endRow: request.endRow, isShort: page.isShort, rowCount: page.rowCount,
+            index: request.index, endRow: request.endRow, isShort: page.endsAsShortPage, rowCount: page.rowCount,
             pageCount: page.pageCount, endsChain: endsChain)
         if progress.withLock({ $0.add(stored) }) { await release() }
     }

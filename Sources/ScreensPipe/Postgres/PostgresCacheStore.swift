@@ -69,7 +69,7 @@ public final class PostgresCacheStore: CacheBackend {
                     try await connection.query(
                         "DELETE FROM screens_pipe_cache_page WHERE key = \(key) AND page_index >= \(max(1, pageCount))",
                         logger: Self.quietLogger)
-                } else if page.isShort, page.pageCount == nil, try await Self.rowCount(connection, key: key) == nil {
+                } else if page.endsAsShortPage, page.pageCount == nil, try await Self.rowCount(connection, key: key) == nil {
                     try await connection.query(
                         "DELETE FROM screens_pipe_cache_page WHERE key = \(key) AND page_index > \(request.index)",
                         logger: Self.quietLogger)
@@ -106,7 +106,7 @@ public final class PostgresCacheStore: CacheBackend {
                 let short = try await connection.query(
                     """
                     SELECT fetched_at FROM screens_pipe_cache_page
-                    WHERE key = \(key) AND page_index < \(request.index) AND rows_in_page < end_row - start_row
+                    WHERE key = \(key) AND page_index < \(request.index) AND rows_in_page < end_row - start_row AND continuation IS NULL
                     ORDER BY page_index LIMIT 1
                     """, logger: Self.quietLogger)
                 for try await fetchedAt in short.decode(Double.self) {

@@ -45,15 +45,15 @@ final class PostgresRefreshLease: CacheRefreshLease {
                         row_index = EXCLUDED.row_index
                     """, logger: logger)
                 var staged: [StoredLoadPage] = []
-                for try await (index, endRow, rowsInPage, startRow, rowCount, pageCount, chainEnd) in try await connection.query(
+                for try await (index, endRow, rowsInPage, startRow, rowCount, pageCount, chainEnd, continues) in try await connection.query(
                     """
-                    SELECT page_index, end_row, rows_in_page, start_row, row_count, page_count, ends_chain
+                    SELECT page_index, end_row, rows_in_page, start_row, row_count, page_count, ends_chain, continuation IS NOT NULL
                     FROM screens_pipe_cache_staged_page WHERE key = \(key) AND snapshot = \(snapshot) ORDER BY page_index
                     """, logger: logger
-                ).decode((Int, Int, Int, Int, Int?, Int?, Bool).self) {
+                ).decode((Int, Int, Int, Int, Int?, Int?, Bool, Bool).self) {
                     staged.append(
                         StoredLoadPage(
-                            index: index, endRow: endRow, isShort: rowsInPage < endRow - startRow, rowCount: rowCount,
+                            index: index, endRow: endRow, isShort: rowsInPage < endRow - startRow && !continues, rowCount: rowCount,
                             pageCount: pageCount, endsChain: chainEnd))
                 }
                 guard let last = StoredLoadPage.lastPageOfCompleteList(staged) else { return false }

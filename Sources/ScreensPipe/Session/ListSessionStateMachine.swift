@@ -77,15 +77,15 @@ struct ListSessionStateMachine {
         /// The page `next` follows.
         var cursor = 0
         var pageZeroAnswered = false
-        var rowCount: Int?
         /// The first page index known to be past the end of the list.
         var endIndex: Int?
+        /// Indexed lists: the ending rules, the same as a run's.
+        var ending: IndexedListEnding
         /// Chained lists: which page comes next and how the list ends.
         var chain: ChainedLoadState?
         var chainInFlight = false
         /// Chained lists: what broke the chain after the last page (a repeated link...).
         var chainFailure: ScreensPipeError?
-        var checks: PageSequenceGuard
         /// The commands ended: answer the pages still awaited, fetch nothing else, then finish.
         var draining = false
 
@@ -102,7 +102,7 @@ struct ListSessionStateMachine {
         init(load: Int, totals: Totals, pagination: PaginationSpec, chaining: PageChaining, requestsPageSize: Bool) {
             self.load = load
             self.totals = totals
-            checks = PageSequenceGuard(requestsPageSize: requestsPageSize)
+            ending = IndexedListEnding(pagination: pagination, requestsPageSize: requestsPageSize)
             if chaining == .chained { chain = ChainedLoadState(pagination: pagination, requestsPageSize: requestsPageSize) }
         }
     }
@@ -229,6 +229,7 @@ struct ListSessionStateMachine {
             listing.slots[index] = .loaded(loaded, shown: !waiters.isEmpty)
             if !waiters.isEmpty { count(loaded, in: &listing) }
             actions = waiters.map { show(loaded, id: $0.id, in: listing) }
+            actions += finalError(afterShowing: index, to: waiters, in: &listing)
         }
         actions += dropPastEnd(in: &listing)
         actions += launchWindow(in: &listing)
@@ -309,6 +310,7 @@ struct ListSessionStateMachine {
                 count(page, in: &listing)
             }
             actions.append(show(page, id: id, in: listing))
+            actions += finalError(afterShowing: index, to: [waiter], in: &listing)
         case .fetching(let waiters, let provisionalShown)?:
             listing.slots[index] = .fetching(waiters + [waiter], provisionalShown: provisionalShown)
         case .pending(let waiters)?:
@@ -373,6 +375,15 @@ struct ListSessionStateMachine {
         return .emit(events)
     }
 
+    /// After the last page of an indexed list is shown: the error a run ends the same list
+    /// with although every page was fine (a marker path no page carried), as an `error` event.
+    private func finalError(afterShowing index: Int, to waiters: [Waiter], in listing: inout Listing) -> [Action] {
+        guard !waiters.isEmpty, listing.chain == nil, listing.endIndex == index + 1, let error = listing.ending.finalError else { return [] }
+        let event = error.event(pipeline: pipeline)
+        listing.totals.record(event, count: waiters.count)
+        return [.emit(waiters.map { SessionEvent(.pipeline(.error(event)), id: $0.id) })]
+    }
+
     /// Adds a page to the totals the first time a command sees it.
     private func count(_ page: LoadedPage, in listing: inout Listing) {
         listing.totals.pages += 1
@@ -406,20 +417,9 @@ struct ListSessionStateMachine {
                 return .success(page)
             }
         }
-        if index == 0 {
-            listing.pageZeroAnswered = true
-            if let count = fetched.rowCount {
-                guard count >= 0 else { return .failure(PageLoader.impossibleRowCount(count, page: index)) }
-                let pages = IndexedLoadState(pagination: pagination).pageCount(forRows: count)
-                guard pages <= pagination.maxPages else {
-                    return .failure(PageLoader.rowCountPastMaxPages(count, pages: pages, maxPages: pagination.maxPages, page: index))
-                }
-                listing.rowCount = count
-                listing.endIndex = max(1, pages)
-            }
-        }
-        if let broken = listing.checks.check(fetched) { return .failure(broken) }
-        if listing.rowCount == nil, fetched.isShort { listing.endIndex = min(listing.endIndex ?? Int.max, index + 1) }
+        if index == 0 { listing.pageZeroAnswered = true }
+        if let broken = listing.ending.accept(fetched) { return .failure(broken) }
+        if let end = listing.ending.endIndex { listing.endIndex = min(listing.endIndex ?? end, end) }
         return .success(fetched)
     }
 

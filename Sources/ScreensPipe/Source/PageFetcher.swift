@@ -61,15 +61,21 @@ public struct FetchedPage: Sendable, Hashable {
     public var origin: PageOrigin
     /// When the rows were fetched from the server (for cached pages: when they were stored).
     public var fetchedAt: Date
-    /// For chained sources: what the response lacked where the next page is named (`no
-    /// 'next_cursor' in the body`, `no Link header`), when it lacked it altogether. A null
-    /// or empty value marks the end of the list; a missing one does not, so the loader
-    /// takes it as the end only on a short page. Nil when the marker was there (or for
-    /// indexed sources).
+    /// What the response lacked of the markers the pipeline names (`no 'next_cursor'
+    /// (cursor-path) in the body`, `no 'has_more' (has-more) in the body`), when it lacked
+    /// them altogether; nil when they were there. A missing next marker ends a list as its
+    /// protocol says (OData leaves `@odata.nextLink` out of the last page); a path that was
+    /// missing from every page of a longer list is mistyped, which the ending rules report
+    /// (``IndexedListEnding``, ``ChainedLoadState``).
     public var missingContinuation: String?
-    /// The number of pages the server says the list has (headless `lastPage`), for lists
-    /// without a row count; nil when it said nothing.
+    /// The number of pages the server says the list has (headless `lastPage`, `total-pages`),
+    /// for lists without a row count; on a later page, `index + 1` says "this page is the
+    /// last" (a false `has-more`). Nil when it said nothing.
     public var pageCount: Int?
+    /// Which rule made this page the last one, when the source decided it (a false
+    /// `has-more`, a `max-offset` reached); named in the `finished` event. Not kept by the
+    /// cache, whose copy of the page ends the list by ``pageCount``.
+    public var endsList: ListEnd?
     /// The `on-response:` rule that skipped this page or ended the list at it; nil for a
     /// page read as usual.
     public var responseAction: PageResponseAction?
@@ -115,10 +121,18 @@ public struct FetchedPage: Sendable, Hashable {
     /// list; with one it does not (portals drop rows by permission after slicing).
     public var isShort: Bool { rowsInPage < request.endRow - request.startRow }
 
+    /// The ``continuation`` of an indexed page whose server said more rows follow (a true
+    /// `has-more`): such a page does not end the list, however short.
+    public static let moreRowsFollow = "has-more"
+
+    /// Whether this page ends a list without a row count by being short: a short page whose
+    /// server did not say that more rows follow.
+    public var endsAsShortPage: Bool { isShort && continuation == nil }
+
     public static func == (lhs: FetchedPage, rhs: FetchedPage) -> Bool {
         lhs.request == rhs.request && lhs.rowCount == rhs.rowCount && lhs.continuation == rhs.continuation
             && lhs.origin == rhs.origin && lhs.fetchedAt == rhs.fetchedAt && lhs.missingContinuation == rhs.missingContinuation
-            && lhs.pageCount == rhs.pageCount && lhs.responseAction == rhs.responseAction && lhs.paginator == rhs.paginator
+            && lhs.pageCount == rhs.pageCount && lhs.endsList == rhs.endsList && lhs.responseAction == rhs.responseAction && lhs.paginator == rhs.paginator
             && lhs.storage == rhs.storage
     }
 

@@ -3,23 +3,13 @@ import ScreensBus
 /// Walks a list page by page with fluent pagination, fetching up to `prefetch` pages at
 /// once and handing them over strictly in list order.
 ///
-/// The one rule that ends a list, per kind of source (README, "How a list is loaded"):
-///
-/// - Indexed lists (JSON-WS, headless, REST offset and page, file) with a row count (asked
-///   with page 0): the list ends at the first page `p` with `firstRow(p) >= rowCount`, even
-///   past short pages (portals filter by permission after slicing).
-/// - Indexed lists without a row count: the first page with fewer rows than asked ends the
-///   list. That ending is ambiguous (a page shortened by permission filtering looks the
-///   same), so the outcome carries a warning that says how to make it exact.
-/// - Chained lists (cursor, next link, `Link` header): the list ends on the first page whose
-///   next-page marker is there and empty: a null or empty cursor or link, or a `Link` header
-///   without `rel="next"`. A page without any marker ends the list only when it is short
-///   (ambiguous, warned about as above); a full page without one is an error. A page with a
-///   next link goes on, even when it has no rows (hidden rows can empty a page).
-///
-/// Every other ending is an error naming the page: more rows than asked for, a page that
-/// repeats an earlier one (``PageSequenceGuard``), a next link or cursor seen before, more
-/// than `maxPages` pages. A loader that stopped silently would lose rows unnoticed.
+/// Where a list ends is one type's decision per kind of list, shared with the list session:
+/// ``IndexedListEnding`` for indexed lists (JSON-WS, headless, REST offset and page, file),
+/// ``ChainedLoadState`` for chained ones (cursor, next link, `Link` header). Both end a list
+/// where its protocol says it ends, and turn every other ending into an error naming the
+/// page: more rows than asked for, rows past the reported count, a page that repeats an
+/// earlier one (``PageSequenceGuard``), a next link or cursor seen before, more than
+/// `maxPages` pages. A loader that stopped silently would lose rows unnoticed.
 package struct PageLoader: Sendable {
     /// What the consumer wants after a page.
     public enum Decision: Sendable {
@@ -204,8 +194,8 @@ package struct PageLoader: Sendable {
     }
 }
 
-/// The bookkeeping of an indexed load, kept apart from the concurrency so each rule of
-/// fluent pagination is one small, testable decision.
+/// The bookkeeping of an indexed load, kept apart from the concurrency: which pages to
+/// request and hand over; where the list ends is ``IndexedListEnding``'s to say.
 struct IndexedLoadState {
     enum Step {
         case provisional(FetchedPage)
@@ -219,41 +209,25 @@ struct IndexedLoadState {
     private(set) var nextToLaunch = 0
     /// The next page index to hand over.
     private(set) var nextToDeliver = 0
-    /// The first page index known to be past the end of the list.
-    private(set) var endIndex: Int?
-    private(set) var rowCount: Int?
+    private var ending: IndexedListEnding
     private var completed: [Int: Result<FetchedPage, ScreensPipeError>] = [:]
     private var provisionals: [Int: FetchedPage] = [:]
     private var provisionalSent: Set<Int> = []
     private var inFlight = 0
-    private var checks: PageSequenceGuard
-    /// The short page that ended a list without a row count.
-    private var endingShortPage: FetchedPage?
-    /// Whether page 0's page count (headless `lastPage`) set the end, for lack of a row count.
-    private var endedByPageCount = false
-    /// The page whose `on-response:` rule ended the list.
-    private var endingActionPage: FetchedPage?
-    /// Pages an `on-response:` rule skipped, for the `finished` event.
-    private var skippedPages: [FetchedPage] = []
 
     init(pagination: PaginationSpec, requestsPageSize: Bool = true) {
         self.pagination = pagination
-        checks = PageSequenceGuard(requestsPageSize: requestsPageSize)
+        ending = IndexedListEnding(pagination: pagination, requestsPageSize: requestsPageSize)
     }
 
+    /// The first page index known to be past the end of the list.
+    var endIndex: Int? { ending.endIndex }
+
+    /// The row count page 0 reported.
+    var rowCount: Int? { ending.rowCount }
+
     /// How the list ended, once ``nextStep()`` said `.finished`.
-    var outcome: PageLoader.Outcome {
-        let skipped = PageLoader.skippedPagesWarning(skippedPages)
-        if let endingActionPage, let action = endingActionPage.responseAction {
-            let text = "the list ended on page \(endingActionPage.request.index): \(action.reason)"
-            return .ended(.responseAction, warning: [text, skipped].compactMap { $0 }.joined(separator: "; "))
-        }
-        if let endingShortPage, rowCount == nil {
-            let text = PageLoader.shortPageWarning(page: endingShortPage, marker: nil)
-            return .ended(.shortPage, warning: [text, skipped].compactMap { $0 }.joined(separator: "; "))
-        }
-        return .ended(endedByPageCount ? .lastPage : .rowCount, warning: skipped)
-    }
+    var outcome: PageLoader.Outcome { ending.outcome }
 
     /// Pages to request now: keep `prefetch` in flight, never past the known end or max-pages.
     /// Arrived pages wait for their turn; with the one being delivered, at most `prefetch + 1`
@@ -266,7 +240,7 @@ struct IndexedLoadState {
         var indexes: [Int] = []
         let window = max(1, pagination.prefetch)
         while inFlight < window, nextToLaunch <= nextToDeliver + window, nextToLaunch < pagination.maxPages {
-            if let endIndex, nextToLaunch >= endIndex { break }
+            if ending.isPastEnd(nextToLaunch) { break }
             if nextToLaunch > 0, nextToDeliver == 0 { break }
             indexes.append(nextToLaunch)
             nextToLaunch += 1
@@ -289,7 +263,10 @@ struct IndexedLoadState {
 
     /// What to do next, or nil to wait for more pages.
     mutating func nextStep() -> Step? {
-        if let endIndex, nextToDeliver >= endIndex { return .finished }
+        if ending.isPastEnd(nextToDeliver) {
+            if let error = ending.finalError { return .fail(error) }
+            return .finished
+        }
         if nextToDeliver >= pagination.maxPages {
             return .fail(PageLoader.tooManyPages(pagination.maxPages, page: nextToDeliver))
         }
@@ -304,55 +281,15 @@ struct IndexedLoadState {
         case .failure(let error): return .fail(error)
         case .success(let fetched): page = fetched
         }
-        switch page.responseAction?.action {
-        case .endList?:
-            endIndex = index + 1
-            endingActionPage = page
-            nextToDeliver += 1
-            completed = completed.filter { $0.key < index + 1 }
-            return .deliver(page)
-        case .skipPage?:
-            // The page's rows are missing, said in `finished`; the list goes on.
-            skippedPages.append(page)
-            nextToDeliver += 1
-            return .deliver(page)
-        default:
-            break
-        }
-        if index == 0, let count = page.rowCount {
-            guard count >= 0 else { return .fail(PageLoader.impossibleRowCount(count, page: index)) }
-            let pages = pageCount(forRows: count)
-            guard pages <= pagination.maxPages else {
-                return .fail(PageLoader.rowCountPastMaxPages(count, pages: pages, maxPages: pagination.maxPages, page: index))
-            }
-            rowCount = count
-            endIndex = max(1, pages)
-        } else if index == 0, let pages = page.pageCount {
-            // No count, but the server numbered its pages (headless `lastPage`): that is the end.
-            guard pages <= pagination.maxPages else {
-                return .fail(PageLoader.tooManyPages(pagination.maxPages, page: index))
-            }
-            endIndex = max(1, pages)
-            endedByPageCount = true
-        }
-        if let broken = checks.check(page) { return .fail(broken) }
-        if rowCount == nil, !endedByPageCount, page.isShort {
-            endIndex = index + 1
-            endingShortPage = page
-        }
+        if let broken = ending.accept(page) { return .fail(broken) }
         nextToDeliver += 1
         // Results of speculative requests past the end are dropped, errors included.
-        if let endIndex { completed = completed.filter { $0.key < endIndex } }
+        if let endIndex = ending.endIndex { completed = completed.filter { $0.key < endIndex } }
         return .deliver(page)
     }
 
-    /// The number of pages that cover `rows` rows. `rows` comes from a server, so nothing
-    /// here may overflow: `Int.max` rows is a (huge) page count, not a trap.
+    /// The number of pages that cover `rows` rows (``IndexedListEnding/pageCount(forRows:)``).
     func pageCount(forRows rows: Int) -> Int {
-        if rows <= 0 { return 0 }
-        if rows <= pagination.firstPageSize { return 1 }
-        let rest = rows - pagination.firstPageSize
-        let pageSize = max(1, pagination.pageSize)
-        return 1 + rest / pageSize + (rest % pageSize == 0 ? 0 : 1)
+        ending.pageCount(forRows: rows)
     }
 }

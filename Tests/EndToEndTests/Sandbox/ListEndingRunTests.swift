@@ -171,15 +171,18 @@ struct ListEndingRunTests {
         #expect(run.result.stderr.contains("page 1: the page repeats the 10 rows of page 0"))
     }
 
-    @Test("a full page without a next marker: an error, not a silent end", arguments: ["cursor", "next-link", "link-header"])
+    @Test("a page without a next marker ends the list as its protocol says; on page 0 the path is named", arguments: ["cursor", "next-link", "link-header"])
     func droppedNextMarker(source: String) async throws {
         let run = try await Self.run(source, misbehave: "drop-next")
-        #expect(run.result.status == 1)
+        #expect(run.result.status == 0, "stderr: \(run.result.stderr)")
         #expect(run.items.count == 10)
-        #expect(run.result.stderr.contains("page 0: the page is full (10 rows) but has no"))
+        #expect(run.finished?["end"] == "last-page")
+        // A body path left out of the only page may be mistyped: said, naming it. A missing
+        // Link header is how GitHub answers a one-page list: nothing to say.
+        #expect(run.result.stderr.contains("page 0 had no '") == (source != "link-header"), "stderr: \(run.result.stderr)")
     }
 
-    @Test("a wrong next-path with the server's own page size (25 of 50 asked): an error on page 0, not 25 rows and exit 0")
+    @Test("a wrong next-path with the server's own page size: 25 rows, exit 0, and a warning naming the path")
     func wrongNextPath() async throws {
         let file = try CommandRunner.temporaryDirectory().appendingPathComponent("wrong-path.yaml")
         try """
@@ -194,9 +197,9 @@ struct ListEndingRunTests {
         let harness = try await SandboxHarness.start()
         let result = try await CommandRunner.run(["run", file.path], environment: ["ENDING_SERVER": harness.server.baseURL])
         await harness.stop()
-        #expect(result.status == 1)
+        #expect(result.status == 0)
         #expect(result.stdoutLines.count == 25)
-        #expect(result.stderr.contains("page 0: the page is full (25 rows) but has no 'nxt' (next-path) in the body"))
+        #expect(result.stderr.contains("page 0 had no 'nxt' (next-path) in the body"), "stderr: \(result.stderr)")
     }
 
     @Test("a next link or cursor that repeats: an error naming both pages", arguments: ["cursor", "next-link", "link-header"])

@@ -122,46 +122,30 @@ struct ListEndingTests {
         }
     }
 
-    @Test("chained: a missing marker ends a short page (ambiguous) and fails a full one")
+    @Test("chained: a missing marker ends the list as the protocol says; on page 0 the warning names the path")
     func missingMarker() {
-        var short = ChainedLoadState(pagination: PaginationSpec(firstPageSize: 3, pageSize: 3), requestsPageSize: true)
-        guard case .deliver(_, .end(.shortPage, let warning?)) = short.receive(page(0, rows: [1, 2], missing: "no 'next' (next-path) in the body")) else {
-            Issue.record("a short page without a marker ends the list with a warning")
-            return
+        let missing = "no 'next' (next-path) in the body"
+        // Full or short, page 0 without its marker is a one-page list: a warning names the path.
+        for rows: [JSONValue] in [[1, 2], [1, 2, 3]] {
+            var state = ChainedLoadState(pagination: PaginationSpec(firstPageSize: 3, pageSize: 3), requestsPageSize: true)
+            guard case .deliver(_, .end(.lastPage, let warning?)) = state.receive(page(0, rows: rows, missing: missing)) else {
+                Issue.record("page 0 without a marker ends the list with a warning")
+                return
+            }
+            #expect(warning.contains("page 0 had no 'next' (next-path)"))
         }
-        #expect(warning.contains("page 0") && warning.contains("2 of 3 rows"))
-        var full = ChainedLoadState(pagination: PaginationSpec(firstPageSize: 3, pageSize: 3), requestsPageSize: true)
-        guard case .deliver(_, .fail(let error)) = full.receive(page(0, rows: [1, 2, 3], missing: "no 'next' (next-path) in the body")) else {
-            Issue.record("a full page without a marker is an error")
-            return
-        }
-        #expect(error.page == 0 && error.message.contains("is full (3 rows)"))
     }
 
-    @Test("chained, server-sized pages: a missing marker fails page 0 with rows, ends a later shorter page")
-    func missingMarkerServerSized() {
-        let missing = "no 'next' (next-path) in the body"
-        var first = ChainedLoadState(pagination: PaginationSpec(firstPageSize: 50, pageSize: 50), requestsPageSize: false)
-        // 25 rows of 50 asked, but the server picks the size: a wrong next-path looks exactly like this.
-        guard case .deliver(_, .fail(let error)) = first.receive(page(0, rows: Array(repeating: 1, count: 25), size: 50, missing: missing)) else {
-            Issue.record("page 0 with rows and no marker is an error where the server picks the size")
-            return
-        }
-        #expect(error.page == 0)
-        var later = ChainedLoadState(pagination: PaginationSpec(firstPageSize: 50, pageSize: 50), requestsPageSize: false)
-        _ = later.receive(page(0, rows: [1, 2, 3], size: 50, next: "b"))
-        guard case .deliver(_, .end(.shortPage, _?)) = later.receive(page(1, rows: [4], start: 3, size: 50, missing: missing)) else {
-            Issue.record("a page shorter than the largest one before it ends the list, ambiguously")
-            return
-        }
-        guard case .deliver(_, .fail) = later.receive(page(2, rows: [5, 6, 7], start: 4, size: 50, missing: missing)) else {
-            Issue.record("a page as long as the largest one is full")
-            return
-        }
-        var empty = ChainedLoadState(pagination: PaginationSpec(firstPageSize: 50, pageSize: 50), requestsPageSize: false)
-        guard case .deliver(_, .end(.shortPage, _)) = empty.receive(page(0, rows: [], size: 50, missing: missing)) else {
-            Issue.record("an empty first page without a marker is an empty list")
-            return
+    @Test("chained: a later page that leaves its marker out (OData, HAL) ends the list, full or not, without a warning")
+    func markerLeftOutOfTheLastPage() {
+        let missing = "no '@odata.nextLink' (next-path) in the body"
+        for rows: [JSONValue] in [[4], [4, 5, 6]] {
+            var state = ChainedLoadState(pagination: PaginationSpec(firstPageSize: 3, pageSize: 3), requestsPageSize: false)
+            _ = state.receive(page(0, rows: [1, 2, 3], next: "b"))
+            guard case .deliver(_, .end(.lastPage, nil)) = state.receive(page(1, rows: rows, start: 3, missing: missing)) else {
+                Issue.record("the page that leaves the marker out is the last")
+                return
+            }
         }
     }
 

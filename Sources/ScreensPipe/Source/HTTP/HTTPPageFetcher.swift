@@ -127,6 +127,7 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
         }
         fetched.missingContinuation = decoded.missingContinuation
         fetched.pageCount = decoded.pageCount
+        fetched.endsList = decoded.endsList
         fetched.responseAction = decoded.action
         fetched.paginator = decoded.paginator
         return fetched

@@ -44,6 +44,8 @@ struct DecodedPage: Sendable {
     var action: PageResponseAction?
     /// The paginator `paginate: auto` chose, as a `paginate:` value.
     var paginator: String?
+    /// The rule that made this page the last (``FetchedPage/endsList``).
+    var endsList: ListEnd?
     /// Each row's text as received (``FetchedPage/rowTexts``), set by the fetcher.
     var rowTexts: JSONElementTexts?
 }

@@ -10,6 +10,15 @@ public struct RESTSourceSpec: Sendable, Hashable {
     public var total: String?
     /// How the API asks for the next page.
     public var paginate: RESTPaginationStyle
+    /// The `paginate:` keys beyond the style's parameters (sizes for link styles, a cursor
+    /// header, a first offset, paging caps).
+    public var paginateOptions = RESTPaginateOptions()
+    /// Path to a boolean in the body that says whether more rows follow (`has_more`,
+    /// `meta.has_next`): false ends the list; true keeps a short page from ending it.
+    public var hasMore: String? = nil
+    /// Path to the number of pages in the body (`total_pages`), for APIs that count pages
+    /// rather than rows.
+    public var totalPages: String? = nil
     /// Extra query parameters sent with every page, before the paging ones.
     public var query: [QueryParameter]
     /// `method: POST` with a `body:` template that carries the page; nil sends GETs with the
@@ -24,6 +33,34 @@ public struct RESTSourceSpec: Sendable, Hashable {
         self.paginate = paginate
         self.query = query
     }
+}
+
+/// The `paginate:` keys that tune a style beyond its parameters.
+public struct RESTPaginateOptions: Sendable, Hashable {
+    /// `size-param` of `link-header` and `next-link`: sent with the first request (as
+    /// GitHub's `per_page`), whose links carry it on.
+    public var sizeParam: String?
+    /// `cursor-header` of `cursor`: the response header that names the next cursor
+    /// (`X-Next-Cursor`), instead of a path in the body.
+    public var cursorHeader: String?
+    /// `first-offset` of `offset`: the offset of the list's first row.
+    public var firstOffset: Int
+    /// `max-offset` of `offset`: no row at or past this offset is asked for (an API that
+    /// pages no further, as search APIs cap at 1,000 or 10,000).
+    public var maxOffset: Int?
+    /// `max-page` of `page`: the last page number asked for.
+    public var maxPage: Int?
+
+    /// Creates options; by default none, and the list starts at offset 0.
+    public init(sizeParam: String? = nil, cursorHeader: String? = nil, firstOffset: Int = 0, maxOffset: Int? = nil, maxPage: Int? = nil) {
+        self.sizeParam = sizeParam
+        self.cursorHeader = cursorHeader
+        self.firstOffset = firstOffset
+        self.maxOffset = maxOffset
+        self.maxPage = maxPage
+    }
+
+    var isDefault: Bool { self == Self() }
 }
 
 /// How a generic REST API pages.
@@ -55,7 +92,7 @@ public enum RESTPaginationStyle: Sendable, Hashable {
 extension RESTSourceSpec: SourceTypeSettings, QueryParameterized {
     static var typeName: String { "rest" }
 
-    static var ownKeys: [String] { ["url", "records", "total", "query", "paginate"] + SpecDecoder.restBodyKeys }
+    static var ownKeys: [String] { ["url", "records", "total", "total-pages", "has-more", "query", "paginate"] + SpecDecoder.restBodyKeys }
 
     static var requiredKeys: [String] { ["url", "paginate"] }
 
@@ -67,8 +104,10 @@ extension RESTSourceSpec: SourceTypeSettings, QueryParameterized {
         var members: [(String, YAMLTextWriter.Value)] = [("url", .string(redactedURL(url, markingUserinfo: true)))]
         if let records { members.append(("records", .string(records))) }
         if let total { members.append(("total", .string(total))) }
+        if let totalPages { members.append(("total-pages", .string(totalPages))) }
+        if let hasMore { members.append(("has-more", .string(hasMore))) }
         if !query.isEmpty { members.append(("query", query.redactedValue)) }
-        members.append(("paginate", .mapping(paginate.describedMembers)))
+        members.append(("paginate", .mapping(paginate.describedMembers + paginateOptions.describedMembers)))
         if let requestBody {
             members.append(("method", .raw("POST")))
             members.append(("body", .string(redactedBody(Array(requestBody.template.jsonString.utf8)))))
@@ -83,16 +122,25 @@ extension RESTSourceSpec: SourceTypeSettings, QueryParameterized {
             "records": records.map(JSONValue.string) ?? .null, "total": total.map(JSONValue.string) ?? .null,
             "paginate": .string(paginate.cacheIdentity),
         ]
+        // Only sources that use them have these members, so older keys keep their bytes.
+        if !paginateOptions.isDefault { identity["paginate-options"] = .string(paginateOptions.cacheIdentity) }
+        if let hasMore { identity["has-more"] = .string(hasMore) }
+        if let totalPages { identity["total-pages"] = .string(totalPages) }
         // The body selects the rows as a query does; a digest keeps any value in it out.
         // Only POST sources have the member, so the keys of GET sources keep their bytes.
         if let requestBody { identity["body"] = .string(CacheKey.digest(requestBody.template.jsonString)) }
         return .object(identity)
     }
 
-    /// A page-numbered API takes one page size for every page, so the first page has it too.
+    /// A page-numbered API takes one page size for every page, so the first page has it too;
+    /// so does a link-paged API sent a size, whose links repeat the first page's size.
     func effectivePagination(_ written: PaginationSpec) -> PaginationSpec {
         var pagination = written
-        if case .page = paginate { pagination.firstPageSize = pagination.pageSize }
+        switch paginate {
+        case .page: pagination.firstPageSize = pagination.pageSize
+        case .nextLink, .linkHeader where paginateOptions.sizeParam != nil: pagination.firstPageSize = pagination.pageSize
+        default: break
+        }
         return pagination
     }
 
@@ -109,6 +157,22 @@ extension RESTSourceSpec: SourceTypeSettings, QueryParameterized {
 extension SourceTypeSpec {
     /// `rest`: any paged JSON API.
     public static func rest(_ spec: RESTSourceSpec) -> Self { Self(spec) }
+}
+
+extension RESTPaginateOptions {
+    fileprivate var cacheIdentity: String {
+        "\(sizeParam ?? "") \(cursorHeader ?? "") \(firstOffset) \(maxOffset.map(String.init) ?? "") \(maxPage.map(String.init) ?? "")"
+    }
+
+    fileprivate var describedMembers: [(String, YAMLTextWriter.Value)] {
+        var members: [(String, YAMLTextWriter.Value)] = []
+        if let sizeParam { members.append(("size-param", .string(sizeParam))) }
+        if let cursorHeader { members.append(("cursor-header", .string(cursorHeader))) }
+        if firstOffset != 0 { members.append(("first-offset", .raw("\(firstOffset)"))) }
+        if let maxOffset { members.append(("max-offset", .raw("\(maxOffset)"))) }
+        if let maxPage { members.append(("max-page", .raw("\(maxPage)"))) }
+        return members
+    }
 }
 
 extension RESTPaginationStyle {
@@ -154,7 +218,9 @@ extension SpecDecoder {
         if let url, let urlNode, !hasServer, !["http://", "https://"].contains(where: url.lowercased().hasPrefix) {
             context.fail("'url' is relative ('\(redactedURL(url))'), so the source needs a 'server'", at: urlNode.location)
         }
-        let paginate = section.required("paginate", for: "source of type '\(RESTSourceSpec.typeName)'").flatMap(decodePaginate)
+        let paginateNode = section.required("paginate", for: "source of type '\(RESTSourceSpec.typeName)'")
+        let paginate = paginateNode.flatMap(decodePaginate)
+        let options = paginateNode.flatMap(decodePaginateOptions) ?? RESTPaginateOptions()
         let querySection = section.section("query")
         let query = querySection.map(decodeQuery) ?? []
         if let paginate, let querySection {
@@ -166,6 +232,9 @@ extension SpecDecoder {
             url: url, records: section.nonEmptyString("records"), total: section.nonEmptyString("total"),
             paginate: paginate, query: query)
         spec.requestBody = requestBody
+        spec.paginateOptions = options
+        spec.hasMore = section.nonEmptyString("has-more")
+        spec.totalPages = section.nonEmptyString("total-pages")
         return spec
     }
 
@@ -178,11 +247,12 @@ extension SpecDecoder {
 
         var keys: [String] {
             switch self {
-            case .offset: ["offset-param", "limit-param"]
-            case .page: ["page-param", "size-param", "first-page"]
-            case .cursor: ["cursor-param", "cursor-path", "size-param"]
-            case .nextLink: ["next-path"]
-            case .linkHeader, .auto: []
+            case .offset: ["offset-param", "limit-param", "first-offset", "max-offset"]
+            case .page: ["page-param", "size-param", "first-page", "max-page"]
+            case .cursor: ["cursor-param", "cursor-path", "cursor-header", "size-param"]
+            case .nextLink: ["next-path", "size-param"]
+            case .linkHeader: ["size-param"]
+            case .auto: []
             }
         }
     }
@@ -222,6 +292,30 @@ extension SpecDecoder {
         case .auto:
             return .auto
         }
+    }
+
+    /// The keys of ``RESTPaginateOptions``, read after ``decodePaginate(_:)`` checked which
+    /// keys the style takes.
+    private func decodePaginateOptions(_ node: YAMLNode) -> RESTPaginateOptions? {
+        guard case .mapping = node, let section = Section(node, name: "source.paginate", context: context),
+            case .scalar(let styleText)? = section.mapping["style"], let style = PaginateStyle(rawValue: styleText.text)
+        else { return nil }
+        var options = RESTPaginateOptions()
+        switch style {
+        case .nextLink, .linkHeader: options.sizeParam = section.nonEmptyString("size-param")
+        case .cursor:
+            options.cursorHeader = section.nonEmptyString("cursor-header")
+            if options.cursorHeader != nil, section.mapping["cursor-path"] != nil, let node = section.mapping["cursor-header"] {
+                context.fail("'cursor-header' and 'cursor-path' both name where the next cursor is; keep one", at: node.location)
+            }
+        case .offset:
+            options.firstOffset = section.int("first-offset", atLeast: 0, atMost: Int(Int32.max)) ?? 0
+            options.maxOffset = section.int("max-offset", atLeast: 1, atMost: Int(Int32.max))
+        case .page:
+            options.maxPage = section.int("max-page", atLeast: 0, atMost: Int(Int32.max))
+        case .auto: break
+        }
+        return options
     }
 
     private func ownersOfPaginateKeys(except style: PaginateStyle) -> [String: String] {

@@ -9,6 +9,8 @@ struct RESTWireFormat: WireFormat {
     let firstURL: String
     private let records: FieldPath?
     private let total: FieldPath?
+    private let totalPages: FieldPath?
+    private let hasMore: FieldPath?
     /// Where the body names the next page (cursor and next-link styles).
     private let continuation: FieldPath?
 
@@ -22,8 +24,10 @@ struct RESTWireFormat: WireFormat {
         }
         records = try Self.path(spec.records)
         total = try Self.path(spec.total)
+        totalPages = try Self.path(spec.totalPages)
+        hasMore = try Self.path(spec.hasMore)
         switch spec.paginate {
-        case .cursor(_, let cursorPath, _): continuation = try Self.path(cursorPath)
+        case .cursor(_, let cursorPath, _): continuation = spec.paginateOptions.cursorHeader == nil ? try Self.path(cursorPath) : nil
         case .nextLink(let nextPath): continuation = try Self.path(nextPath)
         case .offset, .page, .linkHeader, .auto: continuation = nil
         }
@@ -59,7 +63,7 @@ struct RESTWireFormat: WireFormat {
         var query = spec.query
         switch spec.paginate {
         case .offset(let offsetParam, let limitParam):
-            query.append(QueryParameter(name: offsetParam, value: String(page.startRow)))
+            query.append(QueryParameter(name: offsetParam, value: String(page.startRow + spec.paginateOptions.firstOffset)))
             query.append(QueryParameter(name: limitParam, value: String(size)))
         case .page(let pageParam, let sizeParam, let firstPage):
             let number = (size > 0 ? page.startRow / size : 0) + firstPage
@@ -76,6 +80,8 @@ struct RESTWireFormat: WireFormat {
                 request.secretValues = spec.query.filter(\.text.isSecret).map(\.value)
                 return request
             }
+            // The first page: the size the user names (`per_page`), which the links carry on.
+            if let sizeParam = spec.paginateOptions.sizeParam { query.append(QueryParameter(name: sizeParam, value: String(size))) }
         case .auto:
             // Page 0 as written (the server's first page); later pages as page 0 decided.
             if let next = page.continuation {
@@ -110,6 +116,13 @@ struct RESTWireFormat: WireFormat {
 
     func rowsPath(for page: PageRequest) -> [JSONPathStep]? {
         if case .auto = spec.paginate { return nil }
+        // A cursor read off a row (Stripe's `starting_after` is the last row's id:
+        // `data[-1].id`) needs the rows parsed, not only kept as texts.
+        if let continuation, continuation.components.starts(with: records?.components ?? []),
+            continuation.components.count > (records?.components.count ?? 0)
+        {
+            return nil
+        }
         guard let records else { return [] }
         var steps: [JSONPathStep] = []
         for component in records.components {
@@ -130,29 +143,90 @@ struct RESTWireFormat: WireFormat {
                 .malformedResponse,
                 "expected an array of rows\(spec.records.map { " at '\($0)'" } ?? ""), found \(target?.typeName ?? "nothing")")
         }
-        let rowCount = total.flatMap { $0.resolve(in: body)?.int64Value }.map { Int($0) }
-        var next: String?
-        var missing: String?
+        var decoded = DecodedPage(rows: rows)
+        var missing: [String] = []
+        if let total {
+            let value = total.resolve(in: body)
+            if value == nil { missing.append("no '\(total)' (total) in the body") }
+            // Page 0's count decides; a later page's is read so that a broken one is still noticed.
+            let count = try RESTListMarkers.count(value, path: "\(total)", page: page.index)
+            if page.index == 0 { decoded.rowCount = count }
+        }
+        if let totalPages {
+            let value = totalPages.resolve(in: body)
+            if value == nil { missing.append("no '\(totalPages)' (total-pages) in the body") }
+            decoded.pageCount = try RESTListMarkers.count(value, path: "\(totalPages)", page: page.index)
+        }
+        var more: Bool?
+        if let hasMore {
+            let value = hasMore.resolve(in: body)
+            if value == nil { missing.append("no '\(hasMore)' (has-more) in the body") }
+            more = try RESTListMarkers.flag(value, path: "\(hasMore)", page: page.index)
+        }
         switch spec.paginate {
         case .offset, .page, .auto:
-            break
+            if more == false {
+                decoded.pageCount = page.index + 1
+                decoded.endsList = .hasMore
+            } else if reachesCap(page, rows: rows.count) {
+                decoded.pageCount = page.index + 1
+                decoded.endsList = .pagingCap
+            } else if more == true {
+                decoded.continuation = FetchedPage.moreRowsFollow
+            }
+            decoded.missingContinuation = missing.isEmpty ? nil : missing.joined(separator: " and ")
+            return decoded
         case .cursor(_, let cursorPath, _):
-            let marker = continuation?.resolve(in: body)
-            next = try Self.text(marker, path: cursorPath)
-            if marker == nil { missing = "no '\(cursorPath)' (cursor-path) in the body" }
+            if let header = spec.paginateOptions.cursorHeader {
+                let values = response.headers.values(for: header)
+                decoded.continuation = values.first.map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+                if values.isEmpty { missing.append("no '\(header)' header (cursor-header)") }
+            } else {
+                let marker = continuation?.resolve(in: body)
+                decoded.continuation = try Self.text(marker, path: cursorPath)
+                if marker == nil { missing.append("no '\(cursorPath)' (cursor-path) in the body") }
+            }
         case .nextLink(let nextPath):
             let marker = continuation?.resolve(in: body)
-            next = try Self.text(marker, path: nextPath).map { URLText.resolve($0, against: response.effectiveURL) }
-            if marker == nil { missing = "no '\(nextPath)' (next-path) in the body" }
+            decoded.continuation = try Self.text(marker, path: nextPath).map { URLText.resolve($0, against: response.effectiveURL) }
+            if marker == nil { missing.append("no '\(nextPath)' (next-path) in the body") }
         case .linkHeader:
-            // A Link header without rel="next" marks the last page; no Link header at all
-            // marks nothing (a proxy may have dropped it).
+            // No `rel="next"` is the end (RFC 8288), with or without any Link header: GitHub
+            // sends none on a one-page list, and first/prev only on its last page.
             let fields = response.headers.values(for: "Link")
-            next = LinkHeader.target(relation: "next", in: fields).map { URLText.resolve($0, against: response.effectiveURL) }
-            if fields.isEmpty { missing = "no Link header" }
+            decoded.continuation = LinkHeader.target(relation: "next", in: fields).map { URLText.resolve($0, against: response.effectiveURL) }
         }
-        return DecodedPage(rows: rows, rowCount: rowCount, continuation: next, missingContinuation: missing)
+        if more == false {
+            // The flag wins over a marker some APIs keep sending on the last page.
+            decoded.continuation = nil
+            decoded.endsList = .hasMore
+        } else if more == true, decoded.continuation == nil {
+            throw ScreensPipeError(
+                .pagination,
+                "'\(spec.hasMore ?? "")' (has-more) says more rows follow, but the page names no next page; stopping instead of guessing",
+                page: page.index)
+        }
+        decoded.missingContinuation = missing.isEmpty ? nil : missing.joined(separator: " and ")
+        return decoded
     }
+
+    /// Whether `page` is the last the pipeline's `max-offset` or `max-page` lets the API
+    /// be asked for. A short page is not: it ends the list by itself.
+    private func reachesCap(_ page: PageRequest, rows: Int) -> Bool {
+        let size = page.endRow - page.startRow
+        guard rows >= size else { return false }
+        switch spec.paginate {
+        case .offset:
+            guard let maxOffset = spec.paginateOptions.maxOffset else { return false }
+            return page.endRow + spec.paginateOptions.firstOffset >= maxOffset
+        case .page(_, _, let firstPage):
+            guard let maxPage = spec.paginateOptions.maxPage, size > 0 else { return false }
+            return page.startRow / size + firstPage >= maxPage
+        default:
+            return false
+        }
+    }
+
 
     /// A cursor or link value: null, `false` and an empty string mark the last page; a
     /// string or an integer names the next one; anything else (an object, an array) is an

@@ -33,22 +33,10 @@ struct ChainedLoadState {
     /// The page that named each continuation, to name both pages when one repeats.
     private var pageByContinuation: [String: Int] = [:]
     private var checks: PageSequenceGuard
-    /// The most rows any page held so far: the server's page size, where the server picks it.
-    private var largestPage = 0
 
     init(pagination: PaginationSpec, requestsPageSize: Bool) {
         self.pagination = pagination
         checks = PageSequenceGuard(requestsPageSize: requestsPageSize)
-    }
-
-    /// Whether `page` is as long as a page of this list gets, so that a missing next marker
-    /// cannot mean "last page". Where the request carries the size, that is the size asked
-    /// for; where the server picks it (next links, `Link` headers, a cursor without a size
-    /// parameter), page 0 with any row is full (it sets the size), and a later page is full
-    /// when it holds as many rows as the largest page before it.
-    private func isFull(_ page: FetchedPage, asked: Int) -> Bool {
-        if checks.requestsPageSize { return page.rowsInPage >= asked }
-        return page.request.index == 0 ? page.rowsInPage > 0 : page.rowsInPage >= largestPage
     }
 
     /// The request for the next page: it asks for `first-page-size` rows on page 0 and
@@ -78,26 +66,24 @@ struct ChainedLoadState {
         }
         if let broken = checks.check(fetched) { return .reject(broken) }
         let pageIndex = fetched.request.index
-        let asked = fetched.request.endRow - fetched.request.startRow
-        let full = isFull(fetched, asked: asked)
-        largestPage = max(largestPage, fetched.rowsInPage)
         var page = fetched
         page.request.endRow = page.request.startRow + page.rowsInPage
         receivedRows += page.rowsInPage
         index += 1
 
         guard let next = page.continuation else {
-            guard let missing = page.missingContinuation else { return .deliver(page, after: .end(.lastPage, warning: nil)) }
-            if full {
+            // The protocol's own end: no next marker, whether null, empty or left out (OData
+            // leaves `@odata.nextLink` out of the last page, HAL `_links.next`, GitHub the
+            // `Link` header of a one-page list). Page 0 lacking a marker the pipeline names may
+            // be a mistyped path; with one page nothing was lost, so it is a warning.
+            if pageIndex == 0, let missing = page.missingContinuation {
                 return .deliver(
                     page,
-                    after: .fail(
-                        ScreensPipeError(
-                            .pagination,
-                            "the page is full (\(page.rowsInPage) rows) but has \(missing), so nothing says whether rows follow: check the path; a server whose list has no more pages should say so with a null or empty value (or a Link header without rel=\"next\")",
-                            page: pageIndex)))
+                    after: .end(
+                        page.endsList ?? .lastPage,
+                        warning: "page 0 had \(missing), which ends the list after its one page; check the path if the list should have more"))
             }
-            return .deliver(page, after: .end(.shortPage, warning: PageLoader.shortPageWarning(page: fetched, marker: missing)))
+            return .deliver(page, after: .end(page.endsList ?? .lastPage, warning: nil))
         }
         if let earlier = pageByContinuation[next] {
             // The link itself is not printed: next links may carry tokens.
