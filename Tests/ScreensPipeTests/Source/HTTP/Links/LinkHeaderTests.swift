@@ -170,6 +170,25 @@ struct LinkHeaderTests {
         }
     }
 
+    @Test("every published case, as a full page of a link-header list: a next link goes on, anything else ends it", arguments: all)
+    func endsAsTheHeaderSays(_ example: Case) throws {
+        let next = example.links.first { $0.relations.contains("next") }?.target
+        let wire = try RESTWireFormat(spec: RESTSourceSpec(url: "https://api.example.com/items", paginate: .linkHeader), baseURL: nil)
+        let response = HTTPResponse(
+            status: 200, headers: HTTPHeaders(example.header.isEmpty ? [] : [(name: "Link", value: example.header)]),
+            effectiveURL: "https://api.example.com/items")
+        let request = PageRequest(index: 0, startRow: 0, endRow: 2, includesRowCount: true)
+        let decoded = try wire.decode([["id": 1], ["id": 2]], response: response, page: request)
+        var page = FetchedPage(request: request, rows: decoded.rows, continuation: decoded.continuation, origin: .remote)
+        page.missingContinuation = decoded.missingContinuation
+        var state = ChainedLoadState(pagination: PaginationSpec(firstPageSize: 2, pageSize: 2), requestsPageSize: false)
+        switch state.receive(page) {
+        case .deliver(_, .next): #expect(next != nil, "followed a link in \(example.header)")
+        case .deliver(_, .end(.lastPage, nil)): #expect(next == nil, "ended although \(example.header) names a next page")
+        default: Issue.record("a full page of a link-header list is neither followed nor ended: \(example.header)")
+        }
+    }
+
     @Test("the next link is the first link whose rel includes next, across header fields")
     func nextAcrossFields() {
         #expect(LinkHeader.target(relation: "next", in: ["<a>; rel=prev", "<b>; rel=\"last next\""]) == "b")
