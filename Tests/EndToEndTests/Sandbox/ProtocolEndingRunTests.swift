@@ -232,6 +232,30 @@ struct ProtocolEndingRunTests {
         }
     }
 
+    @Test("a total that is too low (\"12\" for 23 rows) is an error naming the page past it, not rows lost unnoticed")
+    func totalTooLow() async throws {
+        // 23 rows, offset/limit, a quoted total of 12: page 1 (rows 10..<20) goes past it.
+        let server = try RecordingServer(host: "127.0.0.1") { head in
+            let target = head.split(separator: " ").dropFirst().first.map(String.init) ?? ""
+            let offset = target.split(separator: "offset=").dropFirst().first.flatMap { Int($0.prefix { $0.isNumber }) } ?? 0
+            let rows = (offset..<min(23, offset + 10)).map { #"{"id":\#($0)}"# }.joined(separator: ",")
+            return .init(body: #"{"items":[\#(rows)],"total":"12"}"#)
+        }
+        defer { server.stop() }
+        let file = try Self.pipeline("too-low", source: """
+              url: /items
+              records: items
+              total: total
+              paginate: offset
+            """).path
+        let text = try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "convert:\n  model: bookmark", with: "")
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try await CommandRunner.run(["run", file], environment: ["REST_SERVER": server.origin])
+        #expect(result.status == 1)
+        #expect(result.stdoutLines.count == 10)
+        #expect(result.stderr.contains("page 1") && result.stderr.contains("reported 12 rows"), "stderr: \(result.stderr)")
+    }
+
     @Test("max-offset ends a capped list cleanly and says where")
     func maxOffset() async throws {
         let file = try Self.pipeline("capped", source: """
