@@ -88,11 +88,7 @@ struct RESTEndpoints: Sendable {
     /// `?limit=25&cursor=...` -> `{"results":[...],"next_cursor":"..."}`; `next_cursor` is null on the last page.
     private func cursor(_ rows: RowList, _ query: QueryString) throws(InvalidQueryParameter) -> SandboxResponse {
         let limit = try self.limit(query, "limit")
-        var offset = 0
-        if let cursor = query["cursor"] {
-            guard let decoded = Self.decodeCursor(cursor) else { throw InvalidQueryParameter(name: "cursor", value: cursor) }
-            offset = decoded
-        }
+        let offset = try cursorOffset(query, "cursor")
         let end = min(rows.count, offset + limit)
         return .json(200, [
             "results": .array(rows.page(offset..<end, hideEvery: portal.hideEvery)),
@@ -144,6 +140,13 @@ struct RESTEndpoints: Sendable {
         let value = try query.integer(name) ?? defaultValue
         guard value >= 0, value <= Int(Int32.max) else { throw InvalidQueryParameter(name: name, value: String(value)) }
         return value
+    }
+
+    /// The offset an opaque cursor parameter stands for; 0 without one.
+    func cursorOffset(_ query: QueryString, _ name: String) throws(InvalidQueryParameter) -> Int {
+        guard let cursor = query[name] else { return 0 }
+        guard let offset = Self.decodeCursor(cursor) else { throw InvalidQueryParameter(name: name, value: cursor) }
+        return offset
     }
 
     /// Cursors are opaque to clients (base64 of `offset:N`), as real cursor APIs make them.

@@ -40,11 +40,7 @@ extension RESTEndpoints {
             }
             size = number
         }
-        var start = 0
-        if let token = request.query["$skiptoken"] {
-            guard let offset = Self.decodeCursor(token) else { throw InvalidQueryParameter(name: "$skiptoken", value: token) }
-            start = offset
-        }
+        let start = try cursorOffset(request.query, "$skiptoken")
         let end = min(rows.count, start + size)
         var body: JSONObject = ["@odata.context": .string("\(link)/$metadata#Bookmarks")]
         if request.query["$count"] == "true" { body["@odata.count"] = .int(Int64(rows.count)) }
@@ -100,11 +96,7 @@ extension RESTEndpoints {
 
     func headerCursor(_ rows: RowList, _ query: QueryString) throws(InvalidQueryParameter) -> SandboxResponse {
         let limit = try self.limit(query, "limit")
-        var start = 0
-        if let cursor = query["cursor"] {
-            guard let decoded = Self.decodeCursor(cursor) else { throw InvalidQueryParameter(name: "cursor", value: cursor) }
-            start = decoded
-        }
+        let start = try cursorOffset(query, "cursor")
         let end = min(rows.count, start + limit)
         let body = JSONValue.array(rows.page(start..<max(start, end), hideEvery: portal.hideEvery))
         return .json(200, body, headers: end < rows.count ? [("X-Next-Cursor", Self.encodeCursor(end))] : [])
