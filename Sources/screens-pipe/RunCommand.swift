@@ -19,8 +19,8 @@ struct RunCommand: AsyncParsableCommand {
               screens-pipe run pipelines/bookmarks.yaml | jq -r .url
               screens-pipe run pipelines/bookmarks.yaml --events | jq -c 'select(.page)'
               screens-pipe run pipelines/bookmarks.yaml --set filter.limit=10
-              screens-pipe run pipelines/bookmarks.yaml --output bookmarks.jsonl
-              screens-pipe run pipelines/bookmarks.yaml --output bookmarks.jsonl --resume
+              screens-pipe run pipelines/bookmarks.yaml --output out.jsonl
+              screens-pipe run pipelines/bookmarks.yaml -o out.jsonl --resume  # if failed
               screens-pipe run pipelines/bookmarks.yaml --policy cache-only
             """
     )

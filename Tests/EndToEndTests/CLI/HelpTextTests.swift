@@ -38,10 +38,18 @@ struct HelpTextTests {
         let examples = Self.exampleCommands(help.stdoutText)
         #expect(!examples.isEmpty || ["cache"].contains(subcommand), "no example in \(subcommand) --help")
         let directory = try Self.repositoryLikeDirectory()
-        for example in examples {
-            for file in Self.pipelineFiles(in: example) {
+        for (example, comment) in examples {
+            let files = Self.pipelineFiles(in: example)
+            for file in files {
                 let matches = try Self.expand(file, in: directory)
                 #expect(!matches.isEmpty, "'\(example)' names \(file), which does not exist")
+            }
+            // `# if failed`: a state the test cannot make in one line; its pipeline is checked.
+            if comment.hasPrefix("# if ") {
+                #expect(!files.isEmpty)
+                let validated = try await CommandRunner.run(["validate"] + files, directory: directory)
+                #expect(validated.status == 0, "'\(example)': \(validated.stderr)")
+                continue
             }
             var script = example
             if example.hasPrefix("screens-pipe sandbox") {
@@ -99,14 +107,18 @@ struct HelpTextTests {
     }
 
     /// The example command lines of a help text: each indented discussion line that runs
-    /// `screens-pipe` (alone or in a shell pipeline), without a trailing `# comment`.
-    static func exampleCommands(_ help: String) -> [String] {
-        discussion(help).compactMap { line -> String? in
+    /// `screens-pipe` (alone or in a shell pipeline), and its trailing `# comment`, if any.
+    static func exampleCommands(_ help: String) -> [(command: String, comment: String)] {
+        discussion(help).compactMap { line -> (String, String)? in
             guard line.hasPrefix("  ") else { return nil }
             var command = line.trimmingCharacters(in: .whitespaces)
             guard command.hasPrefix("screens-pipe ") || command.contains("| screens-pipe ") else { return nil }
-            if let comment = command.range(of: "  #") { command = String(command[..<comment.lowerBound]).trimmingCharacters(in: .whitespaces) }
-            return command
+            var comment = ""
+            if let start = command.range(of: "  #") {
+                comment = command[start.lowerBound...].trimmingCharacters(in: .whitespaces)
+                command = String(command[..<start.lowerBound]).trimmingCharacters(in: .whitespaces)
+            }
+            return (command, comment)
         }
     }
 
