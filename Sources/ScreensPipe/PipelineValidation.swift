@@ -21,8 +21,8 @@ public enum PipelineValidation {
             }
         }
         errors += FanOutPlan.conflicts(spec)
-        if errors.isEmpty { errors = unknownFieldErrors(spec) }
-        if errors.isEmpty { errors = declaredTypeErrors(spec) }
+        // Both kinds at once: a declared type's check skips the fields that are unknown.
+        if errors.isEmpty { errors = unknownFieldErrors(spec) + declaredTypeErrors(spec) }
         if !errors.isEmpty { throw ConfigurationErrors(errors: errors) }
     }
 }

@@ -70,6 +70,13 @@ import Testing
         #expect(found.first?.contains(message) == true, "\(found)")
     }
 
+    @Test func anUnknownFieldAndATypeMismatchAreReportedTogether() {
+        let found = errors(convert: typed, where: #"comments > "2" and zzz == 1"#)
+        #expect(found.count == 2, "\(found)")
+        #expect(found.contains { $0.contains("'zzz' is not a field") })
+        #expect(found.contains { $0.contains("'comments' is declared 'type: int'") })
+    }
+
     @Test func literalsOfTheDeclaredTypeAndNullAreFine() {
         for expression in ["comments > 2", "comments >= 2.5", "comments == null", "open == true", "not open", #"title starts-with "a""#, "score < 1e3", "comments in [1, 2]"] {
             #expect(errors(convert: typed, where: expression).isEmpty, "\(expression)")
