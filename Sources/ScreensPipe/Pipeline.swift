@@ -148,6 +148,7 @@ public final class Pipeline: Sendable {
         }
         do throws(OutputFile.WriteFailure) {
             summary.outputPath = try stages.sink.close(succeeded: publishes)
+            summary.tableDelivery = stages.sink.tableDelivery
         } catch {
             if case .failed(let message) = error {
                 summary.record(ScreensPipeError.sink(message))

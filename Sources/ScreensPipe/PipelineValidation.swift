@@ -2,8 +2,9 @@
 /// compile, the filter expression parses. `validate` and `run` both call it, so a bad
 /// expression is a configuration error (exit 2) before any request is sent.
 public enum PipelineValidation {
-    /// Checks that `spec`'s convert stage builds, its filter expression parses, and the
-    /// fields the filter and `sink.fields` name are fields the convert stage writes.
+    /// Checks that `spec`'s convert stage builds, its filter expression parses, the
+    /// fields the filter and `sink.fields` name are fields the convert stage writes, and the
+    /// filter compares a field of a declared type only with literals of that type.
     /// Throws every error found, not just the first.
     public static func check(_ spec: PipelineSpec) throws(ConfigurationErrors) {
         var errors: [ScreensPipeError] = []
@@ -20,7 +21,8 @@ public enum PipelineValidation {
             }
         }
         errors += FanOutPlan.conflicts(spec)
-        if errors.isEmpty { errors = unknownFieldErrors(spec) }
+        // Both kinds at once: a declared type's check skips the fields that are unknown.
+        if errors.isEmpty { errors = unknownFieldErrors(spec) + declaredTypeErrors(spec) }
         if !errors.isEmpty { throw ConfigurationErrors(errors: errors) }
     }
 }
@@ -29,16 +31,23 @@ extension PipelineLoader {
     /// Loads a pipeline file and checks it as `validate` does: YAML, keys and types, then
     /// the model, field mapping and filter expression. Every problem is reported before any
     /// request is sent.
+    ///
+    /// An unset `${NAME}` is an error, reported with every other problem of the file (its
+    /// model, fields and filter are checked all the same; see ``check(file:overrides:)``).
     public func loadChecked(file path: String, overrides: [String] = []) throws(ConfigurationErrors) -> PipelineSpec {
-        let spec = try load(file: path, overrides: overrides)
-        try PipelineValidation.check(spec)
-        return spec
+        try check(file: path, overrides: overrides).runnableSpec()
     }
 
     /// Loads pipeline YAML text and checks it as `validate` does (see ``loadChecked(file:overrides:)``).
     public func loadChecked(yaml text: String, file: String = "<string>", overrides: [String] = []) throws(ConfigurationErrors) -> PipelineSpec {
-        let spec = try load(yaml: text, file: file, overrides: overrides)
-        try PipelineValidation.check(spec)
+        try check(yaml: text, file: file, overrides: overrides).runnableSpec()
+    }
+}
+
+extension PipelineCheck {
+    /// The spec, when nothing is wrong and every variable is set; else every error.
+    func runnableSpec() throws(ConfigurationErrors) -> PipelineSpec {
+        guard allErrors.isEmpty, let spec else { throw ConfigurationErrors(errors: allErrors) }
         return spec
     }
 }

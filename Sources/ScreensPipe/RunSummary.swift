@@ -38,6 +38,8 @@ public struct RunSummary: Sendable {
     public var outputClosed = false
     /// Where a file sink's data ended up (the final path, or `.partial` after a failure).
     public var outputPath: String?
+    /// What a `postgres` sink wrote to its table (committed, whether the run succeeded or not).
+    public var tableDelivery: TableDelivery?
     /// Why the run stopped, how the list ended, and the interrupting signal (as in `finished`).
     public var ending = RunEnding()
 
@@ -73,4 +75,25 @@ public struct RunEnding: Sendable, Hashable {
 
     /// An ending that says nothing yet.
     public init() {}
+}
+
+/// What a `postgres` sink did to its table in one run.
+public struct TableDelivery: Sendable, Hashable {
+    /// The table, as the sink names it (`bookmarks`, `schema.table`).
+    public var table: String
+    /// The database, without its password (`postgres://user@host:port/database`).
+    public var database: String
+    /// Rows upserted (committed), a key counted once per batch.
+    public var upserted = 0
+    /// Keys of rows the `deleted:` marker picked, deleted from the table.
+    public var deleted = 0
+    /// `mode: mirror`: whether the rows the list no longer has were deleted (only after a
+    /// complete, clean list).
+    public var mirrored = false
+
+    /// A delivery that has written nothing yet.
+    public init(table: String, database: String) {
+        self.table = table
+        self.database = database
+    }
 }

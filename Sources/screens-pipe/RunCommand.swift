@@ -19,8 +19,8 @@ struct RunCommand: AsyncParsableCommand {
               screens-pipe run pipelines/bookmarks.yaml | jq -r .url
               screens-pipe run pipelines/bookmarks.yaml --events | jq -c 'select(.page)'
               screens-pipe run pipelines/bookmarks.yaml --set filter.limit=10
-              screens-pipe run pipelines/bookmarks.yaml --output bookmarks.jsonl
-              screens-pipe run pipelines/bookmarks.yaml --output bookmarks.jsonl --resume
+              screens-pipe run pipelines/bookmarks.yaml --output out.jsonl
+              screens-pipe run pipelines/bookmarks.yaml -o out.jsonl --resume  # if failed
               screens-pipe run pipelines/bookmarks.yaml --policy cache-only
             """
     )
@@ -103,6 +103,7 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         apply(to: &spec)
+        try refuseUnknownFields(of: spec)
         try fileRoles(of: spec).refuseCollisions()
         let variables = ProcessInfo.processInfo.environment
         let showProgress = !quiet && progress.isEnabled(stderrIsTerminal: Terminal.isTerminal(2))
@@ -182,9 +183,32 @@ struct RunCommand: AsyncParsableCommand {
                 let verb = summary.succeeded ? "wrote" : "kept what was written as"
                 Terminal.note("screens-pipe: \(verb) \(path) (\(summary.selected) rows)")
             }
+            if let delivery = summary.tableDelivery, !quiet { Terminal.note(Self.summaryLine(delivery)) }
             if summary.exitCode != 0 { throw ExitCode(summary.exitCode) }
             if !reportsWritten { throw ExitCode(1) }
         }
+    }
+
+    /// `screens-pipe: wrote 73 rows to table bookmarks in postgres://...`, as a file sink
+    /// names its file, with the deletes when there were any.
+    static func summaryLine(_ delivery: TableDelivery) -> String {
+        var line = "screens-pipe: wrote \(delivery.upserted) row\(delivery.upserted == 1 ? "" : "s") to table \(delivery.table) in \(delivery.database)"
+        var deletes: [String] = []
+        if delivery.deleted > 0 { deletes.append("deleted \(delivery.deleted) marked deleted") }
+        if delivery.mirrored { deletes.append("deleted the rows the list no longer has (mirror)") }
+        if !deletes.isEmpty { line += "; " + deletes.joined(separator: ", ") }
+        return line
+    }
+
+    /// `--fields` naming a field the rows never have (a typo) is a usage error, as in
+    /// `sink.fields`, instead of a column of nulls; rows whose fields are not known (no
+    /// model, DDL records) may have any.
+    private func refuseUnknownFields(of spec: PipelineSpec) throws {
+        guard let fields, let paths = try? FieldPath.list(fields) else { return }
+        let problems = PipelineValidation.unknownFieldErrors(in: paths, of: spec, naming: "--fields")
+        guard !problems.isEmpty else { return }
+        for problem in problems { Terminal.error(problem.message) }
+        throw ExitCode(2)
     }
 
     /// The files this run reads and writes, none of which may be another.

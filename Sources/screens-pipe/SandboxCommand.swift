@@ -19,7 +19,11 @@ struct SandboxCommand: AsyncParsableCommand {
             contents and a generic REST family over sample data. Accounts:
             test@liferay.com / test (all sites), joe@liferay.com / joe (fewer rows, no
             site 20144), Bearer sandbox-token (= test). Fault flags make it misbehave on
-            purpose; see "The sandbox portal" in README.md.
+            purpose; see "Faults" in Sources/ScreensPipe/ScreensPipe.docc/SandboxPortal.md.
+
+            Examples:
+              screens-pipe sandbox --port 8080
+              screens-pipe sandbox --port 8080 --latency 100ms --fail-every 5
             """)
 
     @Option(help: "TCP port; 0 picks a free one.") var port: Int = 8080

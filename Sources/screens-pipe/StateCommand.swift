@@ -13,8 +13,8 @@ struct StateCommand: AsyncParsableCommand {
             cache location), keyed by the pipeline's name and its list's cache key.
 
             Examples:
-              screens-pipe state show pipelines/incremental-bookmarks.yaml
-              screens-pipe state reset pipelines/incremental-bookmarks.yaml
+              screens-pipe state show pipelines/incremental-structured-contents.yaml
+              screens-pipe state reset pipelines/incremental-structured-contents.yaml
             """,
         subcommands: [Show.self, Reset.self])
 

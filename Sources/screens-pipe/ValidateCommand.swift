@@ -12,12 +12,17 @@ struct ValidateCommand: AsyncParsableCommand {
             mapping, and the filter expression. Problems print as file:line:column:
             message. Exit status 2 when any file has a problem.
 
+            An unset ${VAR} is a warning, not an error: the value that names it is not
+            checked, and everything else is, so CI can validate without the secrets.
+            run refuses the file until it is set, and so does validate --require-env.
+
             With --format json, each file is one JSON object on stdout (CI annotations):
               {"file":"p.yaml","ok":false,"errors":[{"file","line","column","message"}]}
 
-            Example:
+            Examples:
               screens-pipe validate pipelines/*.yaml
               screens-pipe validate --format json pipelines/*.yaml | jq -c '.errors[]'
+              screens-pipe validate --require-env pipelines/bookmarks.yaml
             """
     )
 
@@ -28,6 +33,9 @@ struct ValidateCommand: AsyncParsableCommand {
     @Option(help: "How problems are reported: text (file:line:column: message on stderr) or json (one object per file on stdout).")
     var format: OutputFormat = .text
 
+    @Flag(help: "An unset ${VAR} is an error, as it is for run (by default a warning).")
+    var requireEnv = false
+
     @Argument(help: "Pipeline files.", completion: .file(extensions: ["yaml", "yml"]))
     var files: [String]
 
@@ -36,27 +44,19 @@ struct ValidateCommand: AsyncParsableCommand {
 
     func run() async throws {
         var failed = false
+        let loader = PipelineLoader(environment: ProcessInfo.processInfo.environment)
         for file in files {
+            let check = loader.check(file: file, overrides: overrides)
+            let errors = requireEnv ? check.allErrors : check.errors
+            var warnings = requireEnv ? [] : Self.unsetWarning(check.unsetVariables).map { [$0] } ?? []
+            if check.unsetVariables.isEmpty, let spec = check.spec { warnings += Self.warnings(spec) }
+            failed = failed || !errors.isEmpty
             switch format {
             case .text:
-                do {
-                    let spec = try SpecLoading.load(file: file, overrides: overrides)
-                    for warning in Self.warnings(spec) { Terminal.warning("\(file): \(warning)") }
-                    Terminal.note("\(file): ok")
-                } catch {
-                    failed = true
-                }
+                for error in errors { Terminal.problem(error) }
+                for warning in warnings { Terminal.warning("\(file): \(warning)") }
+                if errors.isEmpty { Terminal.note("\(file): ok") }
             case .json:
-                let errors: [ScreensPipeError]
-                var warnings: [String] = []
-                do throws(ConfigurationErrors) {
-                    let spec = try PipelineLoader(environment: ProcessInfo.processInfo.environment).loadChecked(file: file, overrides: overrides)
-                    warnings = Self.warnings(spec)
-                    errors = []
-                } catch {
-                    errors = error.errors
-                }
-                failed = failed || !errors.isEmpty
                 var report = Self.report(file: file, errors: errors)
                 if !warnings.isEmpty, case .object(var object) = report {
                     object["warnings"] = .array(warnings.map { .string($0) })
@@ -66,6 +66,18 @@ struct ValidateCommand: AsyncParsableCommand {
             }
         }
         if failed { throw ExitCode(2) }
+    }
+
+    /// One warning for every variable the file names and the environment lacks, each with
+    /// the line of its first use: `run` needs them, `validate` checked everything else.
+    static func unsetWarning(_ unset: [UnsetVariable]) -> String? {
+        var seen = Set<String>()
+        let names = unset.filter { seen.insert($0.name).inserted }.map { variable in
+            variable.error.location.map { "\(variable.name) (line \($0.line))" } ?? variable.name
+        }
+        guard !names.isEmpty else { return nil }
+        let list = names.count == 1 ? "environment variable \(names[0]) is" : "environment variables \(names.joined(separator: ", ")) are"
+        return "\(list) not set: checked the rest without \(names.count == 1 ? "its value" : "their values"); run needs \(names.count == 1 ? "it" : "them") (--require-env makes this an error)"
     }
 
     /// What may be fine when the pipeline runs but is not now: a file source whose file is

@@ -11,15 +11,16 @@ struct WriteCommand: AsyncParsableCommand {
         commandName: "write",
         abstract: "Write rows to a portal: JSON lines (or the pipeline's source list) become entries.",
         discussion: """
-            The pipeline's sink is `type: liferay`. Rows come from --input, from standard input,
-            or, when the pipeline has a source and no input is given, from that list (a copy).
-            Each row's outcome is one JSON line on stdout (created, updated, unchanged, rejected);
-            rejected rows go to the rejects file and the exit status is 1.
+            The pipeline's sink is `type: liferay`. Rows come from --input, from
+            standard input, or, when the pipeline has a source and no input is given,
+            from that list (a copy). Each row's outcome is one JSON line on stdout
+            (created, updated, unchanged, rejected); rejected rows go to the rejects
+            file and the exit status is 1. --dry-run prints the requests instead and
+            sends nothing.
 
             Examples:
               screens-pipe write pipelines/import-bookmarks.yaml
-              screens-pipe write pipelines/import-bookmarks.yaml --input rows.jsonl
-              screens-pipe run pipelines/bookmarks.yaml | screens-pipe write copy.yaml --input -
+              screens-pipe write pipelines/import-links.yaml < samples/offline/links.jsonl
               screens-pipe write pipelines/import-bookmarks.yaml --dry-run
             """
     )
@@ -122,14 +123,23 @@ struct WriteCommand: AsyncParsableCommand {
             if let signal = interrupts.received { throw ExitCode(signal.exitCode) }
             throw ExitCode(error.exitCode)
         case .success(let summary):
-            if !quiet {
-                Terminal.note(
-                    "screens-pipe: \(summary.created) created, \(summary.updated) updated, \(summary.unchanged + summary.skipped) unchanged (\(summary.skipped) from the journal), \(summary.rejected) rejected in \(summary.batches) requests")
-            }
+            if !quiet { Terminal.note(Self.summaryLine(summary, dryRun: dryRun)) }
             if summary.rejected > 0 {
                 Terminal.error("\(summary.rejected) row\(summary.rejected == 1 ? "" : "s") rejected; see \(summary.rejectsPath ?? options.rejectsPath)")
                 throw ExitCode(1)
             }
         }
+    }
+
+    /// The last line on stderr: what was written, or with --dry-run what would be.
+    static func summaryLine(_ summary: WriteSummary, dryRun: Bool) -> String {
+        let unchanged = "\(summary.unchanged + summary.skipped) unchanged (\(summary.skipped) from the journal), \(summary.rejected) rejected"
+        guard dryRun else {
+            return "screens-pipe: \(summary.created) created, \(summary.updated) updated, \(unchanged) in \(summary.batches) requests"
+        }
+        let requests = summary.plannedRequests == 1 ? "1 request" : "\(summary.plannedRequests) requests"
+        var planned = "\(summary.plannedCreates) to create, \(summary.plannedUpdates) to update"
+        if summary.plannedUpserts > 0 { planned += ", \(summary.plannedUpserts) to create or update (PUT)" }
+        return "screens-pipe: dry run, nothing sent: \(planned), \(unchanged) in \(requests)"
     }
 }

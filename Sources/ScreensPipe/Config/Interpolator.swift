@@ -19,7 +19,8 @@ struct Interpolator: Sendable {
     static let maximumNesting = 32
 
     /// Rewrites every scalar value in `node` (mapping keys are left alone), collecting errors.
-    func interpolate(_ node: inout YAMLNode, errors: inout [ScreensPipeError]) {
+    /// A scalar that names an unset variable stays as written, and is also listed in `unset`.
+    func interpolate(_ node: inout YAMLNode, errors: inout [ScreensPipeError], unset: inout [UnsetVariable]) {
         switch node {
         case .scalar(var scalar):
             guard scalar.text.utf8.contains(UInt8(ascii: "$")) else { return }
@@ -27,13 +28,15 @@ struct Interpolator: Sendable {
                 scalar.text = try expand(scalar.text)
                 node = .scalar(scalar)
             } catch {
-                errors.append(ScreensPipeError.configuration(error.message, at: scalar.location))
+                let failure = ScreensPipeError.configuration(error.message, at: scalar.location)
+                errors.append(failure)
+                if let name = error.unsetVariable { unset.append(UnsetVariable(name: name, error: failure)) }
             }
         case .mapping(var mapping):
-            for index in mapping.pairs.indices { interpolate(&mapping.pairs[index].value, errors: &errors) }
+            for index in mapping.pairs.indices { interpolate(&mapping.pairs[index].value, errors: &errors, unset: &unset) }
             node = .mapping(mapping)
         case .sequence(var sequence):
-            for index in sequence.items.indices { interpolate(&sequence.items[index], errors: &errors) }
+            for index in sequence.items.indices { interpolate(&sequence.items[index], errors: &errors, unset: &unset) }
             node = .sequence(sequence)
         }
     }
@@ -41,6 +44,9 @@ struct Interpolator: Sendable {
     /// Why one scalar could not be expanded.
     struct Failure: Error {
         var message: String
+        /// The variable whose absence is the reason (`${NAME}` or `${NAME:?message}` unset),
+        /// as opposed to a malformed reference.
+        var unsetVariable: String? = nil
     }
 
     /// `text` with every reference expanded.
@@ -117,7 +123,7 @@ struct Interpolator: Sendable {
         }
         let value = environment[name]
         if rest.isEmpty {
-            guard let value else { throw Failure(message: "environment variable '\(name)' is not set") }
+            guard let value else { throw Failure(message: "environment variable '\(name)' is not set", unsetVariable: name) }
             output.append(contentsOf: value.utf8)
             return
         }
@@ -140,7 +146,7 @@ struct Interpolator: Sendable {
                 // The message is shown as written: expanding `${SECRET}` in it would print the secret.
                 let message = Array(rest.dropFirst())
                 let reason = message.isEmpty ? (emptyIsUnset ? "unset or empty" : "unset") : String(decoding: message, as: UTF8.self)
-                throw Failure(message: "\(name): \(reason)")
+                throw Failure(message: "\(name): \(reason)", unsetVariable: name)
             } else if let value {
                 output.append(contentsOf: value.utf8)
             }
@@ -156,4 +162,12 @@ struct Interpolator: Sendable {
         default: false
         }
     }
+}
+
+/// A `${NAME}` (or `${NAME:?message}`) whose variable is not set, and the error it is at its scalar.
+public struct UnsetVariable: Sendable, Hashable {
+    /// The variable's name.
+    public var name: String
+    /// `environment variable 'NAME' is not set` (or the reference's own message) at the scalar.
+    public var error: ScreensPipeError
 }

@@ -46,6 +46,21 @@ public struct PipelineLoader: Sendable {
     }
 
     private func load(bytes: [UInt8], file: String, specFile: String?, overrides: [String]) throws(ConfigurationErrors) -> PipelineSpec {
+        let decoded = try decode(bytes: bytes, file: file, specFile: specFile, overrides: overrides)
+        guard let spec = decoded.spec, decoded.errors.isEmpty else { throw ConfigurationErrors(errors: decoded.errors) }
+        return spec
+    }
+
+    /// A decoded file: the spec when the decoder could build one, every error in file order
+    /// (unset variables included), and which of them are unset variables.
+    struct Decoded {
+        var spec: PipelineSpec?
+        var errors: [ScreensPipeError]
+        var unset: [UnsetVariable]
+    }
+
+    /// Decodes the file, collecting its errors; throws only when the YAML cannot be read.
+    func decode(bytes: [UInt8], file: String, specFile: String?, overrides: [String]) throws(ConfigurationErrors) -> Decoded {
         var root: YAMLNode
         do {
             root = try YAMLReader(file: file).read(bytes)
@@ -53,7 +68,8 @@ public struct PipelineLoader: Sendable {
             throw ConfigurationErrors(errors: [error])
         }
         var errors: [ScreensPipeError] = []
-        Interpolator(environment: environment, parentNames: FanOutNames.declared(in: root)).interpolate(&root, errors: &errors)
+        var unset: [UnsetVariable] = []
+        Interpolator(environment: environment, parentNames: FanOutNames.declared(in: root)).interpolate(&root, errors: &errors, unset: &unset)
         var overrideLabels: [String] = []
         for argument in overrides {
             do {
@@ -67,13 +83,57 @@ public struct PipelineLoader: Sendable {
         }
         let context = DecodingContext()
         for error in errors { context.append(error) }
-        let decoder = SpecDecoder(context: context, defaultName: Self.defaultName(file: specFile), file: specFile)
+        var decoder = SpecDecoder(context: context, defaultName: Self.defaultName(file: specFile), file: specFile)
+        decoder.unknownValues = Set(unset.compactMap(\.error.location))
         let spec = decoder.decode(root)
-        guard let spec, context.errors.isEmpty else {
-            let failedValues = Set(errors.compactMap(\.location))
-            throw ConfigurationErrors(sorting: context.errors, file: file, overrides: overrideLabels, exclusive: failedValues)
+        if context.errors.isEmpty { return Decoded(spec: spec, errors: [], unset: []) }
+        let failedValues = Set(errors.compactMap(\.location))
+        let sorted = ConfigurationErrors(sorting: context.errors, file: file, overrides: overrideLabels, exclusive: failedValues)
+        return Decoded(spec: spec, errors: sorted.errors, unset: unset)
+    }
+
+    /// Checks the pipeline file at `path` as `validate` does, reporting unset variables
+    /// apart from the other problems: a value that names one is not checked (it is not
+    /// known), and everything else is, so a CI job without the secrets still checks the
+    /// file's structure, its model, fields and filter.
+    public func check(file path: String, overrides: [String] = []) -> PipelineCheck {
+        let fromStandardInput = path == "-"
+        let label = fromStandardInput ? "<stdin>" : path
+        let bytes: [UInt8]
+        do {
+            bytes = try Self.readFile(fromStandardInput ? "/dev/stdin" : path)
+        } catch {
+            let errors = ConfigurationErrors.unreadable(label, reason: error.reason).errors
+            return PipelineCheck(spec: nil, errors: errors, unsetVariables: [], allErrors: errors)
         }
-        return spec
+        return check(bytes: bytes, file: label, specFile: fromStandardInput ? nil : path, overrides: overrides)
+    }
+
+    /// Checks pipeline YAML text as `validate` does (see ``check(file:overrides:)``).
+    public func check(yaml text: String, file: String = "<string>", overrides: [String] = []) -> PipelineCheck {
+        check(bytes: Array(text.utf8), file: file, specFile: file == "<string>" ? nil : file, overrides: overrides)
+    }
+
+    private func check(bytes: [UInt8], file: String, specFile: String?, overrides: [String]) -> PipelineCheck {
+        let decoded: Decoded
+        do throws(ConfigurationErrors) {
+            decoded = try decode(bytes: bytes, file: file, specFile: specFile, overrides: overrides)
+        } catch {
+            return PipelineCheck(spec: nil, errors: error.errors, unsetVariables: [], allErrors: error.errors)
+        }
+        // At an unset variable's scalar only its own error is kept (ConfigurationErrors(sorting:)).
+        let unsetAt = Set(decoded.unset.compactMap(\.error.location))
+        var errors = decoded.errors.filter { error in error.location.map { !unsetAt.contains($0) } ?? true }
+        guard errors.isEmpty, let spec = decoded.spec else {
+            return PipelineCheck(spec: nil, errors: errors, unsetVariables: decoded.unset, allErrors: decoded.errors)
+        }
+        do throws(ConfigurationErrors) {
+            try PipelineValidation.check(spec)
+        } catch {
+            errors = error.errors
+        }
+        return PipelineCheck(
+            spec: errors.isEmpty ? spec : nil, errors: errors, unsetVariables: decoded.unset, allErrors: decoded.errors + errors)
     }
 
     /// The file name without its directory and `.yaml`/`.yml`; "pipeline" for text.
@@ -109,4 +169,20 @@ public struct PipelineLoader: Sendable {
             }
         }
     }
+}
+
+/// What checking a pipeline file found (``PipelineLoader/check(file:overrides:)``).
+public struct PipelineCheck: Sendable {
+    /// The spec, when the file has no error; when ``unsetVariables`` is not empty, the values
+    /// that name them are as written (`${NAME}`), so it is for looking at, not for running.
+    public var spec: PipelineSpec?
+    /// Every problem but unset variables: the file's in file order, then the model's,
+    /// fields' and filter's (checked once the file itself has none).
+    public var errors: [ScreensPipeError]
+    /// The `${NAME}`s whose variable is not set, in file order, each with its error.
+    public var unsetVariables: [UnsetVariable]
+
+    /// Everything a run refuses, unset variables included: the file's problems in file
+    /// order, then the model's, fields' and filter's.
+    public var allErrors: [ScreensPipeError]
 }

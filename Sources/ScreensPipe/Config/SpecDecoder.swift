@@ -7,6 +7,10 @@ struct SpecDecoder {
     /// Whether the section is a fan-out template already resolved against a parent row:
     /// its `${` are then parent values, text that is never read as a placeholder again.
     var placeholdersResolved = false
+    /// Positions of values whose errors do not keep the spec from being built: values that
+    /// name an unset variable, so that `validate` checks the rest of the file. A spec built
+    /// past them is never run (the loader reports their errors).
+    var unknownValues: Set<SourceLocation> = []
 
     func decode(_ root: YAMLNode) -> PipelineSpec? {
         guard case .mapping = root else {
@@ -27,9 +31,11 @@ struct SpecDecoder {
         let incremental = top.section("incremental").flatMap(decodeIncremental)
         refuseMirrorOfAPartialList(top, sink: sink, incremental: incremental != nil, filter: filter)
         if incremental == nil, let source { refuseUnfilledCursorPlaceholder(in: source, at: top.location) }
-        guard let source, context.errors.isEmpty else { return nil }
+        guard context.errors.allSatisfy({ $0.location.map(unknownValues.contains) ?? false }) else { return nil }
+        // A source that failed only for want of a variable: the rest is checked beside a stand-in.
+        guard let built = source ?? (context.errors.isEmpty ? nil : SourceSpec.writeInput) else { return nil }
         var spec = PipelineSpec(
-            name: name, source: source, convert: convert, cache: cache, filter: filter, sink: sink, file: file)
+            name: name, source: built, convert: convert, cache: cache, filter: filter, sink: sink, file: file)
         spec.incremental = incremental
         return spec
     }

@@ -67,9 +67,12 @@ struct YAMLReader {
             let start = SourceLocation(file: file, mark: parser.context_mark)
             message += " (\(context) that started at line \(start.line), column \(start.column))"
         }
+        let line = Self.line(location.line, of: bytes)
         // `{ a: ${X} }`: `{` and `}` end a plain scalar inside flow style, so the reference breaks it.
-        if context?.contains("flow") == true, Self.line(location.line, of: bytes).contains("${") {
+        if context?.contains("flow") == true, line.contains("${") {
             message += "; quote ${...} inside { } or [ ], or use block style"
+        } else if let hint = YAMLSyntaxHint.hint(problem: problem, line: line) {
+            message += "; \(hint)"
         }
         return ScreensPipeError.configuration(message, at: location)
     }

@@ -1,7 +1,7 @@
 import ScreensBus
 
 extension Pipeline {
-    /// Creates a pipeline from a pipeline file (architecture.md, "Stages and the bus"; README, "Pipeline file reference").
+    /// Creates a pipeline from a pipeline file (architecture.md, "Stages and the bus"; PipelineFileReference.md).
     ///
     /// `${VAR}` references are expanded from `environment.variables`, `overrides` are applied
     /// like `--set key.path=value`, and the model, field mapping and filter expression are

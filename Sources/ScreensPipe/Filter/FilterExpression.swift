@@ -44,4 +44,7 @@ struct SourceSpan: Sendable {
     var range: Range<Int>
     /// The offset errors about this node point at (the operator).
     var anchor: Int
+    /// Where a comparison's right operand starts, so an error about that operand (an
+    /// unknown field, a literal of the wrong type) points at it and not at the left one.
+    var rightStart: Int? = nil
 }

@@ -49,8 +49,13 @@ struct FilterLexer {
             guard next == UInt8(ascii: "=") else { throw FilterSyntaxError(offset: start, message: "unexpected '=' (equality is '==')") }
             return single(.comparison(.equal), length: 2)
         case UInt8(ascii: "!"):
-            guard next == UInt8(ascii: "=") else { throw FilterSyntaxError(offset: start, message: "unexpected '!' (negation is 'not')") }
+            guard next == UInt8(ascii: "=") else { throw FilterSyntaxError(offset: start, message: "unexpected '!': use 'not'") }
             return single(.comparison(.notEqual), length: 2)
+        // The operators of C-like languages, which the filter language spells as words.
+        case UInt8(ascii: "&"):
+            throw FilterSyntaxError(offset: start, message: "unexpected '\(next == UInt8(ascii: "&") ? "&&" : "&")': use 'and'")
+        case UInt8(ascii: "|"):
+            throw FilterSyntaxError(offset: start, message: "unexpected '\(next == UInt8(ascii: "|") ? "||" : "|")': use 'or'")
         case UInt8(ascii: "<"):
             return next == UInt8(ascii: "=") ? single(.comparison(.lessOrEqual), length: 2) : single(.comparison(.less))
         case UInt8(ascii: ">"):

@@ -110,13 +110,19 @@ struct FilterParser {
         switch current.kind {
         case .comparison(let op):
             try advance()
+            let rightStart = current.range.lowerBound
             let right = try operand()
-            return .comparison(left, op, right, span(self))
+            var located = span(self)
+            located.rightStart = rightStart
+            return .comparison(left, op, right, located)
         case .word("contains"), .word("starts-with"), .word("ends-with"):
             let op = FilterOperator(rawValue: lexer.text(current.range))!
             try advance()
+            let rightStart = current.range.lowerBound
             let right = try operand()
-            return .comparison(left, op, right, span(self))
+            var located = span(self)
+            located.rightStart = rightStart
+            return .comparison(left, op, right, located)
         case .word("matches"):
             try advance()
             guard case .string(let pattern) = current.kind else { throw unexpected("a regular expression in quotes") }

@@ -1,6 +1,6 @@
 import ScreensBus
 
-/// The type rules of the filter language (written down in README.md ("The filter language")).
+/// The type rules of the filter language (written down in ConvertAndFilter.md, "The filter language").
 ///
 /// - Numbers compare numerically: two `Int64`s exactly, anything else as `Double`.
 /// - Strings compare by Unicode scalar order (their UTF-8 bytes), not by locale rules or

@@ -2,7 +2,7 @@ import ScreensBus
 
 /// The filter stage: `filter.where`, compiled once and run on every converted row.
 ///
-/// The language and its type rules are in README.md ("The filter language"); in short: paths,
+/// The language and its type rules are in ConvertAndFilter.md ("The filter language"); in short: paths,
 /// literals, `== != < <= > >=`, `contains starts-with ends-with matches in exists`,
 /// `not and or` and parentheses.
 package struct RowFilter: Sendable {

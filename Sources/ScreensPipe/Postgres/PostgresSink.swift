@@ -1,4 +1,5 @@
 import ScreensBus
+import Synchronization
 internal import PostgresNIO
 internal import Logging
 
@@ -26,10 +27,16 @@ struct PostgresSink: EventSink {
     /// PostgreSQL's limit on the parameters of one statement.
     static let maximumParameters = 65_535
 
+    /// What the committed transactions wrote, for the run's summary.
+    private let delivered: DeliveryCount
+
     private init(spec: PostgresSinkSpec, connection: PostgresConnection) {
         self.spec = spec
         self.connection = connection
+        delivered = DeliveryCount(TableDelivery(table: spec.table, database: spec.target.description))
     }
+
+    var tableDelivery: TableDelivery? { delivered.value.withLock { $0 } }
 
     /// Connects (the password from the URL, else `PGPASSWORD`): a refused connection or a
     /// wrong password stops the run before anything is fetched.
@@ -142,6 +149,12 @@ struct PostgresSink: EventSink {
             }
         } catch {
             throw await explain(error, rows: upserts, shape: shape)
+        }
+        // Counted once committed: a failed batch wrote nothing.
+        delivered.value.withLock { delivery in
+            delivery.upserted += upserts.count
+            delivery.deleted += tombstones.count
+            if spec.mode == .mirror, endsMirror { delivery.mirrored = true }
         }
     }
 
@@ -376,5 +389,15 @@ struct PostgresSink: EventSink {
         } catch {
             throw PostgresConnector.failure(error, action: action, target: spec.target, code: .sink)
         }
+    }
+}
+
+/// The sink's running ``TableDelivery``: batches are written on the sink's task, and the
+/// summary read after it ended.
+private final class DeliveryCount: Sendable {
+    let value: Mutex<TableDelivery>
+
+    init(_ initial: TableDelivery) {
+        value = Mutex(initial)
     }
 }

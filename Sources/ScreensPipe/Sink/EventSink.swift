@@ -8,6 +8,13 @@ protocol EventSink: Sendable {
     /// Flushes and finishes the output; `succeeded` decides whether a file is renamed
     /// into place or kept as `.partial`. Returns where a file ended up.
     func close(succeeded: Bool) throws(OutputFile.WriteFailure) -> String?
+
+    /// What a sink that writes to a database table did to it, once closed; nil for the others.
+    var tableDelivery: TableDelivery? { get }
+}
+
+extension EventSink {
+    var tableDelivery: TableDelivery? { nil }
 }
 
 /// JSON lines: one selected row per line (`items`) or every event's envelope (`events`).

@@ -162,7 +162,11 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
             let commands = remaining.map(command(for:))
             if dryRun {
                 try await publishPlan(commands)
-                for item in remaining { await result(item.row, "planned", entryId: nil) }
+                summary.plannedRequests += 1
+                for item in remaining {
+                    if case .add = item.operation { summary.plannedCreates += 1 } else { summary.plannedUpdates += 1 }
+                    await result(item.row, "planned", entryId: nil)
+                }
                 return
             }
             try await journal?.record(remaining.map { (row: $0.row, state: WriteJournal.State.pending, entryId: Int64?.none) })
@@ -329,6 +333,14 @@ public struct WriteSummary: Sendable, Hashable {
     public var rejected = 0
     /// Requests that carried writes.
     public var batches = 0
+    /// `--dry-run`: rows a request would create, would update, or would create or update
+    /// (a PUT by external reference code: only the portal knows which), and the requests
+    /// that would carry them. None was sent, so they are not in ``created``, ``updated`` or
+    /// ``batches``.
+    public var plannedCreates = 0
+    public var plannedUpdates = 0
+    public var plannedUpserts = 0
+    public var plannedRequests = 0
     /// The rejects file, when a row was rejected.
     public var rejectsPath: String?
 

@@ -7,6 +7,10 @@ enum StarterPipeline: String, CaseIterable {
     case rest
     case file
 
+    /// The JSON Schema the first line points editors (yaml-language-server) at, beside the
+    /// pipeline file; `screens-pipe schema` writes it, as the samples point at docs/schemas/.
+    static let schemaFile = "pipeline.schema.json"
+
     /// The pipeline file text for a pipeline called `name`.
     func text(name: String) -> String {
         header(name: name) + body
@@ -14,7 +18,9 @@ enum StarterPipeline: String, CaseIterable {
 
     private func header(name: String) -> String {
         """
+        # yaml-language-server: $schema=\(Self.schemaFile)
         # \(name): a screens-pipe pipeline (\(rawValue) source), written by `screens-pipe init`.
+        #   screens-pipe schema > \(Self.schemaFile)   # once: your editor then completes and checks every key
         #   screens-pipe validate \(name).yaml     # check it (file:line:column on errors)
         #   screens-pipe plan \(name).yaml         # the requests it would send, secrets redacted
         #   screens-pipe run \(name).yaml | jq .   # the rows as JSON lines

@@ -15,21 +15,21 @@ struct SessionCommand: AsyncParsableCommand {
         commandName: "session",
         abstract: "Drive a list page by page: JSON-lines commands on stdin, events on stdout.",
         discussion: """
-            Commands, one JSON object per line (each may carry an "id", echoed on every
-            event it causes):
+            Commands, one JSON object per line (each may carry an "id", echoed on
+            every event it causes):
               {"op":"load"}            the first page
               {"op":"next"}            the page after the last one asked for
               {"op":"page","page":3}   page 3
-              {"op":"refresh"}         pull to refresh: fetch again from page 0, update the cache
-              {"op":"select","row":7}  the user selected row 7: a "selected" event with it
-              {"op":"close"}           a "finished" event, exit 0 (so does the end of stdin)
+              {"op":"refresh"}         pull to refresh: page 0 again, cache updated
+              {"op":"select","row":7}  the user selected row 7: a "selected" event
+              {"op":"close"}           a "finished" event, exit 0 (as at end of stdin)
 
-            Events are the envelopes of 'run --events', plus "loading" (a page is on its way)
-            and "row" (a row of a page asked for). A bad command is an "error" event and the
-            session goes on.
+            Events are the envelopes of 'run --events', plus "loading" (a page is on
+            its way) and "row" (a row of a page asked for). A bad command is an
+            "error" event and the session goes on.
 
             Example:
-              printf '%s\\n' '{"op":"load"}' '{"op":"select","row":2}' | screens-pipe session pipelines/bookmarks.yaml
+              echo '{"op":"load"}' | screens-pipe session pipelines/bookmarks.yaml
             """
     )
 

@@ -113,13 +113,18 @@ struct ValidateCommandTests {
         #expect(result.stderr.contains("\(path):5:12:"))
     }
 
-    @Test("an unset required variable names the variable and its position")
+    @Test("an unset required variable names the variable and its position (validate: with --require-env)")
     func interpolation() async throws {
         let path = try write("source:\n  type: file\n  path: ${SCREENS_PIPE_TEST_UNSET:?set it to the input file}\n")
+        for arguments in [["validate", "--require-env", path], ["run", path]] {
+            let result = try await CommandRunner.run(arguments)
+            #expect(result.status == 2)
+            #expect(result.stderr.contains("\(path):3:9: SCREENS_PIPE_TEST_UNSET: set it to the input file"), "\(result.stderr)")
+        }
+        // Without the flag, validate checks the rest and warns.
         let result = try await CommandRunner.run(["validate", path])
-        #expect(result.status == 2)
-        #expect(result.stderr.contains("set it to the input file"))
-        #expect(result.stderr.contains("\(path):3:"))
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("environment variable SCREENS_PIPE_TEST_UNSET (line 3) is not set"), "\(result.stderr)")
     }
 
     @Test("credentials to a remote plain-http server are refused unless allowed")

@@ -96,4 +96,40 @@ import Testing
                 "test.yaml:8:16: environment variable 'PAGE_SIZE' is not set",
             ])
     }
+
+    /// An unset variable leaves its value unchecked and nothing else: the model, fields and
+    /// filter are checked all the same, for `validate` (which warns) and `run` (which refuses).
+    @Test func unsetVariablesDoNotHideTheOtherErrors() {
+        let yaml = """
+            source:
+              type: liferay-headless
+              server: sandbox
+              path: /o/x
+              auth:
+                bearer: ${TOKEN}
+              pagination:
+                page-size: ${PAGE_SIZE:?the page size}
+            convert: { model: bookmark }
+            filter: { where: 'urll contains "x"' }
+            """
+        let loader = PipelineLoader(environment: [:])
+        let check = loader.check(yaml: yaml, file: "test.yaml")
+        #expect(check.unsetVariables.map(\.name) == ["TOKEN", "PAGE_SIZE"])
+        #expect(check.errors.count == 1)
+        #expect(check.errors.first?.description.hasPrefix("test.yaml:10:19: 'urll' is not a field of the bookmark model; did you mean 'url'?") == true, "\(check.errors)")
+        do {
+            _ = try loader.loadChecked(yaml: yaml, file: "test.yaml")
+            Issue.record("loaded with unset variables")
+        } catch {
+            #expect(error.errors.map(\.description).map { $0.prefix(while: { $0 != ";" }) } == [
+                "test.yaml:6:13: environment variable 'TOKEN' is not set",
+                "test.yaml:8:16: PAGE_SIZE: the page size",
+                "test.yaml:10:19: 'urll' is not a field of the bookmark model",
+            ])
+        }
+        // Set, the file has only the filter's error.
+        let set = PipelineLoader(environment: ["TOKEN": "t", "PAGE_SIZE": "10"]).check(yaml: yaml, file: "test.yaml")
+        #expect(set.unsetVariables.isEmpty)
+        #expect(set.errors == check.errors)
+    }
 }

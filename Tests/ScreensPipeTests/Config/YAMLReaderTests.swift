@@ -70,13 +70,34 @@ import Testing
         #expect(readError("a: *nope\n") == "r.yaml:1:4: unknown alias '*nope': no anchor '&nope' is defined before it")
     }
 
-    @Test func syntaxErrorsHaveLibyamlPositions() {
+    @Test func syntaxErrorsHaveLibyamlPositionsAndAHint() {
         #expect(
             readError("source:\n  type: rest\n url: x\n")
-                == "r.yaml:3:2: did not find expected key (while parsing a block mapping that started at line 1, column 1)")
-        #expect(readError("a: 'unterminated\n") == "r.yaml:2:1: found unexpected end of stream (while scanning a quoted scalar that started at line 1, column 4)")
-        #expect(readError("a: b: c\n") == "r.yaml:1:5: mapping values are not allowed in this context")
-        #expect(readError("a:\n\tb: 1\n") == "r.yaml:2:1: found character that cannot start any token (while scanning for the next token that started at line 2, column 1)")
+                == "r.yaml:3:2: did not find expected key (while parsing a block mapping that started at line 1, column 1); check this line's indentation: the keys of one mapping start in the same column, and a line indented less than its neighbours ends their mapping")
+        #expect(
+            readError("a: 'unterminated\n")
+                == "r.yaml:2:1: found unexpected end of stream (while scanning a quoted scalar that started at line 1, column 4); a quote or bracket is opened and never closed")
+        #expect(
+            readError("a: b: c\n")
+                == "r.yaml:1:5: mapping values are not allowed in this context; a value that holds ': ' needs quotes (key: \"a: b\"); or this line is indented deeper than the key above it, which makes it part of that key's value")
+        #expect(
+            readError("a:\n\tb: 1\n")
+                == "r.yaml:2:1: found character that cannot start any token (while scanning for the next token that started at line 2, column 1); YAML indents with spaces, not tabs: replace the tabs on this line with spaces")
+    }
+
+    /// The usual indentation slips, each named at libyaml's position with what to check.
+    @Test(arguments: [
+        // A key indented deeper than the one above it continues that key's value.
+        ("source:\n  type: rest\n    url: /x\n", "r.yaml:3:8: mapping values are not allowed in this context", "indented deeper than the key above it"),
+        // A list item out of line with the items above it.
+        ("sink:\n  fields:\n    - a\n   - b\n", "r.yaml:4:4: did not find expected key", "check this line's indentation"),
+        // A list on the key's own line.
+        ("fields: - a\n", "r.yaml:1:9: block sequence entries are not allowed in this context", "a list starts on the line after its key"),
+    ])
+    func indentationMistakesGetAHint(yaml: String, position: String, hint: String) {
+        let message = readError(yaml) ?? ""
+        #expect(message.hasPrefix(position), "\(message)")
+        #expect(message.contains(hint), "\(message)")
     }
 
     @Test func unquotedReferenceInFlowStyleGetsAHint() {

@@ -44,7 +44,11 @@ import Testing
 
     @Test(arguments: [
         ("name = \"x\"", "unexpected '=' (equality is '==') at column 6"),
-        ("name ! \"x\"", "unexpected '!' (negation is 'not') at column 6"),
+        ("name ! \"x\"", "unexpected '!': use 'not' at column 6"),
+        ("!published", "unexpected '!': use 'not' at column 1"),
+        ("a == 1 && b == 2", "unexpected '&&': use 'and' at column 8"),
+        ("a == 1 & b == 2", "unexpected '&': use 'and' at column 8"),
+        ("a == 1 || b == 2", "unexpected '||': use 'or' at column 8"),
         ("(a == 1", "expected ')', found end of expression at column 8"),
         ("a == \"open", "unterminated string at column 6"),
         ("a ==", "expected a value or a field, found end of expression at column 5"),

@@ -83,6 +83,9 @@ final class StructuredContentWriter: RowWriter {
                 request = try transport.request("POST", url: transport.listURL, body: row.body)
             }
             await events.plan(request)
+            summary.plannedRequests += 1
+            // A PUT by external reference code creates or updates: only the portal knows which.
+            if row.externalReferenceCode == nil { summary.plannedCreates += 1 } else { summary.plannedUpserts += 1 }
             await result(row, "planned", id: nil)
             return
         }
