@@ -193,6 +193,23 @@ public enum PipelineSchema {
         "source.follow-other-origins": boolean("Follow next links and Link headers to other origins (without credentials)."),
         "source.ca-file": string("A PEM file of CA certificates to trust."),
         "source.insecure-skip-tls-verify": boolean("Do not verify TLS certificates (never with credentials)."),
+        "source.proxy": [
+            "anyOf": [
+                ["type": "string", "minLength": 1],
+                [
+                    "type": "object", "additionalProperties": false, "required": ["url"],
+                    "properties": [
+                        "url": ["type": "string", "minLength": 1], "username": ["type": "string", "minLength": 1],
+                        "password": ["type": "string"],
+                    ],
+                ],
+            ],
+            "description":
+                "none (the default: connect directly), env (https_proxy, http_proxy, all_proxy and no_proxy as curl reads them), an http:// or https:// proxy URL, or { url, username, password }. https origins are tunnelled (CONNECT).",
+        ],
+        "source.client-cert": string("A PEM file of the client certificate presented to a server that asks for one (relative to the pipeline file)."),
+        "source.client-key": string("A PEM file of the client certificate's private key, when not in client-cert."),
+        "source.client-key-passphrase": string("The passphrase of an encrypted client-key, for example ${CLIENT_KEY_PASSPHRASE}."),
         "source.headers": scalarMap("Extra request headers; secret-named ones and { secret: value } are redacted everywhere."),
         "source.rows": reference("serviceCall"),
         "source.count": reference("serviceCall"),

@@ -154,6 +154,9 @@ final class OAuth2TokenProviders: Sendable {
         let identity = [
             tokenURL, spec.grantName, spec.clientID, spec.clientSecret?.revealed ?? "", refresh, spec.scope ?? "",
             spec.clientAuthentication.rawValue, source.caFile ?? "", source.insecureSkipTLSVerify ? "insecure" : "verified",
+            // The route too: a token request of a pipeline that names a proxy or presents a
+            // certificate must not be answered by one that goes another way.
+            "\(source.proxy.hashValue)", "\(source.clientCertificate.hashValue)",
         ]
         let key = CacheKey.digest(identity.joined(separator: "\n"))
         return providers.withLock { providers in
