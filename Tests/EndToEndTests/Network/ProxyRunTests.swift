@@ -50,6 +50,27 @@ struct ProxyRunTests {
         }
     }
 
+    @Test("the liferay sink writes through the proxy, with credentials over plain http only when allowed")
+    func sinkThroughProxy() async throws {
+        var refused: CommandResult?
+        let loggedRefused = try await TestNetwork.logLines("tinyproxy.log") {
+            refused = try await CommandRunner.run(["write", "pipelines/import-bookmarks.yaml", "--set", "sink.proxy=\(proxy)"])
+        }
+        #expect(refused?.status != 0)
+        #expect(refused?.stderr.contains("through the proxy \(proxy)") == true, "stderr: \(refused?.stderr ?? "")")
+        #expect(!loggedRefused.contains { $0.contains("Request (file descriptor") }, "\(loggedRefused)")
+
+        var written: CommandResult?
+        let logged = try await TestNetwork.logLines("tinyproxy.log") {
+            written = try await CommandRunner.run(
+                ["write", "pipelines/import-bookmarks.yaml", "--set", "sink.proxy=\(proxy)", "--set", "sink.allow-insecure-auth=true"])
+        }
+        let run = try #require(written)
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("10 created"), "stderr: \(run.stderr)")
+        #expect(logged.contains { $0.contains("POST http://127.0.0.1:") && $0.contains("/api/jsonws/invoke") }, "\(logged)")
+    }
+
     @Test("https goes through CONNECT: the proxy sees the host, nginx sees HTTP/2, gzip and the token")
     func httpsThroughConnect() async throws {
         let token = "origin-token-\(UUID().uuidString)"
