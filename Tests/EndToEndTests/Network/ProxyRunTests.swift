@@ -71,6 +71,33 @@ struct ProxyRunTests {
         #expect(logged.contains { $0.contains("POST http://127.0.0.1:") && $0.contains("/api/jsonws/invoke") }, "\(logged)")
     }
 
+    @Test("auth.oauth2.proxy: only the token request goes through the proxy, and plan shows it")
+    func tokenEndpointProxy() async throws {
+        try await withOAuth2Sandbox { harness in
+            let file = try oauth2Pipeline(
+                auth: oauth2ClientBlock("proxy: \(proxy)"), extra: "  allow-insecure-auth: true")
+            var result: CommandResult?
+            let logged = try await TestNetwork.logLines("tinyproxy.log") {
+                result = try await harness.run(file)
+            }
+            let run = try #require(result)
+            #expect(run.status == 0, "stderr: \(run.stderr)")
+            #expect(!run.stdoutLines.isEmpty)
+            let requests = logged.filter { $0.contains("Request (file descriptor") }
+            #expect(requests.count == 1 && requests[0].contains("POST \(harness.server.baseURL)/o/oauth2/token"), "\(logged)")
+            #expect(!(run.stdoutText + run.stderr).contains("sandbox-secret"))
+
+            let plan = try await CommandRunner.run(["plan", file], environment: ["LIFERAY_SERVER": harness.server.baseURL])
+            #expect(plan.stdoutText.contains("proxy: \(proxy)"), "\(plan.stdoutText)")
+
+            // Without allow-insecure-auth the client secret is not sent through it.
+            let refusedFile = try oauth2Pipeline(auth: oauth2ClientBlock("proxy: \(proxy)"))
+            let refused = try await harness.run(refusedFile)
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("through the proxy \(proxy)"), "stderr: \(refused.stderr)")
+        }
+    }
+
     @Test("https goes through CONNECT: the proxy sees the host, nginx sees HTTP/2, gzip and the token")
     func httpsThroughConnect() async throws {
         let token = "origin-token-\(UUID().uuidString)"

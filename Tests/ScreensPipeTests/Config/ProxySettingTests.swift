@@ -48,6 +48,21 @@ import Testing
         #expect(errors("{ url: \"http://proxy.example:3128\", user: c }").contains("user"))
     }
 
+    @Test func tokenEndpointProxy() throws {
+        let spec = try source(
+            """
+              auth:
+                oauth2:
+                  client-id: c
+                  client-secret: s
+                  proxy: { url: "http://idp-proxy.example:8080", username: u, password: "${P}" }
+            """, environment: ["P": "hunter2"])
+        guard case .oauth2(let oauth2)? = spec.auth else { Issue.record("not oauth2"); return }
+        #expect(oauth2.proxy == .proxy(ProxyEndpoint(url: "http://idp-proxy.example:8080", username: "u", password: Secret("hunter2"))))
+        #expect(oauth2.tokenEndpointSettings(of: spec).proxy == oauth2.proxy)
+        #expect(spec.proxy == .none)
+    }
+
     @Test func clientCertificateKeys() throws {
         let spec = try source(
             """

@@ -10,7 +10,7 @@ extension SpecDecoder {
     }
 
     /// `none`, `env`, a URL (credentials in it allowed), or `{ url, username, password }`.
-    private func decodeProxy(_ node: YAMLNode, in parent: Section) -> ProxySpec? {
+    func decodeProxy(_ node: YAMLNode, in parent: Section) -> ProxySpec? {
         if case .mapping = node {
             guard let section = Section(node, name: "\(parent.name).proxy", context: context) else { return nil }
             section.checkKeys(["url", "username", "password"])
@@ -65,6 +65,18 @@ extension SpecDecoder {
     }
 }
 
+extension ProxySpec {
+    /// The setting as `plan` shows it: `none`, `env`, or the URL with `<redacted>@` for
+    /// credentials.
+    var shownValue: YAMLTextWriter.Value {
+        switch self {
+        case .none: .raw("none")
+        case .environment: .raw("env")
+        case .proxy(let endpoint): .string(endpoint.shownURL)
+        }
+    }
+}
+
 extension SourceSpec {
     /// Checks what can be checked before the first request: the client certificate's files.
     /// Every HTTP source, the `liferay` sink and so their token endpoints call it.
@@ -77,13 +89,7 @@ extension SourceSpec {
     /// as a marker.
     var transportRouteMembers: [(String, YAMLTextWriter.Value)] {
         var members: [(String, YAMLTextWriter.Value)] = []
-        switch proxy {
-        case .none: break
-        case .environment:
-            members.append(("proxy", .raw("env")))
-        case .proxy(let endpoint):
-            members.append(("proxy", .string(endpoint.shownURL)))
-        }
+        if proxy != .none { members.append(("proxy", proxy.shownValue)) }
         if let clientCertificate {
             members.append(("client-cert", .string(clientCertificate.certificateFile)))
             if let key = clientCertificate.keyFile { members.append(("client-key", .string(key))) }
