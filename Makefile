@@ -2,7 +2,8 @@
 # or with sudo): they install the missing system libraries first.
 
 SWIFT        ?= swift
-DEB_PACKAGES := libcurl4-openssl-dev libyaml-dev libsqlite3-dev jq curl python3 python3-jsonschema python3-yaml postgresql
+DEB_PACKAGES := libcurl4-openssl-dev libyaml-dev libsqlite3-dev jq curl python3 python3-jsonschema python3-yaml postgresql \
+                tinyproxy nginx-light openssl
 BIN_DIR       = $(shell $(SWIFT) build --show-bin-path)
 RELEASE_DIR   = $(shell $(SWIFT) build -c release --show-bin-path)
 
@@ -31,13 +32,16 @@ release: setup
 # Every run of the tests caches in a directory of its own, removed afterwards: nothing a test
 # starts (the embed sample, the binary, the library in process) may touch the user's cache.
 # The PostgreSQL tests use a throwaway cluster (scripts/pg-test-cluster.sh), always removed;
-# where none can start they are skipped, and the last line says how many. A file of the
+# where none can start they are skipped, and the last line says how many. The proxy and TLS
+# tests use tinyproxy and nginx the same way (scripts/net-test-servers.sh), skipped and
+# counted where they cannot start. A file of the
 # user's own cache changed during the run fails it. A failed run ends by repeating the failed
 # tests and their issues, so the last lines of a long log name them.
 test: setup
 	$(SWIFT) build --build-tests
 	@cache=$$(mktemp -d); touch "$$cache/started"; eval "$$(scripts/pg-test-cluster.sh start)"; \
-	  trap 'rm -rf "$$cache"; scripts/pg-test-cluster.sh stop "$${SCREENS_PIPE_TEST_POSTGRES_DIR:-}"' EXIT; set -e; \
+	  eval "$$(scripts/net-test-servers.sh start)"; \
+	  trap 'rm -rf "$$cache"; scripts/pg-test-cluster.sh stop "$${SCREENS_PIPE_TEST_POSTGRES_DIR:-}"; scripts/net-test-servers.sh stop "$${SCREENS_PIPE_TEST_NET_DIR:-}"' EXIT; set -e; \
 	  export SCREENS_PIPE_CACHE_DIR="$$cache/default" SCREENS_PIPE_TEST_CACHE_DIR="$$cache/tests"; \
 	  "$(BIN_DIR)/embed-sample" pipelines/bookmarks.yaml | head -3; \
 	  { SCREENS_PIPE_BIN="$(BIN_DIR)/screens-pipe" SCREENS_PIPE_EMBED_BIN="$(BIN_DIR)/embed-sample" \
@@ -48,6 +52,9 @@ test: setup
 	  skipped=$$(grep -ac 'Test .* skipped: .*needs PostgreSQL' "$$cache/test.log" || true); \
 	  if [ -z "$${SCREENS_PIPE_TEST_POSTGRES_URL:-}" ]; then \
 	    echo "WARNING: no PostgreSQL server: $$skipped PostgreSQL tests were SKIPPED (see 'needs PostgreSQL' above)" >&2; fi; \
+	  netskipped=$$(grep -ac 'Test .* skipped: .*needs the network test servers' "$$cache/test.log" || true); \
+	  if [ -z "$${SCREENS_PIPE_TEST_NGINX_URL:-}" ] || [ -z "$${SCREENS_PIPE_TEST_PROXY_URL:-}" ]; then \
+	    echo "WARNING: no tinyproxy/nginx: $$netskipped proxy and TLS tests were SKIPPED (see 'needs the network test servers' above)" >&2; fi; \
 	  touched=$$(find "$${XDG_CACHE_HOME:-$$HOME/.cache}/screens-pipe" -newer "$$cache/started" 2>/dev/null | head -3); \
 	  if [ -n "$$touched" ]; then echo "FAILED: the tests wrote into the user's cache: $$touched" >&2; exit 1; fi; \
 	  exit $$status

@@ -71,6 +71,7 @@ extension SourceSpec {
         if followOtherOrigins { members.append(("follow-other-origins", .raw("true"))) }
         if let caFile { members.append(("ca-file", .string(caFile))) }
         members.append(("insecure-skip-tls-verify", .raw("\(insecureSkipTLSVerify)")))
+        members += transportRouteMembers
         if !headers.isEmpty {
             // Any header may carry a credential, so none of their values are shown.
             members.append(("headers", .mapping(headers.map { ($0.name, .raw(redactedPlaceholder)) })))

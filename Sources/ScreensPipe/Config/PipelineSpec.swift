@@ -87,6 +87,11 @@ public struct SourceSpec: Sendable, Hashable {
     public var caFile: String?
     /// Turn TLS verification off (explicit, and warned about).
     public var insecureSkipTLSVerify: Bool
+    /// `proxy:`: how requests reach the server (directly by default).
+    public var proxy: ProxySpec = .none
+    /// `client-cert:`, `client-key:`, `client-key-passphrase:`: the certificate presented
+    /// to a server that asks for one; nil presents none.
+    public var clientCertificate: ClientCertificateSpec? = nil
     /// Extra request headers; secret-named ones (`Cookie`, `X-Api-Key`...) and those
     /// written `{ secret: value }` hold a ``SensitiveText/secret(_:)``.
     public var headers: [HeaderSpec]

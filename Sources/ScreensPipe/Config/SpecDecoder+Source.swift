@@ -76,6 +76,7 @@ extension SpecDecoder {
         if let value = section.bool("follow-other-origins") { spec.followOtherOrigins = value }
         spec.caFile = section.nonEmptyString("ca-file")
         if let value = section.bool("insecure-skip-tls-verify") { spec.insecureSkipTLSVerify = value }
+        decodeTransportRoute(section, into: &spec)
         if let headers = section.section("headers") { spec.headers = decodeHeaders(headers) }
         spec.rateLimit = section.section("rate-limit").flatMap(decodeRateLimit)
         if let node = section["on-response"] { spec.onResponse = decodeResponseRules(node) }

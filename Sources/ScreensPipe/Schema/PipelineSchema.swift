@@ -129,6 +129,23 @@ public enum PipelineSchema {
         typed(["type": "integer", "minimum": .int(Int64(minimum)), "maximum": .int(Int64(maximum))], description)
     }
 
+    /// `proxy:`: `none`, `env`, a URL, or `{ url, username, password }`.
+    private static func proxy(_ description: String) -> JSONValue {
+        [
+            "anyOf": [
+                ["type": "string", "minLength": 1],
+                [
+                    "type": "object", "additionalProperties": false, "required": ["url"],
+                    "properties": [
+                        "url": ["type": "string", "minLength": 1], "username": ["type": "string", "minLength": 1],
+                        "password": ["type": "string"],
+                    ],
+                ],
+            ],
+            "description": .string(description),
+        ]
+    }
+
     private static func boolean(_ description: String) -> JSONValue { typed(["type": "boolean"], description) }
 
     private static func duration(_ description: String) -> JSONValue {
@@ -193,6 +210,10 @@ public enum PipelineSchema {
         "source.follow-other-origins": boolean("Follow next links and Link headers to other origins (without credentials)."),
         "source.ca-file": string("A PEM file of CA certificates to trust."),
         "source.insecure-skip-tls-verify": boolean("Do not verify TLS certificates (never with credentials)."),
+        "source.proxy": proxy("none (the default: connect directly), env (https_proxy, http_proxy, all_proxy and no_proxy as curl reads them), an http:// or https:// proxy URL, or { url, username, password }. https origins are tunnelled (CONNECT)."),
+        "source.client-cert": string("A PEM file of the client certificate presented to a server that asks for one (relative to the pipeline file)."),
+        "source.client-key": string("A PEM file of the client certificate's private key, when not in client-cert."),
+        "source.client-key-passphrase": string("The passphrase of an encrypted client-key, for example ${CLIENT_KEY_PASSPHRASE}."),
         "source.headers": scalarMap("Extra request headers; secret-named ones and { secret: value } are redacted everywhere."),
         "source.rows": reference("serviceCall"),
         "source.count": reference("serviceCall"),
@@ -275,6 +296,7 @@ public enum PipelineSchema {
         "rateLimit.per": duration("The period of 'requests' (default 1s)"),
         "rateLimit.burst": integer(1, 10_000, "Requests that may go at once after a quiet spell (default 1: evenly spaced)."),
         "rateLimit.max-wait": duration("The longest pause a server's 429 Retry-After or RateLimit-Reset may impose (default 60s)"),
+        "oauth2.proxy": proxy("The token endpoint's proxy, as source.proxy (none, env, a URL or { url, username, password }); default: the section's proxy."),
         "oauth2.token-url": string("The token endpoint: a path on the server or an absolute URL (default /o/oauth2/token)."),
         "oauth2.grant": enumeration(["client-credentials", "refresh-token"], "How the token is obtained (default client-credentials)."),
         "oauth2.client-id": string("The OAuth 2 application's client id."),

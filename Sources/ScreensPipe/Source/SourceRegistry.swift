@@ -32,5 +32,5 @@ enum SourceRegistry {
     static let networkKeys = [
         "server", "auth", "timeout", "connect-timeout", "retry", "max-response-size", "allow-insecure-auth",
         "follow-other-origins", "ca-file", "insecure-skip-tls-verify", "headers", "rate-limit", "on-response",
-    ]
+    ] + SpecDecoder.transportRouteKeys
 }

@@ -130,6 +130,7 @@ struct SourceBuild: Sendable {
         // Checked here too, so `plan` and `validate`-time runs refuse before any request.
         try CredentialPolicy.requireSafeTransport(URLParts(url), sendsCredentials: settings.hasCredentials, source: source)
         if case .oauth2(let spec) = source.auth { _ = try spec.resolvedTokenURL(against: url, source: source) }
+        try source.checkTransportRoute()
         if source.insecureSkipTLSVerify {
             environment.logger.warning(
                 "TLS verification is off (source.insecure-skip-tls-verify): anyone on the network path can read and change this traffic")

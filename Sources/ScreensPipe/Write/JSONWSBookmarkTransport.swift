@@ -56,7 +56,7 @@ struct JSONWSBookmarkTransport: Sendable {
         case .failure(let error):
             if error.kind == .cancelled { throw ScreensPipeError(.cancelled, "the write was cancelled", request: request.requestDescription) }
             // On a fresh connection these fail before a byte of the request is written.
-            if [.connectionRefused, .dns, .tls].contains(error.kind) { return .notSent("\(error)") }
+            if [.connectionRefused, .dns, .tls, .proxy].contains(error.kind) { return .notSent("\(error)") }
             return .ambiguous("\(error)")
         }
         if RetryPolicy.retryableStatuses.contains(response.status) {

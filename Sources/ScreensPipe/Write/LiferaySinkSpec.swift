@@ -114,7 +114,7 @@ enum LiferaySinkKeys {
     static let connection = [
         "server", "auth", "timeout", "connect-timeout", "retry", "max-response-size", "allow-insecure-auth",
         "ca-file", "insecure-skip-tls-verify", "headers",
-    ]
+    ] + SpecDecoder.transportRouteKeys
     static let all = own + connection
     /// Every field name some service accepts in `key`.
     static let allKeyFields: Set<String> = WriteService.allCases.reduce(into: []) { $0.formUnion($1.keyFields) }

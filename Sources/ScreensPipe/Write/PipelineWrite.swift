@@ -83,6 +83,7 @@ public enum PipelineWrite {
         var lock: RunLock?
         do throws(ScreensPipeError) {
             let settings = HTTPSourceSettings(source: sink.connection, configuredURL: baseURL, onRetry: nil, logger: environment.logger)
+            try sink.connection.checkTransportRoute()
             // A sandbox started for this run is new every time: a journal of it would skip
             // rows that no longer exist.
             var journal: WriteJournal?

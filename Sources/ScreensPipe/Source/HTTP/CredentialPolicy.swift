@@ -36,9 +36,15 @@ enum CredentialPolicy {
     }
 
     /// Credentials over plain http can be read by anyone on the path; allow them only to
-    /// this machine unless the pipeline says so explicitly.
+    /// this machine, and not through a proxy (which reads a plain http request whole),
+    /// unless the pipeline says so explicitly. Over https a proxy only tunnels (`CONNECT`).
     static func requireSafeTransport(_ url: URLParts, sendsCredentials: Bool, source: SourceSpec) throws(ScreensPipeError) {
-        guard sendsCredentials, url.schemeName != "https", !url.isLoopback, !source.allowInsecureAuth else { return }
+        guard sendsCredentials, url.schemeName != "https", !source.allowInsecureAuth else { return }
+        if let proxy = source.proxy.endpoint(for: String(url.scheme) + String(url.hostAndPort) + "/") {
+            throw ScreensPipeError.configuration(
+                "refusing to send credentials over plain \(url.schemeName) to \(url.host) through the proxy \(proxy.shownURL), which would read them; use https (the proxy then only tunnels), or set source.allow-insecure-auth: true")
+        }
+        guard !url.isLoopback else { return }
         throw ScreensPipeError.configuration(
             "refusing to send credentials over plain \(url.schemeName) to \(url.host); use https, or set source.allow-insecure-auth: true")
     }

@@ -18,6 +18,9 @@ package struct HTTPError: Error, Sendable, Hashable, CustomStringConvertible {
         case tooLarge = "too large"
         /// The TLS handshake or certificate verification failed.
         case tls = "tls"
+        /// The proxy refused the request before it reached the server: it asked for
+        /// credentials it was not given or did not accept (407), or refused the tunnel.
+        case proxy = "proxy"
         /// The calling task was cancelled, or the client shut down.
         case cancelled = "cancelled"
         /// Anything else (bad URL, unsupported protocol, bad content encoding, ...).
@@ -41,7 +44,7 @@ package struct HTTPError: Error, Sendable, Hashable, CustomStringConvertible {
     package var isConnectivity: Bool {
         switch kind {
         case .connectionRefused, .dns, .timeout, .connectionReset, .truncated: true
-        case .tooLarge, .tls, .cancelled, .other: false
+        case .tooLarge, .tls, .proxy, .cancelled, .other: false
         }
     }
 

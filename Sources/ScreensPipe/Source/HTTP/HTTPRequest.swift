@@ -26,6 +26,10 @@ package struct HTTPRequest: Sendable, CustomStringConvertible {
     /// Verify the server's TLS certificate and host name. Turning it off is the caller's
     /// explicit decision, and the caller warns about it.
     package var verifyTLS: Bool
+    /// The proxy the request goes through (``ProxySpec/endpoint(for:environment:)``).
+    package var proxy: ProxySpec = .none
+    /// The certificate presented when the server asks for one.
+    package var clientCertificate: ClientCertificateSpec?
     /// Follow 3xx redirects (at most 10). Off by default.
     package var followRedirects: Bool
     /// Send on a new connection, closed afterwards. A request that must not run twice

@@ -1,4 +1,5 @@
 import ScreensBus
+internal import Foundation
 
 /// One wire format for paged lists: how a page becomes an HTTP request, and how the
 /// response becomes rows. ``HTTPPageFetcher`` does the rest (auth, retries, errors).
@@ -67,7 +68,10 @@ extension WireFormat {
 enum LiferayErrorBody {
     static func error(for response: HTTPResponse, page: Int, request: String) -> ScreensPipeError {
         let body = try? JSONValue(parsing: response.body)
-        let (rawMessage, rawType) = body.map(details(of:)) ?? (nil, nil)
+        var (rawMessage, rawType) = body.map(details(of:)) ?? (nil, nil)
+        // Gateways, proxies and web servers answer in HTML; their page title says why
+        // (nginx: "400 No required SSL certificate was sent").
+        if body == nil { rawMessage = htmlTitle(response.body) }
         // Server text reaches the terminal: escape control characters, cap the length.
         let message = rawMessage.map { sanitizedServerText($0) }
         let type = rawType.map { sanitizedServerText($0, limit: 200) }
@@ -82,6 +86,16 @@ enum LiferayErrorBody {
         if let message { text += ": \(message)" }
         if let type { text += " [\(type)]" }
         return ScreensPipeError(code, text, page: page, request: request, status: response.status, exceptionType: type)
+    }
+
+    /// The text of an HTML page's `<title>`, from its first 4 KiB; nil when there is none.
+    static func htmlTitle(_ body: [UInt8]) -> String? {
+        let text = String(decoding: body.prefix(4096), as: UTF8.self)
+        guard let open = text.range(of: "<title>", options: .caseInsensitive),
+            let close = text.range(of: "</title>", options: .caseInsensitive, range: open.upperBound..<text.endIndex)
+        else { return nil }
+        let title = text[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
+        return title.isEmpty ? nil : title
     }
 
     /// The message and exception class of a Liferay error body, if it is one.

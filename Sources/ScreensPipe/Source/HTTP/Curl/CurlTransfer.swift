@@ -30,6 +30,10 @@ final class CurlTransfer: @unchecked Sendable {
 
     private let url: String
     private let maxResponseSize: Int
+    /// The proxy in the path, as messages show it (no credentials); nil when direct.
+    private let shownProxy: String?
+    /// The client certificate presented, for the messages of a TLS failure.
+    private let clientCertificate: ClientCertificateSpec?
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
 
@@ -48,6 +52,8 @@ final class CurlTransfer: @unchecked Sendable {
         self.handle = handle
         url = request.url
         maxResponseSize = max(0, request.maxResponseSize)
+        shownProxy = request.proxy.endpoint(for: request.url)?.shownURL
+        clientCertificate = request.clientCertificate
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         try configure(request, userAgent: userAgent)
@@ -91,11 +97,10 @@ final class CurlTransfer: @unchecked Sendable {
         try set(CURLOPT_SSL_VERIFYHOST, request.verifyTLS ? 2 : 0)
         if let caFile = request.caFile { try set(CURLOPT_CAINFO, caFile) }
 
-        // Credentials never follow a redirect to another host, and environment proxies
-        // (http_proxy, https_proxy, all_proxy) are not used: every hop is one the pipeline
-        // names, so the plain-http and origin rules cover all of them.
+        // Credentials never follow a redirect to another host.
         try set(CURLOPT_UNRESTRICTED_AUTH, 0)
-        try set(CURLOPT_PROXY, "")
+        try configureProxy(request)
+        try configureClientCertificate(request)
         try set(CURLOPT_FOLLOWLOCATION, request.followRedirects ? 1 : 0)
         if request.freshConnection {
             // libcurl silently sends a request again when a reused connection dies before the
@@ -120,6 +125,39 @@ final class CurlTransfer: @unchecked Sendable {
                 return transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: size * count))
             })
         try set(CURLOPT_HEADERDATA, userdata)
+    }
+
+    /// The proxy is resolved here (``ProxySpec/endpoint(for:environment:)``), never by
+    /// libcurl from the environment: the plain-http credential rule (``CredentialPolicy``)
+    /// and this transfer then agree on whether a proxy is in the path.
+    private func configureProxy(_ request: HTTPRequest) throws(HTTPError) {
+        guard let proxy = request.proxy.endpoint(for: request.url) else {
+            // "" turns off libcurl's own reading of http_proxy, https_proxy and all_proxy.
+            try set(CURLOPT_PROXY, "")
+            return
+        }
+        try set(CURLOPT_PROXY, proxy.url)
+        try set(CURLOPT_NOPROXY, "")
+        try set(CURLOPT_PROXY_SSL_VERIFYPEER, 1)
+        try set(CURLOPT_PROXY_SSL_VERIFYHOST, 2)
+        if let caFile = request.caFile { try set(CURLOPT_PROXY_CAINFO, caFile) }
+        // An https origin is always tunnelled (CONNECT): the proxy sees its host name only.
+        if URLParts(request.url).schemeName == "https" { try set(CURLOPT_HTTPPROXYTUNNEL, 1) }
+        if let username = proxy.username {
+            // Options of their own, so the credentials go to the proxy only, in
+            // Proxy-Authorization, and never into a URL that a message could show.
+            try set(CURLOPT_PROXYUSERNAME, username)
+            try set(CURLOPT_PROXYPASSWORD, proxy.password?.revealed ?? "")
+        }
+    }
+
+    private func configureClientCertificate(_ request: HTTPRequest) throws(HTTPError) {
+        guard let certificate = request.clientCertificate else { return }
+        try set(CURLOPT_SSLCERT, certificate.certificateFile)
+        try set(CURLOPT_SSLCERTTYPE, "PEM")
+        try set(CURLOPT_SSLKEY, certificate.effectiveKeyFile)
+        try set(CURLOPT_SSLKEYTYPE, "PEM")
+        if let passphrase = certificate.keyPassphrase { try set(CURLOPT_KEYPASSWD, passphrase.revealed) }
     }
 
     private func configureMethodAndBody(_ request: HTTPRequest) throws(HTTPError) {
@@ -222,16 +260,45 @@ final class CurlTransfer: @unchecked Sendable {
             let detail = String(cString: errorBuffer)
             if !detail.isEmpty { message += ": " + detail }
             if kind == .tooLarge { message += " (limit \(maxResponseSize) bytes)" }
+            if let refusal = proxyRefusal() { return .failure(refusal) }
+            if kind == .tls, let certificate = clientCertificate, [CURLE_SSL_CERTPROBLEM, CURLE_SSL_CLIENTCERT].contains(code) {
+                message += " (client-cert '\(certificate.certificateFile)', client-key '\(certificate.effectiveKeyFile)': "
+                    + "are they PEM, does the key belong to the certificate, is client-key-passphrase right?)"
+            }
             return .failure(HTTPError(kind, scrubbingUserinfo(of: url, from: message), request: requestDescription))
         }
         var status = 0
         _ = screens_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        if status == 407, let shownProxy {
+            // Only a proxy sends 407; libcurl has already answered it once with the
+            // configured credentials, so asking again will not help.
+            return .failure(HTTPError(.proxy, "the proxy \(shownProxy) \(Self.proxyAuthenticationAdvice)", request: requestDescription))
+        }
         var effectiveURL: UnsafeMutablePointer<CChar>?
         _ = screens_curl_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effectiveURL)
         return .success(
             HTTPResponse(
                 status: status, headers: responseHeaders, body: body,
                 effectiveURL: effectiveURL.map { String(cString: $0) } ?? url))
+    }
+
+    private static let proxyAuthenticationAdvice =
+        "asks for credentials (HTTP 407 Proxy Authentication Required, or 401 to a CONNECT): set the proxy's username and password (proxy: { url, username, password }), or check them"
+
+    /// The proxy's answer to the tunnel (`CONNECT`) when it was not a success: the request
+    /// never reached the server, and the answer (a 407, a redirect, an error page) is the
+    /// proxy's, never followed or read as the server's.
+    private func proxyRefusal() -> HTTPError? {
+        guard let shownProxy else { return nil }
+        var connectStatus = 0
+        _ = screens_curl_easy_getinfo_long(handle, CURLINFO_HTTP_CONNECTCODE, &connectStatus)
+        guard connectStatus != 0, !(200..<300).contains(connectStatus) else { return nil }
+        let message =
+            // tinyproxy answers a CONNECT with bad credentials 401, not 407.
+            [401, 407].contains(connectStatus)
+            ? "the proxy \(shownProxy) \(Self.proxyAuthenticationAdvice)"
+            : "the proxy \(shownProxy) refused the tunnel to the server (CONNECT answered HTTP \(connectStatus); a proxy's redirect is not followed)"
+        return HTTPError(.proxy, message, request: requestDescription)
     }
 
     /// Resumes the waiting task with `result`, exactly once.

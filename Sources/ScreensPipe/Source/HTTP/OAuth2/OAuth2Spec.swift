@@ -32,6 +32,9 @@ public struct OAuth2Spec: Sendable, Hashable {
     /// Allow a token endpoint on another origin than the source's (an identity provider of
     /// its own). The client secret then goes to that origin, still only over https or loopback.
     public var allowOtherTokenOrigin: Bool
+    /// `proxy:` of the token endpoint; nil asks it through the section's own `proxy:`
+    /// (an identity provider may sit behind another proxy than the portal, or none).
+    public var proxy: ProxySpec?
 
     /// Creates an OAuth 2 setting; the client authenticates with form parameters.
     public init(
@@ -45,6 +48,16 @@ public struct OAuth2Spec: Sendable, Hashable {
         self.scope = scope
         self.clientAuthentication = clientAuthentication
         self.allowOtherTokenOrigin = allowOtherTokenOrigin
+    }
+
+    /// The section's transport settings as the token endpoint uses them: its own proxy,
+    /// when it names one. Every token request and the token URL's plain-http check take
+    /// their settings from here.
+    func tokenEndpointSettings(of source: SourceSpec) -> SourceSpec {
+        guard let proxy else { return source }
+        var settings = source
+        settings.proxy = proxy
+        return settings
     }
 
     /// `client-credentials` or `refresh-token`, as written in a pipeline file.

@@ -113,7 +113,7 @@ actor OAuth2TokenProvider {
         }
         if let scope = spec.scope { form.append(QueryParameter(name: "scope", value: scope)) }
         var request = HTTPRequest(method: "POST", url: tokenURL)
-        request.applyTransportSettings(of: source)
+        request.applyTransportSettings(of: spec.tokenEndpointSettings(of: source))
         request.maxResponseSize = OAuth2TokenResponse.maximumBodySize
         request.headers.add(name: "Accept", value: "application/json")
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
@@ -154,6 +154,9 @@ final class OAuth2TokenProviders: Sendable {
         let identity = [
             tokenURL, spec.grantName, spec.clientID, spec.clientSecret?.revealed ?? "", refresh, spec.scope ?? "",
             spec.clientAuthentication.rawValue, source.caFile ?? "", source.insecureSkipTLSVerify ? "insecure" : "verified",
+            // The route too: a token request of a pipeline that names a proxy or presents a
+            // certificate must not be answered by one that goes another way.
+            "\(spec.tokenEndpointSettings(of: source).proxy.hashValue)", "\(source.clientCertificate.hashValue)",
         ]
         let key = CacheKey.digest(identity.joined(separator: "\n"))
         return providers.withLock { providers in

@@ -36,6 +36,7 @@ extension SpecDecoder {
         spec.scope = section.nonEmptyString("scope")
         if let value = section.choice("client-auth", OAuth2Spec.ClientAuthentication.self) { spec.clientAuthentication = value }
         if let value = section.bool("allow-other-token-origin") { spec.allowOtherTokenOrigin = value }
+        if let node = section["proxy"] { spec.proxy = decodeProxy(node, in: section) }
         return spec
     }
 }
@@ -52,6 +53,7 @@ extension OAuth2Spec {
         if let scope { members.append(("scope", .string(scope))) }
         members.append(("client-auth", .raw(clientAuthentication.rawValue)))
         if allowOtherTokenOrigin { members.append(("allow-other-token-origin", .raw("true"))) }
+        if let proxy { members.append(("proxy", proxy.shownValue)) }
         return members
     }
 
@@ -69,7 +71,7 @@ extension OAuth2Spec {
             throw .configuration(
                 "auth.oauth2.token-url is on another origin (\(target.origin), the source is \(home.origin)); the client secret goes only to the source's origin: set auth.oauth2.allow-other-token-origin: true to send it there")
         }
-        try CredentialPolicy.requireSafeTransport(target, sendsCredentials: true, source: source)
+        try CredentialPolicy.requireSafeTransport(target, sendsCredentials: true, source: tokenEndpointSettings(of: source))
         return url
     }
 }

@@ -45,7 +45,7 @@ package struct RetryPolicy: Sendable, Hashable {
     package func isRetryable(_ error: HTTPError) -> Bool {
         switch error.kind {
         case .connectionRefused, .connectionReset, .timeout, .truncated: true
-        case .dns, .tooLarge, .tls, .cancelled, .other: false
+        case .dns, .tooLarge, .tls, .proxy, .cancelled, .other: false
         }
     }
 
