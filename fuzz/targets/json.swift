@@ -1,7 +1,8 @@
 // libFuzzer target: the JSON parser, then the writer on whatever parses (round trip), then
 // the texts kept for rows: each element's kept text (whitespace between tokens left out)
 // must read back as the element, hold no line break, and the parse keeping them must agree
-// with the plain parse on the value and on whether the input is JSON at all.
+// with the plain parse on the value and on whether the input is JSON at all; the compact copy
+// of any input (JSONCompaction) reads as the input does.
 import ScreensBus
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -42,6 +43,12 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             }
         default: fatalError("skipping rows at \(path) disagrees with parsing them: \(bytes)")
         }
+    }
+    // The compact copy a body formatted for people is read as: when it is made, it must be
+    // accepted exactly when the input is, and read as the same value.
+    if let copy = input.withMemoryRebound(to: UInt8.self, { JSONCompaction.compacted($0) }) {
+        let again = try? JSONValue(parsing: copy)
+        guard again == plain else { fatalError("the compact copy reads otherwise than \(bytes): \(copy)") }
     }
     guard let value = plain else { return 0 }
     guard let again = try? JSONValue(parsing: value.jsonBytes), again == value else {

@@ -184,34 +184,12 @@ public struct JSONElementTexts: Sendable, Hashable {
         self.ranges = compactRanges
     }
 
-    /// Copies the valid JSON value in `range`, leaving out whitespace outside strings: the
-    /// runs between whitespace are copied whole.
+    /// Copies the valid JSON value in `range`, leaving out whitespace outside strings
+    /// (``JSONCompaction``).
     private static func appendCompacting(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, to output: inout [UInt8]) {
-        output.reserveCapacity(output.count + range.count)
-        var runStart = range.lowerBound
-        var offset = range.lowerBound
-        var inString = false
-        while offset < range.upperBound {
-            let byte = bytes[offset]
-            if inString {
-                if byte == JSONByte.backslash {
-                    // The escaped byte never ends the string.
-                    offset += 2
-                    continue
-                }
-                if byte == JSONByte.quote { inString = false }
-            } else {
-                switch byte {
-                case JSONByte.space, JSONByte.tab, JSONByte.newline, JSONByte.carriageReturn:
-                    if runStart < offset { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<offset])) }
-                    runStart = offset + 1
-                case JSONByte.quote: inString = true
-                default: break
-                }
-            }
-            offset += 1
+        guard JSONCompaction.append(UnsafeBufferPointer(rebasing: bytes[range]), to: &output) else {
+            preconditionFailure("a value that parsed has whitespace inside a token")
         }
-        if runStart < range.upperBound { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<range.upperBound])) }
     }
 }
 
@@ -267,8 +245,8 @@ extension JSONValue {
     /// each element of the array at `path` (a page's rows: `[.key("items")]` in a headless
     /// page); the texts are nil when there is no array there.
     ///
-    /// Costs what the plain parse costs, plus a copy of the array's bytes when its
-    /// elements hold whitespace between their tokens (a pretty-printed body).
+    /// Costs what the plain parse costs, plus a compact copy of the array's elements when
+    /// they hold whitespace between their tokens (a pretty-printed body).
     ///
     /// With `skippingElements`, the elements there are checked exactly as a parse would check
     /// them (the same input is refused with the same error) but not parsed: the returned
@@ -294,7 +272,7 @@ extension JSONValue {
     ) throws(JSONParseError) -> (value: JSONValue, texts: JSONElementTexts?) {
         guard !bytes.isEmpty else { throw JSONParseError(offset: 0, message: "unexpected end of input") }
         let result = bytes.withUnsafeBufferPointer { buffer in
-            Result { () throws(JSONParseError) -> (JSONValue, [Range<Int>]?, Bool, JSONMemberTape?) in
+            Result { () throws(JSONParseError) -> (JSONValue, [Range<Int>]?, Bool, JSONMemberTape?, [UInt8]?) in
                 var parser = JSONParser(bytes: buffer.baseAddress!, start: 0, end: buffer.count)
                 parser.skipsRecordedElements = skippingElements
                 parser.memberSelection = selection
@@ -305,10 +283,12 @@ extension JSONValue {
                 if skippingElements, let selection, let ranges {
                     tape = JSONMemberTape(selection: selection, entries: parser.recordedMembers, count: ranges.count)
                 }
-                return (value, ranges, parser.recordedWhitespace, tape)
+                return (value, ranges, parser.recordedWhitespace, tape, parser.recordedText)
             }
         }
-        let (value, ranges, whitespace, tape) = try result.get()
-        return (value, ranges.map { JSONElementTexts(text: bytes, ranges: $0, compacting: whitespace, memberTape: tape) })
+        let (value, ranges, whitespace, tape, compactText) = try result.get()
+        // Checked elements with whitespace were written compactly as they were read; parsed
+        // ones are copied compactly here.
+        return (value, ranges.map { JSONElementTexts(text: compactText ?? bytes, ranges: $0, compacting: compactText == nil && whitespace, memberTape: tape) })
     }
 }

@@ -1,12 +1,19 @@
 /// The rows of a page: the objects of the recorded array, checked without being parsed.
 ///
-/// Rows of a page share their keys, in the same order, so a row is first checked against the
-/// shape of the last one read member by member: what comes before each value (`"key":` for
-/// the first, `,"key":` for the next ones) is compared with the input in one go, and only
-/// the values are read. A row that differs anywhere from that shape (another key, whitespace
-/// between tokens, a member more or less) is read again from its start member by member, so
-/// both ways accept and refuse exactly the same rows with the same errors: the shape is made
+/// Rows of a page share their keys, in the same order, and a page formatted for people lays
+/// every row out alike, so a row is first checked against the shape of the last one read member
+/// by member: what comes before each value as received (`"key":` for the first, `,"key":` for
+/// the next ones, with the row's whitespace between those tokens: `,\n      "key": ` in a
+/// pretty-printed page) and what ends the row (`}`, `\n    }`) are compared with the input in
+/// one go, and only the values are read. A row that differs anywhere from that shape (another
+/// key, other whitespace, a member more or less) is read again from its start member by member,
+/// so both ways accept and refuse exactly the same rows with the same errors: the shape is made
 /// of bytes the member-by-member reader accepted, and the values are read by the same code.
+///
+/// Rows of a page with whitespace between their tokens are written compactly as they are
+/// checked (see ``JSONParser/emitted``): a row of the shape as its compact prefixes and its
+/// values, any other as its compact copy (``JSONCompaction``), so a pretty-printed page costs
+/// one comparison more a member, not a second pass over its whitespace.
 extension JSONParser {
     /// Checks the row at `index` (its `{`, which is `elementStart`) as ``skipValue()`` checks
     /// it and, with a `selection`, writes where its members are to ``recordedMembers`` from
@@ -20,40 +27,70 @@ extension JSONParser {
     }
 
     /// The row at `index` checked against ``rowShape``; false, with everything as it was, when
-    /// it does not have that shape.
+    /// it does not have that shape. While ``emitted`` holds the page's compact text, the row is
+    /// written there.
     private mutating func skipRowLikeShape(_ selection: JSONMemberSelection?, startingElementAt elementStart: Int, entry: Int) throws(JSONParseError) -> Bool {
+        // One loop for compact pages and one that writes the rows, each without the other's work.
+        if emitted != nil {
+            return try skipRowLikeShape(selection, startingElementAt: elementStart, entry: entry, emits: true)
+        }
+        return try skipRowLikeShape(selection, startingElementAt: elementStart, entry: entry, emits: false)
+    }
+
+    @inline(__always)
+    private mutating func skipRowLikeShape(
+        _ selection: JSONMemberSelection?, startingElementAt elementStart: Int, entry: Int, emits: Bool
+    ) throws(JSONParseError) -> Bool {
         let whitespaceBefore = skippedWhitespace
         let depthBefore = depth
+        let emittedBefore = emittedCount
         // The same step as the member-by-member reader's, so a row too deep fails alike.
         _ = try enterContainer(isObject: true)
-        let prefixes = rowShape.prefixes.baseAddress!
+        let received = rowShape.received.baseAddress!
+        let compact = rowShape.compact.baseAddress!
         let members = rowShape.members.baseAddress!
-        var prefixStart = 0
+        if emits { emit(JSONByte.openBrace) }
+        var receivedStart = 0
+        var compactStart = 0
         for member in 0..<rowShape.count {
-            let prefixEnd = members[member &* 2]
-            let length = prefixEnd &- prefixStart
-            // The prefixes are padded, so a word can always be read past this one's end.
+            let receivedEnd = members[member &* 4]
+            let length = receivedEnd &- receivedStart
+            // The shape is padded, so a word can always be read past this prefix's end.
             guard end &- index >= length,
-                Self.bytesEqual(prefixes + prefixStart, bytes + index, count: length, lastWordReadable: index &+ (length & ~7) &+ 8 <= end)
+                Self.bytesEqual(received + receivedStart, bytes + index, count: length, lastWordReadable: index &+ (length & ~7) &+ 8 <= end)
             else {
-                return differsFromShape(selection, startingElementAt: elementStart, entry: entry, whitespace: whitespaceBefore, depth: depthBefore)
+                return differsFromShape(selection, startingElementAt: elementStart, entry: entry, whitespace: whitespaceBefore, depth: depthBefore, emitted: emittedBefore)
             }
             index &+= length
-            prefixStart = prefixEnd
+            skippedWhitespace &+= members[member &* 4 &+ 3]
+            receivedStart = receivedEnd
             skipWhitespace()
+            let valueIndex = index
+            let whitespaceAtValue = skippedWhitespace
             let valueStart = index &- elementStart &- (skippedWhitespace &- whitespaceBefore)
             try skipMemberValue()
-            let slot = members[member &* 2 &+ 1]
+            let slot = members[member &* 4 &+ 2]
             if slot >= 0, selection != nil {
                 let offsets = entry &+ 1 &+ slot &* 2
                 recordedMembers[offsets] = valueStart
                 recordedMembers[offsets &+ 1] = index &- elementStart &- (skippedWhitespace &- whitespaceBefore)
             }
+            if emits {
+                let compactEnd = members[member &* 4 &+ 1]
+                emitWords(compact + compactStart, count: compactEnd &- compactStart)
+                compactStart = compactEnd
+                emitInput(valueIndex, index, compacting: skippedWhitespace != whitespaceAtValue)
+            }
         }
-        guard index < end, bytes[index] == JSONByte.closeBrace else {
-            return differsFromShape(selection, startingElementAt: elementStart, entry: entry, whitespace: whitespaceBefore, depth: depthBefore)
+        let endLength = rowShape.endLength
+        guard end &- index >= endLength,
+            Self.bytesEqual(received + receivedStart, bytes + index, count: endLength, lastWordReadable: index &+ (endLength & ~7) &+ 8 <= end)
+        else {
+            return differsFromShape(selection, startingElementAt: elementStart, entry: entry, whitespace: whitespaceBefore, depth: depthBefore, emitted: emittedBefore)
         }
-        index &+= 1
+        index &+= endLength
+        skippedWhitespace &+= rowShape.endWhitespace
+        if emits { emit(JSONByte.closeBrace) }
         leaveContainer(isObject: true, count: rowShape.count)
         if selection != nil { recordedMembers[entry] = JSONMemberTape.Status.object.rawValue }
         rowShape.matched &+= 1
@@ -99,10 +136,13 @@ extension JSONParser {
 
     /// Puts everything back as it was before the row at `elementStart` was compared with the
     /// shape, for it to be read member by member; false.
-    private mutating func differsFromShape(_ selection: JSONMemberSelection?, startingElementAt elementStart: Int, entry: Int, whitespace: Int, depth depthBefore: Int) -> Bool {
+    private mutating func differsFromShape(
+        _ selection: JSONMemberSelection?, startingElementAt elementStart: Int, entry: Int, whitespace: Int, depth depthBefore: Int, emitted: Int
+    ) -> Bool {
         index = elementStart
         depth = depthBefore
         skippedWhitespace = whitespace
+        emittedCount = emitted
         if let selection {
             for offset in entry..<(entry + 1 + 2 * selection.count) { recordedMembers[offset] = -1 }
         }
@@ -111,8 +151,8 @@ extension JSONParser {
     }
 
     /// The row at `index` read token by token, as ``skipValue()`` reads an object; its keys
-    /// become the next ``rowShape`` when they have no escapes and the row no whitespace
-    /// between its tokens (a pretty-printed page would never match it).
+    /// and the bytes around them, whitespace included, become the next ``rowShape`` when they
+    /// have no escapes.
     private mutating func skipRowMemberByMember(_ selection: JSONMemberSelection?, startingElementAt elementStart: Int, entry: Int) throws(JSONParseError) {
         let whitespaceBefore = skippedWhitespace
         if selection != nil { recordedMembers[entry] = JSONMemberTape.Status.object.rawValue }
@@ -120,26 +160,35 @@ extension JSONParser {
         rowKeys.removeAll(keepingCapacity: true)
         _ = try enterContainer(isObject: true)
         var count = 0
+        // Where the bytes before the next value start (after the `{`, then after each value),
+        // and the whitespace skipped until then.
+        var prefixStart = index
+        var prefixWhitespace = skippedWhitespace
         if !closesAtOnce(JSONByte.closeBrace) {
             repeat {
                 try reachKey()
                 let keyStart = index
                 let slot = try passSelectedKey(member: count, selection)
+                let keyEnd = index
                 count &+= 1
                 if slot == Self.escapedKey {
                     learns = false
                     if selection != nil { recordedMembers[entry] = JSONMemberTape.Status.unread.rawValue }
                 } else if learns, count > RowShape.maximumMembers {
                     // A row this wide gains little from a shape, which would cost memory in
-                    // proportion to it (three words a member, on a hostile body's every member).
+                    // proportion to it (six words a member, on a hostile body's every member).
                     learns = false
-                } else if learns {
-                    rowKeys.append(keyStart)
-                    rowKeys.append(index)
-                    rowKeys.append(slot)
                 }
                 try passColon()
                 skipWhitespace()
+                if learns {
+                    rowKeys.append(prefixStart)
+                    rowKeys.append(keyStart)
+                    rowKeys.append(keyEnd)
+                    rowKeys.append(index)
+                    rowKeys.append(slot)
+                    rowKeys.append(skippedWhitespace &- prefixWhitespace)
+                }
                 let valueStart = index &- elementStart &- (skippedWhitespace &- whitespaceBefore)
                 try skipValue()
                 // Without a selection (the page gave its positions up), a key the cache
@@ -149,11 +198,13 @@ extension JSONParser {
                     recordedMembers[offsets] = valueStart
                     recordedMembers[offsets &+ 1] = index &- elementStart &- (skippedWhitespace &- whitespaceBefore)
                 }
+                prefixStart = index
+                prefixWhitespace = skippedWhitespace
             } while try !passSeparator(closer: JSONByte.closeBrace)
         }
         leaveContainer(isObject: true, count: count)
-        if learns, count > 0, skippedWhitespace == whitespaceBefore {
-            rowShape.learn(keys: rowKeys, in: bytes)
+        if learns, count > 0 {
+            rowShape.learn(keys: rowKeys, end: prefixStart..<index, endWhitespace: skippedWhitespace &- prefixWhitespace, in: bytes)
         }
     }
 
@@ -187,17 +238,26 @@ extension JSONParser {
     }
 }
 
-/// What comes before each member's value in a row of a page, written compactly, for the next
-/// rows to be compared with (see `JSONParser.skipRow(_:startingElementAt:entry:)`).
+/// What comes before each member's value in a row of a page, and what ends the row, as
+/// received and written compactly, for the next rows to be compared with and written by (see
+/// `JSONParser.skipRow(_:startingElementAt:entry:)`).
 struct RowShape {
-    /// `"key":` for the first member, then `,"key":` for each next one, back to back, and 8
-    /// bytes of padding: a word can be read at any of them.
-    private(set) var prefixes = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
-    /// For each member, where its prefix ends in ``prefixes``, then its slot in the parser's
-    /// member selection (-1 for none).
+    /// For each member, the bytes before its value as received (`"key":` for the first, then
+    /// `,"key":`, with whatever whitespace the row had between those tokens), back to back;
+    /// then the bytes that end the row (`}`, after any whitespace); and 8 bytes of padding: a
+    /// word can be read at any of them.
+    private(set) var received = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
+    /// The same written compactly: `"key":`, `,"key":`... back to back, and 8 bytes of padding.
+    private(set) var compact = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
+    /// Four entries a member: where its prefix ends in ``received`` and in ``compact``, its
+    /// slot in the parser's member selection (-1 for none), and how many bytes of whitespace
+    /// its received prefix holds.
     private(set) var members = UnsafeMutableBufferPointer<Int>(start: nil, count: 0)
     /// How many members the shape has; 0 before one is learnt.
     private(set) var count = 0
+    /// How long the bytes that end the row are, and how much whitespace they hold.
+    private(set) var endLength = 0
+    private(set) var endWhitespace = 0
     /// Rows that had the shape, and rows that did not: rows that keep changing shape would be
     /// read twice each, so past a few misses the shape must match four rows in five or it is
     /// no longer tried.
@@ -209,41 +269,63 @@ struct RowShape {
     /// The most members a row may have for its shape to be learnt.
     static let maximumMembers = 1024
 
-    /// Learns the shape of a row from its keys: three entries each in `keys` (where the key
-    /// starts and ends in `bytes`, around its quotes, and its slot).
-    mutating func learn(keys: [Int], in bytes: UnsafePointer<UInt8>) {
-        let memberCount = keys.count / 3
-        var size = 8
-        for member in 0..<memberCount { size += keys[member * 3 + 1] - keys[member * 3] + 2 }
-        if prefixes.count < size {
-            prefixes.deallocate()
-            prefixes = .allocate(capacity: max(size, 2 * prefixes.count))
-        }
-        if members.count < 2 * memberCount {
-            members.deallocate()
-            members = .allocate(capacity: max(2 * memberCount, 2 * members.count))
-        }
-        var length = 0
+    /// Learns the shape of a row: six entries a member in `keys` (where the bytes before its
+    /// value start, where its key starts and ends around its quotes, where its value starts,
+    /// its slot, and the whitespace before its value), and the bytes that end it, at `end` of
+    /// `bytes`, holding `endWhitespace` bytes of whitespace.
+    mutating func learn(keys: [Int], end: Range<Int>, endWhitespace: Int, in bytes: UnsafePointer<UInt8>) {
+        let memberCount = keys.count / 6
+        var receivedSize = end.count + 8
+        var compactSize = 8
         for member in 0..<memberCount {
-            if member > 0 {
-                prefixes[length] = JSONByte.comma
-                length += 1
-            }
-            let start = keys[member * 3], stop = keys[member * 3 + 1]
-            UnsafeMutableRawPointer(prefixes.baseAddress! + length).copyMemory(from: bytes + start, byteCount: stop - start)
-            length += stop - start
-            prefixes[length] = JSONByte.colon
-            length += 1
-            members[member * 2] = length
-            members[member * 2 + 1] = keys[member * 3 + 2]
+            receivedSize += keys[member * 6 + 3] - keys[member * 6]
+            compactSize += keys[member * 6 + 2] - keys[member * 6 + 1] + 2
         }
-        for padding in length..<(length + 8) { prefixes[padding] = 0 }
+        Self.reserve(&received, receivedSize)
+        Self.reserve(&compact, compactSize)
+        if members.count < 4 * memberCount {
+            members.deallocate()
+            members = .allocate(capacity: max(4 * memberCount, 2 * members.count))
+        }
+        var receivedLength = 0
+        var compactLength = 0
+        for member in 0..<memberCount {
+            let prefix = keys[member * 6]..<keys[member * 6 + 3]
+            UnsafeMutableRawPointer(received.baseAddress! + receivedLength).copyMemory(from: bytes + prefix.lowerBound, byteCount: prefix.count)
+            receivedLength += prefix.count
+            if member > 0 {
+                compact[compactLength] = JSONByte.comma
+                compactLength += 1
+            }
+            let key = keys[member * 6 + 1]..<keys[member * 6 + 2]
+            UnsafeMutableRawPointer(compact.baseAddress! + compactLength).copyMemory(from: bytes + key.lowerBound, byteCount: key.count)
+            compactLength += key.count
+            compact[compactLength] = JSONByte.colon
+            compactLength += 1
+            members[member * 4] = receivedLength
+            members[member * 4 + 1] = compactLength
+            members[member * 4 + 2] = keys[member * 6 + 4]
+            members[member * 4 + 3] = keys[member * 6 + 5]
+        }
+        UnsafeMutableRawPointer(received.baseAddress! + receivedLength).copyMemory(from: bytes + end.lowerBound, byteCount: end.count)
+        receivedLength += end.count
+        for padding in receivedLength..<(receivedLength + 8) { received[padding] = 0 }
+        for padding in compactLength..<(compactLength + 8) { compact[padding] = 0 }
         count = memberCount
+        endLength = end.count
+        self.endWhitespace = endWhitespace
+    }
+
+    private static func reserve(_ buffer: inout UnsafeMutableBufferPointer<UInt8>, _ size: Int) {
+        guard buffer.count < size else { return }
+        buffer.deallocate()
+        buffer = .allocate(capacity: max(size, 2 * buffer.count))
     }
 
     /// Frees the buffers; the parser's last use of its shape.
     func deallocate() {
-        prefixes.deallocate()
+        received.deallocate()
+        compact.deallocate()
         members.deallocate()
     }
 }

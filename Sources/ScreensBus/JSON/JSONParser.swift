@@ -27,6 +27,15 @@ struct JSONParser: ~Copyable {
     var recordedRanges: [Range<Int>]?
     /// Whether an element of the recorded array had whitespace between its tokens.
     var recordedWhitespace = false
+    /// The compact text of the recorded array's elements, when they are only checked and one
+    /// of them had whitespace between its tokens (a page formatted for people): the elements
+    /// are written there as they are checked, and ``recordedRanges`` are ranges of it.
+    var recordedText: [UInt8]?
+    /// Where the elements' compact text is written while they are checked (see
+    /// ``recordedText``); nil while they need none. Never fuller than the input read since
+    /// the array started, so it holds that input's length and a word more.
+    var emitted: UnsafeMutablePointer<UInt8>?
+    var emittedCount = 0
     /// Whether the recorded array's elements are only checked (``skipValue()``), not parsed:
     /// the tree then holds `null` in their place.
     var skipsRecordedElements = false
@@ -48,7 +57,8 @@ struct JSONParser: ~Copyable {
         var slot: Int
     }
     /// The shape of the last row of the recorded array that was checked member by member:
-    /// what comes before each member's value (`"key":` after the `{`, then `,"key":`), to
+    /// what comes before each member's value (`"key":` after the `{`, then `,"key":`, as
+    /// received) and what ends it, to
     /// check the next row against in one comparison per member. See
     /// `skipRow(_:startingElementAt:entry:)`.
     var rowShape = RowShape()
@@ -85,6 +95,7 @@ struct JSONParser: ~Copyable {
     deinit {
         scratch.deallocate()
         rowShape.deallocate()
+        emitted?.deallocate()
     }
 
     /// Moves to another range of the same input, keeping the caches (JSON lines of one shape).
@@ -108,14 +119,16 @@ struct JSONParser: ~Copyable {
 
     @inline(__always)
     mutating func skipWhitespace() {
-        while index < end {
-            switch bytes[index] {
-            case JSONByte.space, JSONByte.tab, JSONByte.newline, JSONByte.carriageReturn:
-                skippedWhitespace &+= 1
-                index += 1
-            default: return
-            }
-        }
+        // Every byte a token starts with is above the space: compact input returns at once.
+        guard index < end, bytes[index] <= JSONByte.space else { return }
+        skipWhitespaceRun()
+    }
+
+    /// Passes the whitespace at `index`; spaces (indentation) a word at a time.
+    private mutating func skipWhitespaceRun() {
+        let start = index
+        index = JSONCompaction.whitespaceEnd(bytes, from: index, to: end)
+        skippedWhitespace &+= index &- start
     }
 
     mutating func parseValue() throws(JSONParseError) -> JSONValue {
@@ -242,6 +255,7 @@ struct JSONParser: ~Copyable {
         var whitespace = false
         var wantedIndex = -1
         if onPath >= 0, !records, case .index(let wanted) = textPath[onPath] { wantedIndex = wanted }
+        if records { stopEmitting() }
         if closesAtOnce(JSONByte.closeBracket) {
             leaveContainer(isObject: false, count: 0)
             if records { recordedRanges = []; recordedWhitespace = false; recordedMembers = [] }
@@ -271,6 +285,7 @@ struct JSONParser: ~Copyable {
             if !records, wantedIndex == elements.count {
                 nextValueOnPath = onPath + 1
             }
+            let emittedStart = emittedCount
             if records && skipsRecordedElements {
                 let entry = elements.count * stride
                 if selection != nil, recordedMembers.count < entry + stride {
@@ -295,14 +310,33 @@ struct JSONParser: ~Copyable {
                 elements.append(try parseValue())
             }
             if records {
-                ranges.append(start..<index)
-                whitespace = whitespace || skippedWhitespace != whitespaceBefore
+                let hasWhitespace = skippedWhitespace != whitespaceBefore
+                if !skipsRecordedElements {
+                    ranges.append(start..<index)
+                    whitespace = whitespace || hasWhitespace
+                } else if emitted != nil {
+                    // A row of the shape wrote itself; any other is copied compactly.
+                    if emittedCount == emittedStart { emitInput(start, index, compacting: hasWhitespace) }
+                    ranges.append(emittedStart..<emittedCount)
+                } else if hasWhitespace {
+                    startEmitting(&ranges, from: ranges.first?.lowerBound ?? start)
+                    let copyStart = emittedCount
+                    emitInput(start, index, compacting: true)
+                    ranges.append(copyStart..<emittedCount)
+                } else {
+                    ranges.append(start..<index)
+                }
             }
             if try passSeparator(closer: JSONByte.closeBracket) {
                 leaveContainer(isObject: false, count: elements.count)
                 if records {
                     recordedRanges = ranges
                     recordedWhitespace = whitespace
+                    if let emitted {
+                        let text = Array(UnsafeBufferPointer(start: emitted, count: emittedCount))
+                        stopEmitting()
+                        recordedText = text
+                    }
                 }
                 if selection != nil { recordedMembers.removeSubrange((elements.count * stride)...) }
                 return elements
@@ -333,6 +367,69 @@ struct JSONParser: ~Copyable {
                 leaveContainer(isObject: true, count: object.count)
                 return .object(object)
             }
+        }
+    }
+}
+
+extension JSONParser {
+    /// Starts writing the recorded array's elements compactly to ``emitted``: those read so
+    /// far (at `ranges`, of the input from `arrayStart` on) are copied there first, and their
+    /// ranges become ranges of it.
+    mutating func startEmitting(_ ranges: inout [Range<Int>], from arrayStart: Int) {
+        // The compact text is never longer than the input it is made of; a word more for
+        // the copies a word at a time.
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: end &- arrayStart &+ 16)
+        emitted = buffer
+        emittedCount = 0
+        for position in ranges.indices {
+            let range = ranges[position]
+            let start = emittedCount
+            emitInput(range.lowerBound, range.upperBound, compacting: true)
+            ranges[position] = start..<emittedCount
+        }
+        recordedText = nil
+    }
+
+    /// Stops writing elements compactly and frees what was written.
+    mutating func stopEmitting() {
+        emitted?.deallocate()
+        emitted = nil
+        emittedCount = 0
+        recordedText = nil
+    }
+
+    @inline(__always)
+    mutating func emit(_ byte: UInt8) {
+        emitted.unsafelyUnwrapped[emittedCount] = byte
+        emittedCount &+= 1
+    }
+
+    /// Writes the `count` bytes at `source`, which can be read a word past them, a word at a time.
+    @inline(__always)
+    mutating func emitWords(_ source: UnsafePointer<UInt8>, count: Int) {
+        let target = UnsafeMutableRawPointer(emitted.unsafelyUnwrapped + emittedCount)
+        var offset = 0
+        while offset < count {
+            target.storeBytes(of: UnsafeRawPointer(source + offset).loadUnaligned(as: UInt64.self), toByteOffset: offset, as: UInt64.self)
+            offset &+= 8
+        }
+        emittedCount &+= count
+    }
+
+    /// Writes the input at `start..<stop`, a value or element that was checked: as it is, or
+    /// `compacting` it (it has whitespace between its tokens).
+    @inline(__always)
+    mutating func emitInput(_ start: Int, _ stop: Int, compacting: Bool) {
+        if compacting {
+            guard let written = JSONCompaction.compact(bytes + start, count: stop &- start, into: emitted.unsafelyUnwrapped + emittedCount) else {
+                preconditionFailure("a value that was checked has whitespace inside a token")
+            }
+            emittedCount &+= written
+        } else if stop &+ 8 <= end {
+            emitWords(bytes + start, count: stop &- start)
+        } else {
+            (emitted.unsafelyUnwrapped + emittedCount).update(from: bytes + start, count: stop &- start)
+            emittedCount &+= stop &- start
         }
     }
 }

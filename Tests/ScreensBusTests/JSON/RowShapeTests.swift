@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import ScreensBus
@@ -124,12 +125,14 @@ struct RowShapeTests {
         #expect(LazyRowValues(texts: texts).rows == (try JSONValue(parsing: bytes)).arrayValue)
     }
 
-    @Test("rows of one shape are checked against it; pretty-printed rows and rows that keep changing shape are not")
+    @Test("rows of one shape are checked against it, pretty-printed and spaced ones too; rows that keep changing shape are not")
     func theShapeIsUsed() throws {
         let uniform = "[" + Array(repeating: Self.base, count: 100).joined(separator: ",") + "]"
         #expect(try shapeCounts(uniform) == (matched: 99, missed: 0))
-        let pretty = "[" + Array(repeating: #"{ "id": 1, "name": "x" }"#, count: 100).joined(separator: ",\n") + "]"
-        #expect(try shapeCounts(pretty) == (matched: 0, missed: 0))
+        let spaced = "[" + Array(repeating: #"{ "id": 1, "name": "x" }"#, count: 100).joined(separator: ",\n") + "]"
+        #expect(try shapeCounts(spaced) == (matched: 99, missed: 0))
+        let pretty = JSONLayouts.pretty("[" + Array(repeating: Self.base, count: 100).joined(separator: ",") + "]")
+        #expect(try shapeCounts(pretty) == (matched: 99, missed: 0))
         // Two shapes in turn: each row misses the other's shape, until it is given up.
         let alternating = "[" + (0..<100).map { $0 % 2 == 0 ? #"{"a":1}"# : #"{"b":1}"# }.joined(separator: ",") + "]"
         #expect(try shapeCounts(alternating) == (matched: 0, missed: 16))
