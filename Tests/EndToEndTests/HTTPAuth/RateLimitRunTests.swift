@@ -27,7 +27,7 @@ struct RateLimitRunTests {
 
     // 10 per second with 8 pages in flight: a request may take 800 ms before the client
     // falls behind its budget, so a machine busy with other tests still keeps the pace.
-    @Test("requests: 10 per 1s: the sandbox observes 10 requests per second within 10%, and every row once")
+    @Test("requests: 10 per 1s: the sandbox observes at most 11 and a pace of at least 9 per second, and every row once")
     func measuredRate() async throws {
         let reference = try await ReferenceOutputs.shared.lines(for: "pipelines/bookmarks.yaml")
         try await withConfiguredSandbox({ $0.rateLimit = SandboxRateLimit(requestsPerSecond: 100, burst: 100) }) { harness in
@@ -37,18 +37,24 @@ struct RateLimitRunTests {
             #expect(result.stdoutLines == reference)
             let times = harness.server.admittedRequestTimes
             try #require(times.count >= 37)
-            // The pace is the median gap between arrivals: a stall of the loaded machine
-            // delays one request and lets the next arrive close behind it, which moves two
-            // gaps, where the first-to-last span or a fitted slope moves with every outlier
-            // (11.97/s and 8.03/s were seen that way under a full test run).
-            let gaps = zip(times.dropFirst(), times).map { later, earlier -> Double in
-                let span = later - earlier
-                return Double(span.components.seconds) + Double(span.components.attoseconds) / 1e18
-            }.sorted()
-            let rate = 1 / gaps[gaps.count / 2]
+            func seconds(_ span: Duration) -> Double {
+                Double(span.components.seconds) + Double(span.components.attoseconds) / 1e18
+            }
+            // Never over the budget: the rate over the middle 80% of the arrivals. A stall of
+            // the loaded machine can hold arrivals back and release them together, which makes
+            // single gaps short (a median gap of 89 ms, 11.2/s, was seen in a CI run) but cannot
+            // put more requests into a span than the client sent; the first and last tenth are
+            // left out, where a held-back arrival would shorten the span itself.
+            let low = times.count / 10, high = times.count - 1 - times.count / 10
+            let spanRate = Double(high - low) / seconds(times[high] - times[low])
+            // And the pace kept: the median gap between arrivals, which a stall moves by two
+            // gaps only (11.97/s and 8.03/s were seen with first-to-last spans under load).
+            let gaps = zip(times.dropFirst(), times).map { later, earlier in seconds(later - earlier) }.sorted()
+            let medianRate = 1 / gaps[gaps.count / 2]
             // The sandbox's own budget is far above the pipeline's: the pace measured is the client's.
             #expect(harness.server.rateLimitedRequests == 0)
-            #expect(abs(rate - 10) <= 1, "observed \(rate) requests per second")
+            #expect(spanRate <= 11, "observed \(spanRate) requests per second over the middle of the run")
+            #expect(medianRate >= 9, "observed a median pace of \(medianRate) requests per second")
         }
     }
 
