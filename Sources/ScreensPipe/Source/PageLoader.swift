@@ -53,16 +53,11 @@ package struct PageLoader: Sendable {
         }
     }
 
-    /// The warning for a list that ended on a short page with nothing else marking its end.
-    static func shortPageWarning(page: FetchedPage, marker: String?) -> String {
+    /// The warning for a list without a row count that ended on a short page: the only
+    /// ambiguous ending (chained lists end by their protocol's marker, never by a size).
+    static func shortPageWarning(page: FetchedPage) -> String {
         let asked = page.request.endRow - page.request.startRow
-        var text = "the list ended on page \(page.request.index), which had \(page.rowsInPage) of \(asked) rows"
-        if let marker {
-            text += " and \(marker); a server that hides rows by permission sends such pages mid-list too, so rows after it may be missing. Make the end exact: the server should send the next-page marker as null (or an empty string) on the last page"
-        } else {
-            text += ", and the source reports no row count; a portal that hides rows by permission sends such pages mid-list too, so rows after it may be missing. Make the end exact with a row count: count (liferay-jsonws) or total (rest)"
-        }
-        return text
+        return "the list ended on page \(page.request.index), which had \(page.rowsInPage) of \(asked) rows, and the source reports no row count; a portal that hides rows by permission sends such pages mid-list too, so rows after it may be missing. Make the end exact with a row count: count (liferay-jsonws) or total (rest)"
     }
 
     // MARK: - Indexed pages (prefetch)

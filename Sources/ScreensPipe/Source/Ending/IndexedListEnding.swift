@@ -113,7 +113,7 @@ struct IndexedListEnding {
             case .responseAction:
                 if let action = page.responseAction { warnings.append("the list ended on page \(page.request.index): \(action.reason)") }
             case .shortPage:
-                warnings.append(PageLoader.shortPageWarning(page: page, marker: nil))
+                warnings.append(PageLoader.shortPageWarning(page: page))
             case .pagingCap:
                 warnings.append("the list was cut after page \(page.request.index), where the pipeline's max-offset or max-page stops paging; rows after it were not asked for")
             default:

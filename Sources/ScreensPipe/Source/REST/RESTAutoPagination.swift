@@ -115,6 +115,11 @@ enum RESTAutoPagination {
         // OData and HAL name their next link where their protocols put it, and leave it out
         // of the last page: their markers decide even on a one-page list.
         if object.keys.contains(where: { $0.hasPrefix("@odata.") }) { return .nextLink(path: FieldPath(components: [.key("@odata.nextLink")])) }
+        // OData JSON Format 4.01 ("Control Information") lets a 4.01 payload leave the `odata.` prefix out of
+        // its control information: `@context`, `@count`, `@nextLink`.
+        if object.keys.contains(where: { ["@context", "@count", "@nextLink"].contains($0) }) {
+            return .nextLink(path: FieldPath(components: [.key("@nextLink")]))
+        }
         if case .object(let links)? = object["_links"], links["next"] != nil || links["self"] != nil {
             return .nextLink(path: FieldPath(components: [.key("_links"), .key("next"), .key("href")]))
         }

@@ -58,6 +58,9 @@ struct RESTAutoPaginationTests {
          #"{ style: next-link, next-path: '["@odata.nextLink"]' }"#),
         (#"{"@odata.context":"x","value":[{"a":1}],"@odata.nextLink":"People?%24skiptoken=8"}"#, "value",
          #"{ style: next-link, next-path: '["@odata.nextLink"]' }"#),
+        // OData 4.01 without the `odata.` prefix (OData JSON Format 4.01, "Control Information").
+        (#"{"@context":"$metadata#People","value":[{"UserName":"a"}],"@nextLink":"People?$skiptoken=8"}"#, "value",
+         "{ style: next-link, next-path: '@nextLink' }"),
         // Stripe: `has_more` and no cursor in the body.
         (#"{"object":"list","url":"/v1/customers","has_more":true,"data":[{"id":"cus_1"}]}"#, "data", "offset with has-more: 'has_more'"),
         (#"{"items":[{"id":1}],"meta":{"has_next":"true"}}"#, "items", "offset with has-more: 'meta.has_next'"),
