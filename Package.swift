@@ -5,10 +5,24 @@ let package = Package(
     name: "screens-pipe",
     // Linux only for now: OutputFile and Terminal call Glibc, and nothing builds for macOS
     // here, so no platform is claimed.
+    // Products along the dependency lines (docs/architecture.md, "Products"): an embedder
+    // links only what it uses. ScreensPipe is the umbrella over all of them.
     products: [
+        // JSON values, parsing and writing; no dependencies.
+        .library(name: "ScreensJSON", targets: ["ScreensJSON"]),
+        // The typed event bus and its events.
         .library(name: "ScreensBus", targets: ["ScreensBus"]),
+        // Sources over libcurl, convert, filter, file and stdout sinks, the pipeline file,
+        // sessions, the write path: swift-log and swift-metrics only, no database.
+        .library(name: "ScreensPipeCore", targets: ["ScreensPipeCore"]),
+        // The SQLite store (GRDB): cache, list states, write journal.
+        .library(name: "ScreensPipeSQLite", targets: ["ScreensPipeSQLite"]),
+        // PostgreSQL (PostgresNIO): shared cache, states and locks, and the postgres sink.
+        .library(name: "ScreensPipePostgres", targets: ["ScreensPipePostgres"]),
+        // Every product above and the bundled sandbox, behind one import.
         .library(name: "ScreensPipe", targets: ["ScreensPipe"]),
-        .library(name: "Sandbox", targets: ["Sandbox"]),
+        // The sandbox portal, and BundledSandbox to start it for `server: sandbox`.
+        .library(name: "Sandbox", targets: ["Sandbox", "ScreensPipeSandbox"]),
         .library(name: "ScreensPipeService", targets: ["ScreensPipeService"]),
         // For embedders' tests, as swift-log ships InMemoryLogging: a scripted source and a run recorder.
         .library(name: "ScreensPipeTesting", targets: ["ScreensPipeTesting"]),
@@ -41,36 +55,58 @@ let package = Package(
         ),
         // glibc's GNU extensions Swift's Glibc module lacks (part of libc: nothing to install).
         .systemLibrary(name: "CSystemExtras"),
-        .target(name: "ScreensBus"),
+        // The core's registry calls each linked backend product's registration (weak C symbols).
+        .target(name: "CLinkedBackends"),
+        .target(name: "ScreensJSON"),
+        .target(name: "ScreensBus", dependencies: ["ScreensJSON"]),
         .target(
-            name: "ScreensPipe",
+            name: "ScreensPipeCore",
             dependencies: [
                 "ScreensBus",
                 "CCurl",
                 "CLibYAML",
                 "CSystemExtras",
+                "CLinkedBackends",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
+        ),
+        .target(
+            name: "ScreensPipeSQLite",
+            dependencies: [
+                "ScreensPipeCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
+        ),
+        .target(
+            name: "ScreensPipePostgres",
+            dependencies: [
+                "ScreensPipeCore",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         .target(
+            name: "ScreensPipe",
+            dependencies: ["ScreensPipeCore", "ScreensPipeSQLite", "ScreensPipePostgres", "ScreensPipeSandbox"]
+        ),
+        .target(
             name: "Sandbox",
             dependencies: [
-                "ScreensBus",
-                // For BundledSandbox, the SandboxLauncher embedders pass to a pipeline.
-                "ScreensPipe",
+                "ScreensJSON",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             resources: [.copy("Data")]
         ),
+        // BundledSandbox: the sandbox as a pipeline's SandboxLauncher.
+        .target(name: "ScreensPipeSandbox", dependencies: ["ScreensPipeCore", "Sandbox"]),
         .target(
             name: "ScreensPipeService",
             dependencies: [
-                "ScreensPipe",
+                "ScreensPipeCore",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -80,7 +116,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
-        .target(name: "ScreensPipeTesting", dependencies: ["ScreensBus", "ScreensPipe"]),
+        .target(name: "ScreensPipeTesting", dependencies: ["ScreensBus", "ScreensPipeCore"]),
         .executableTarget(
             name: "screens-pipe",
             dependencies: [
@@ -100,6 +136,13 @@ let package = Package(
             dependencies: ["ScreensPipe", "Sandbox"],
             path: "samples/embed/Sources/embed-sample"
         ),
+        // samples/core-embedder: a list into its own subscriber with the pipeline core alone
+        // (its closure has no GRDB, PostgresNIO or SwiftNIO; CoreEmbedderTests checks the binary).
+        .executableTarget(
+            name: "core-embedder",
+            dependencies: ["ScreensPipeCore"],
+            path: "samples/core-embedder/Sources/core-embedder"
+        ),
         .executableTarget(
             name: "screens-pipe-bench",
             dependencies: ["ScreensBus", "ScreensPipe"],
@@ -107,11 +150,12 @@ let package = Package(
         ),
         // What the test targets share; not a test target itself.
         .target(name: "TestSupport", dependencies: ["ScreensBus"], path: "Tests/TestSupport"),
-        .testTarget(name: "ScreensBusTests", dependencies: ["ScreensBus", "TestSupport"]),
+        .testTarget(name: "ScreensBusTests", dependencies: ["ScreensBus", "ScreensJSON", "TestSupport"]),
         .testTarget(
             name: "ScreensPipeTests",
             dependencies: [
-                "ScreensPipe", "Sandbox", "ScreensPipeService", "ScreensPipeTesting", "TestSupport",
+                "ScreensPipe", "ScreensPipeCore", "ScreensPipeSQLite", "ScreensPipePostgres", "Sandbox", "ScreensPipeService",
+                "ScreensPipeTesting", "TestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 // A fresh database per PostgreSQL test, and reading back what the sink wrote.
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -128,7 +172,7 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "SandboxTests", dependencies: ["Sandbox", "ScreensBus", "TestSupport"],
+            name: "SandboxTests", dependencies: ["Sandbox", "ScreensJSON", "TestSupport"],
             // The published schemas the fidelity tests read by path.
             exclude: ["Fidelity/Schemas"]),
         .testTarget(

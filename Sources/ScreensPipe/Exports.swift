@@ -1,3 +1,8 @@
-// The bus, its events and the JSON value are part of every pipeline's API, so one
-// `import ScreensPipe` is enough for a service that runs and watches pipelines.
-@_exported import ScreensBus
+// The umbrella: every product of the package behind one import, as before the split, so a
+// service written against `import ScreensPipe` changes nothing. Linking it links every
+// backend (SQLite, PostgreSQL) and the bundled sandbox; each registers itself with the
+// core. A service that wants less depends on `ScreensPipeCore` and the stores it uses.
+@_exported import ScreensPipeCore
+@_exported import ScreensPipePostgres
+@_exported import ScreensPipeSQLite
+@_exported import ScreensPipeSandbox

@@ -1,6 +1,6 @@
 public import Logging
 public import ScreensBus
-public import ScreensPipe
+public import ScreensPipeCore
 public import ServiceLifecycle
 
 /// Runs a pipeline as a `Service` in a `ServiceGroup`: once, or again on an interval (a

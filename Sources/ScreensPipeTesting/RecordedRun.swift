@@ -1,5 +1,5 @@
 public import ScreensBus
-public import ScreensPipe
+public import ScreensPipeCore
 
 /// Everything one pipeline run published, for assertions in tests.
 ///

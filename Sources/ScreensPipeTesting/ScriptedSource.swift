@@ -1,6 +1,6 @@
 public import struct Foundation.Date
 public import ScreensBus
-public import ScreensPipe
+public import ScreensPipeCore
 import Synchronization
 
 /// A source for embedders' tests: serves the pages of an in-memory list the way a paged

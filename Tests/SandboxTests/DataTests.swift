@@ -1,6 +1,6 @@
 import Foundation
 @testable import Sandbox
-import ScreensBus
+import ScreensJSON
 import Testing
 
 @Suite("Sample data and its parsing")

@@ -1,6 +1,6 @@
 import Foundation
 @testable import Sandbox
-import ScreensBus
+import ScreensJSON
 import Testing
 
 @Suite("JSON-WS invoke")

@@ -1,6 +1,6 @@
 import Foundation
 @testable import Sandbox
-import ScreensBus
+import ScreensJSON
 import Testing
 
 /// What a real portal refuses, the sandbox refuses the same way, so a client test that

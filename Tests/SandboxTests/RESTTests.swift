@@ -1,5 +1,5 @@
 import Sandbox
-import ScreensBus
+import ScreensJSON
 import Testing
 
 @Suite("Generic REST paginators")

@@ -1,6 +1,6 @@
 import Foundation
 import Sandbox
-import ScreensBus
+import ScreensJSON
 import TestSupport
 import Testing
 

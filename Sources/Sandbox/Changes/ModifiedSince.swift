@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 
 /// `?modified-since=` of the sandbox's REST collections: the rows whose `modifiedDate` is at
 /// or after the given time (ISO 8601 or epoch milliseconds), so an incremental pipeline can

@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 import Synchronization
 
 /// Which list a batch of changes edits.

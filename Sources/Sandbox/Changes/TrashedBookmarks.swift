@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 
 /// The bookmarks `POST /_sandbox/changes` deleted, as Liferay's recycle bin keeps them: the
 /// row with `status` 8 (WorkflowConstants.STATUS_IN_TRASH) and the deletion's time as its

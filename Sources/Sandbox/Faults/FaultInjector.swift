@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 import Synchronization
 
 /// What happens to one data request.

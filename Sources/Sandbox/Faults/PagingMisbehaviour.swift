@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 
 /// Servers that break the paging contract, chosen per request with the header
 /// `X-Sandbox-Misbehave: <name>` (a pipeline sends it with `source.headers`), so a client's

@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 
 /// JSON as a Liferay portal's headless APIs answer `curl`: two-space indentation, one
 /// member or element a line, `"name": value` (the form Liferay's documentation shows), `{}`

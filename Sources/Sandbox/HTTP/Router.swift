@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 
 /// Maps requests to the portal's endpoints and applies authentication.
 struct Router: Sendable {

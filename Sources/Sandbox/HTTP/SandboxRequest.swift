@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 
 /// A complete HTTP request as the routes see it.
 struct SandboxRequest: Sendable {
@@ -37,7 +37,7 @@ struct SandboxResponse: Sendable {
     var headers: [(String, String)]
     var body: [UInt8]
 
-    static func json(_ status: Int, _ value: ScreensBus.JSONValue, headers: [(String, String)] = []) -> SandboxResponse {
+    static func json(_ status: Int, _ value: ScreensJSON.JSONValue, headers: [(String, String)] = []) -> SandboxResponse {
         SandboxResponse(
             status: status, headers: [("Content-Type", "application/json; charset=UTF-8")] + headers,
             body: value.jsonBytes)

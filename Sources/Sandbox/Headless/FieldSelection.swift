@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 
 /// `fields` and `restrictFields`: which properties of each item a headless answer keeps.
 ///

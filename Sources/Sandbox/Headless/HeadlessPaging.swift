@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 
 /// The paging every headless collection shares: 1-based `page` and `pageSize`, and the
 /// REST Builder page around the items (portal-vulcan's `Page`).

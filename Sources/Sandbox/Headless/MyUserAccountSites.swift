@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 
 /// `GET /o/headless-admin-user/v1.0/my-user-account/sites?page=1&pageSize=20`: the sites the
 /// signed-in user is a member of, as a page of headless-admin-user `Site` items (7.2+).

@@ -1,6 +1,6 @@
 // A plain import: SwiftPM's generated resource accessor imports Foundation publicly.
 import Foundation
-import ScreensBus
+import ScreensJSON
 
 /// `GET /o/headless-delivery/v1.0/sites/{siteId}/structured-contents`, with the query
 /// parameters headless-delivery's OpenAPI declares for it: `page`, `pageSize`, `flatten`,

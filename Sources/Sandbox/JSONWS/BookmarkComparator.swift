@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 
 /// The bookmarks entry order-by comparators the sandbox knows, from `bookmarks-api`'s
 /// `com.liferay.bookmarks.util.comparator` package, by their class names.

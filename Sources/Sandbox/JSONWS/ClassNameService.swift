@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 
 /// The portal's class-name service, which turns a class name into the id an
 /// `AssetEntryQuery`'s `classNameIds` takes.

@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 
 /// `POST /api/jsonws/invoke`: one command object, or a batch array of one-key command objects.
 struct JSONWSInvoker: Sendable {

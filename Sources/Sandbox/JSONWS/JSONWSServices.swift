@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 
 /// The JSON-WS actions the sandbox serves, by path.
 ///

@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 
 /// An Asset Publisher configuration saved under a name ("Archive Setup"), from
 /// `portlet-items.json`: a dynamic selection (asset classes of the site, newest first as

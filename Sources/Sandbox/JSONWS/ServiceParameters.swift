@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 
 /// The parameters of one JSON-WS command, read as the portal reads them (see
 /// ``JSONWSActionMatcher``): `-name` is null, `+name: "<class>"` names an object parameter

@@ -1,6 +1,6 @@
 // A plain import: SwiftPM's generated resource accessor imports Foundation publicly.
 import Foundation
-import ScreensBus
+import ScreensJSON
 import Synchronization
 
 /// The token endpoint and the check of the tokens it issued, shared by every connection.

@@ -1,6 +1,6 @@
 // A plain import: SwiftPM's generated resource accessor imports Foundation publicly.
 import Foundation
-import ScreensBus
+import ScreensJSON
 
 /// A portal user and what they may see.
 struct Account: Sendable {

@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 
 /// A deterministic bookmarks folder of any size, computed row by row from the index.
 ///

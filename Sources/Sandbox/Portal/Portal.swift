@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 
 /// The portal's queries, shared by the JSON-WS, headless and REST endpoints, with Liferay's
 /// existence and permission checks.

@@ -1,6 +1,6 @@
 // A plain import: SwiftPM's generated resource accessor imports Foundation publicly.
 import Foundation
-import ScreensBus
+import ScreensJSON
 
 /// A site (group) of the portal.
 struct Site: Sendable {

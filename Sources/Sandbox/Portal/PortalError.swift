@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 
 /// A failure the portal reports to the client, with the status and Java exception type a
 /// real Liferay would use.

@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 
 /// An ordered list of rows that can be sliced by index without materializing it, so the
 /// generator can serve any page of a million-row list in constant memory.

@@ -1,6 +1,6 @@
 // A plain import: SwiftPM's generated resource accessor imports Foundation publicly.
 import Foundation
-import ScreensBus
+import ScreensJSON
 
 /// The generic REST family: one list served with each pagination style a `rest` source knows.
 ///

@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 
 /// One list served as real paged APIs serve theirs, each ending it as its protocol or its
 /// documentation says, so that a client is tested against those endings rather than ours:

@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 
 /// A search-style API that pages through a POST body, as search services and Liferay's
 /// batch engine do: `POST /rest/search/{bookmarks|generated}` with a JSON body of

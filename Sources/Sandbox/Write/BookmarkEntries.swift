@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 import Synchronization
 
 /// The portal's bookmarks as they change: the data directory's entries, plus those that

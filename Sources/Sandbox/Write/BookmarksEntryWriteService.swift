@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 
 #if canImport(Glibc)
     internal import Glibc

@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 import Synchronization
 
 /// `/ddl.ddlrecord/add-record` and `update-record` over JSON-WS, with the `fieldsMap`

@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 
 /// `/journal.journalarticle/add-article` and `update-article` over JSON-WS, the short
 /// overloads of the Mobile SDK's `JournalArticleService` (v72, v73) and the portal's master:

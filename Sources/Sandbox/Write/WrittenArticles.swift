@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 import Synchronization
 
 /// Web content articles that writes created or changed while the sandbox runs, laid over

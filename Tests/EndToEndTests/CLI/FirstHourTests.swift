@@ -146,7 +146,7 @@ struct FirstHourTests {
     func embeddingDependency() async throws {
         let version = try await CommandRunner.run(["--version"]).stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
         let guide = try String(
-            contentsOf: CommandRunner.packageRoot.appendingPathComponent("Sources/ScreensPipe/ScreensPipe.docc/Embedding.md"), encoding: .utf8)
+            contentsOf: CommandRunner.packageRoot.appendingPathComponent("Sources/ScreensPipeCore/ScreensPipe.docc/Embedding.md"), encoding: .utf8)
         let dependency = try #require(guide.firstMatch(of: /\.package\(url: "([^"]+)", from: "([^"]+)"\)/))
         #expect(dependency.1.hasSuffix("/screens-pipe.git"), "the package name the products name is the URL's last component")
         #expect(String(dependency.2) == version)

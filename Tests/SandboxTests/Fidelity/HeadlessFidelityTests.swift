@@ -1,5 +1,5 @@
 @testable import Sandbox
-import ScreensBus
+import ScreensJSON
 import Testing
 
 /// The sandbox's headless delivery answers against the published OpenAPI definitions

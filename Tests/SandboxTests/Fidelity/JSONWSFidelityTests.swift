@@ -1,5 +1,5 @@
 @testable import Sandbox
-import ScreensBus
+import ScreensJSON
 import Testing
 
 /// The sandbox's JSON-WS answers against Liferay's own rules: the action lookup of

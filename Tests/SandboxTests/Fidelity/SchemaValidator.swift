@@ -1,5 +1,5 @@
 import Foundation
-import ScreensBus
+import ScreensJSON
 
 /// Checks JSON answers against the OpenAPI schema subset copied into `Schemas/`: `type`,
 /// `format` (`int64`, `int32`, `double`, `date-time`, `uri`), `required`, `properties`,

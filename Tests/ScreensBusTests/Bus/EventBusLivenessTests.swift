@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import ScreensBus
+@testable import ScreensJSON
 
 private func row(_ index: Int) -> PipelineEvent {
     .selected(SelectedRow(pipeline: "p", page: 0, row: index, item: .int(Int64(index))))

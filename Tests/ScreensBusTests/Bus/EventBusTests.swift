@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 
 @testable import ScreensBus
+@testable import ScreensJSON
 
 private func row(_ index: Int) -> PipelineEvent {
     .selected(SelectedRow(pipeline: "p", page: 0, row: index, item: .int(Int64(index))))

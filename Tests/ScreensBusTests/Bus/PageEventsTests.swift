@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 
 @testable import ScreensBus
+@testable import ScreensJSON
 
 /// Page 3 of a child list: rows 30, 31 and 33 selected, row 32 failed.
 private func samplePage() -> PageEvents {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ScreensBus
+@testable import ScreensJSON
 
 private func row(_ index: Int) -> BusMessage {
     .event(.selected(SelectedRow(pipeline: "p", page: 0, row: index, item: .int(Int64(index)))))

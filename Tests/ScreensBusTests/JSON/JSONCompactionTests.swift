@@ -2,6 +2,7 @@ import TestSupport
 import Testing
 
 @testable import ScreensBus
+@testable import ScreensJSON
 
 /// Pages formatted for people (pretty-printed, spaced, whitespace anywhere between tokens)
 /// read exactly as their compact form: the same values, the same row texts byte for byte, the

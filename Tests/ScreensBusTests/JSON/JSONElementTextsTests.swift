@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ScreensBus
+@testable import ScreensJSON
 
 @Suite("JSON element texts")
 struct JSONElementTextsTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import ScreensBus
+@testable import ScreensJSON
 
 @Suite("JSON parser")
 struct JSONParserTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ScreensBus
+@testable import ScreensJSON
 
 /// Rows kept as texts: checked like a parse, parsed only when read, and read as a parse
 /// would have read them, through pages and their events.

@@ -2,6 +2,7 @@ import TestSupport
 import Testing
 
 @testable import ScreensBus
+@testable import ScreensJSON
 
 /// A page's rows checked against the shape of the row before: the same rows accepted and
 /// refused with the same errors, and the same member positions, as when each row is read

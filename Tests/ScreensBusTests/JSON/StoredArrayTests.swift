@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ScreensBus
+@testable import ScreensJSON
 
 /// A page's texts as a store keeps them: read back by their index only when the index is the
 /// text's, whatever was changed in either.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ScreensBus
+@testable import ScreensJSON
 
 /// ISO 8601 dates are ScreensBus's: events carry them, and the convert stage writes them.
 @Suite struct ISODateTests {

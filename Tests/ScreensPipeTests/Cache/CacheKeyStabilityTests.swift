@@ -1,6 +1,7 @@
 import Foundation
 import ScreensBus
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 import Testing
 
 /// Cache keys keep their bytes across releases: a changed key makes every user's cache

@@ -2,7 +2,10 @@ import Foundation
 import TestSupport
 import PostgresNIO
 import ScreensBus
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+@testable import ScreensPipeSQLite
+@testable import ScreensPipePostgres
+import ScreensPipe
 import ScreensPipeTesting
 import Testing
 

@@ -2,7 +2,8 @@ import Foundation
 import ScreensBus
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// The cache's class-name table and the page count a headless list without totalCount keeps.
 @Suite struct ClassNameCacheTests {

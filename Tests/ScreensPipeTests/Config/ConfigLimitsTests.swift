@@ -1,6 +1,7 @@
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// Numbers in a pipeline file are range-checked where they enter: each of these once
 /// trapped `validate`, `plan` or `run` (a double or a duration overflowing), and is now a

@@ -1,5 +1,6 @@
 import Testing
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 @Suite struct ConfigUnitsTests {
     @Test(arguments: [

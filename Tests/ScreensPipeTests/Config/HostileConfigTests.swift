@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// Pipeline files are untrusted input (generated, shared, downloaded): each of these once
 /// crashed the loader with a stack overflow, took tens of seconds, or needed gigabytes. Each

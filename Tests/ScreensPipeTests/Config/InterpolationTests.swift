@@ -1,5 +1,6 @@
 import Testing
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 @Suite struct InterpolationTests {
     let environment = ["HOST": "portal.example.com", "EMPTY": "", "GROUP": "20143", "USER": "ana"]

@@ -1,7 +1,8 @@
 import Foundation
 import ScreensBus
 import Testing
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 @Suite struct PipelineLoaderDecodingTests {
     @Test func fullJSONWSPipelineDecodes() throws {
@@ -84,7 +85,7 @@ import Testing
         let fields = try #require(convert.fields)
         #expect(fields.map(\.name) == ["id", "title", "created", "folder"])
         #expect(fields[0].from == "entryId")
-        #expect(fields[0].location == ScreensPipe.SourceLocation(file: "test.yaml", line: 28, column: 5))
+        #expect(fields[0].location == ScreensPipeCore.SourceLocation(file: "test.yaml", line: 28, column: 5))
         #expect(fields[1].from == "name" && fields[1].localized && fields[1].type == nil)
         #expect(fields[2].from == "createDate" && fields[2].type == .date)
         #expect(fields[3].from == "folder" && fields[3].type == .int && fields[3].defaultValue == .int(0) && fields[3].required)
@@ -93,7 +94,7 @@ import Testing
         let filter = try #require(spec.filter)
         #expect(filter.expression == #"url contains "liferay" and not (name starts-with "tmp")"#)
         // The quote opens at column 10; the expression's first character is at 11.
-        #expect(filter.expressionLocation == ScreensPipe.SourceLocation(file: "test.yaml", line: 38, column: 11))
+        #expect(filter.expressionLocation == ScreensPipeCore.SourceLocation(file: "test.yaml", line: 38, column: 11))
         #expect(filter.limit == 100)
         #expect(spec.sink == SinkSpec(destination: .file(path: "out.jsonl"), format: .events))
     }
@@ -141,7 +142,7 @@ import Testing
         #expect(spec.source.server == .url("http://localhost:8080"))
         #expect(spec.source.auth == .basic(username: "test@liferay.com", password: "test"))
         #expect(spec.convert?.fields?.count == 3)
-        #expect(spec.filter?.expressionLocation == ScreensPipe.SourceLocation(file: "<string>", line: 30, column: 11))
+        #expect(spec.filter?.expressionLocation == ScreensPipeCore.SourceLocation(file: "<string>", line: 30, column: 11))
         #expect(spec.sink == SinkSpec())
     }
 

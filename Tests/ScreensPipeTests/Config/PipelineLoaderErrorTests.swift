@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 // Helpers shared by the config suites.
 
@@ -270,7 +271,7 @@ func writeFile(_ path: String, _ text: String) throws {
         } catch {
             let first = try #require(error.errors.first)
             #expect(first.code == .configuration)
-            #expect(first.location == ScreensPipe.SourceLocation(file: "test.yaml", line: 1, column: 9))
+            #expect(first.location == ScreensPipeCore.SourceLocation(file: "test.yaml", line: 1, column: 9))
             #expect(first.exitCode == 2)
         }
     }
@@ -279,13 +280,13 @@ func writeFile(_ path: String, _ text: String) throws {
 @Suite struct FilterLocationTests {
     @Test func plainExpressionStartsAtItsFirstCharacter() throws {
         let spec = try loadPipeline(minimalSource + "\nfilter:\n  where: name == \"x\"\n")
-        #expect(spec.filter?.expressionLocation == ScreensPipe.SourceLocation(file: "test.yaml", line: 5, column: 10))
+        #expect(spec.filter?.expressionLocation == ScreensPipeCore.SourceLocation(file: "test.yaml", line: 5, column: 10))
         #expect(spec.filter?.expression == "name == \"x\"")
     }
 
     @Test func doubleQuotedExpressionStartsPastTheQuote() throws {
         let spec = try loadPipeline(minimalSource + "\nfilter: { where: \"a > 1\" }\n")
-        #expect(spec.filter?.expressionLocation == ScreensPipe.SourceLocation(file: "test.yaml", line: 4, column: 19))
+        #expect(spec.filter?.expressionLocation == ScreensPipeCore.SourceLocation(file: "test.yaml", line: 4, column: 19))
     }
 
     @Test func blockExpressionIsLocatedAtTheScalar() throws {
@@ -296,7 +297,7 @@ func writeFile(_ path: String, _ text: String) throws {
 
     @Test func overriddenExpressionIsLocatedAtTheOverride() throws {
         let spec = try loadPipeline(minimalSource, overrides: ["filter.where=a == 1"])
-        #expect(spec.filter?.expressionLocation == ScreensPipe.SourceLocation(file: "--set filter.where", line: 1, column: 14))
+        #expect(spec.filter?.expressionLocation == ScreensPipeCore.SourceLocation(file: "--set filter.where", line: 1, column: 14))
     }
 }
 

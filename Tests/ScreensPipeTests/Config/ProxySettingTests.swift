@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// `proxy:`, `client-cert:`, `client-key:` and `client-key-passphrase:`: decoding, the
 /// environment's proxy variables read as curl reads them, the plain-http rule and `plan`.

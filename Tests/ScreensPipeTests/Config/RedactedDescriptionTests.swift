@@ -1,5 +1,6 @@
 import Testing
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 @Suite struct RedactedDescriptionTests {
     @Test func secretsNeverAppear() throws {

@@ -1,7 +1,8 @@
 import ScreensBus
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// The seed's Screenlet attributes as a Liferay developer writes them: the server context,
 /// `groupId: 0`, each screenlet's validateData, asset classes by name, and a saved Asset

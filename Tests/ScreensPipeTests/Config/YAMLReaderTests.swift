@@ -1,5 +1,6 @@
 import Testing
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 @Suite struct YAMLReaderTests {
     private func read(_ yaml: String) throws(ScreensPipeError) -> YAMLNode {
@@ -23,12 +24,12 @@ import Testing
             return
         }
         #expect(mapping.pairs.map(\.key.text) == ["a", "b"])
-        #expect(mapping.pairs[0].value.location == ScreensPipe.SourceLocation(file: "r.yaml", line: 1, column: 4))
+        #expect(mapping.pairs[0].value.location == ScreensPipeCore.SourceLocation(file: "r.yaml", line: 1, column: 4))
         guard case .sequence(let sequence) = mapping.pairs[1].value, case .scalar(let quoted) = sequence.items[1] else {
             Issue.record("expected a sequence of scalars")
             return
         }
-        #expect(sequence.items[0].location == ScreensPipe.SourceLocation(file: "r.yaml", line: 3, column: 5))
+        #expect(sequence.items[0].location == ScreensPipeCore.SourceLocation(file: "r.yaml", line: 3, column: 5))
         #expect(quoted.text == "y z" && quoted.style == .singleQuoted)
         #expect(quoted.location.column == 5 && quoted.textLocation.column == 6)
     }
@@ -113,7 +114,7 @@ import Testing
         do {
             _ = try YAMLReader(file: "r.yaml").read(bytes)
         } catch {
-            #expect(error.location == ScreensPipe.SourceLocation(file: "r.yaml", line: 2, column: 4))
+            #expect(error.location == ScreensPipeCore.SourceLocation(file: "r.yaml", line: 2, column: 4))
         }
     }
 

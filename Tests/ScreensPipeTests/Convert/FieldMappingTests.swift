@@ -1,7 +1,8 @@
 import ScreensBus
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 @Suite struct FieldMappingTests {
     private func converter(_ fields: [FieldMapping], model: ModelKind? = nil, locale: String? = nil) throws -> RowConverter {

@@ -2,7 +2,8 @@ import ScreensBus
 import TestSupport
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// The convert and filter stages over rows kept as texts must do exactly what the tree path
 /// does: the same selected rows with the same bytes and values, the same errors, the same

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// The summary keeps a bounded sample of row errors and exact counts, so a run over a
 /// million bad rows does not hold a million errors.

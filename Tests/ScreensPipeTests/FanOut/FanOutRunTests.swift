@@ -2,7 +2,8 @@ import Foundation
 import Sandbox
 import ScreensBus
 import Testing
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// Fan-out runs through the library against the in-process sandbox portal over loopback.
 @Suite("fan-out: runs against the sandbox")

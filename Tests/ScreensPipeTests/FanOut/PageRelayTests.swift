@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 @Suite("fan-out: the relay between a child's loader and the ordered delivery")
 struct PageRelayTests {

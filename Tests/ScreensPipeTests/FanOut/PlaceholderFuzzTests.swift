@@ -3,7 +3,8 @@ import ScreensBus
 import TestSupport
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// The `placeholders` fuzz target's properties on seeded mutants of hostile parent values
 /// (`fuzz/corpus/placeholders`), run by every `make test`: a value reaches a header only

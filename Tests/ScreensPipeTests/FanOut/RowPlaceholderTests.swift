@@ -1,6 +1,7 @@
 import ScreensBus
 import Testing
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 @Suite("fan-out: placeholders resolved from parent rows")
 struct RowPlaceholderTests {

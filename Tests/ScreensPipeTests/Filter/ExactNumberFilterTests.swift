@@ -1,6 +1,7 @@
 import Testing
 import ScreensBus
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// The filter compares numbers by their exact decimal value, never through Double.
 @Suite("Filter: exact number comparison")

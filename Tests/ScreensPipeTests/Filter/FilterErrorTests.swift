@@ -1,7 +1,8 @@
 import ScreensBus
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 @Suite struct FilterErrorTests {
     private func compileError(_ expression: String, location: ScreensPipe.SourceLocation? = nil) -> ScreensPipeError? {

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// What `validate` (and `run`, before any request) says about the fields a filter names:
 /// an unknown one with a suggestion and the fields there are, the caret under that field,

@@ -2,7 +2,8 @@ import ScreensBus
 import TestSupport
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// A filter decided on its members' texts must say what the filter says on their values, or
 /// say nothing: never another answer, and nothing where the filter throws.

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// `matches` against public regex test suites it was not written with: the AT&T POSIX
 /// tests (basic, repetition, null subexpressions) and RE2's search tests with the answers RE2

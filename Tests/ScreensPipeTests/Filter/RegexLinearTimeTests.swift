@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// Patterns that make a backtracking engine run for ever (Swift's `Regex` took 86 s for
 /// `(a+)+$` on 20 characters and never finished on 22) answer at once here: the matcher's

@@ -1,7 +1,8 @@
 import Foundation
 import ScreensBus
 import Testing
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 @Suite struct CursorGateTests {
     static let key = StateKey(pipeline: "p", list: "l")

@@ -1,7 +1,9 @@
 import Foundation
 import ScreensBus
 import Testing
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+@testable import ScreensPipeSQLite
+import ScreensPipe
 
 /// Incremental runs of a real pipeline over a file source, with the state in a real cache
 /// database: each run writes its output file, and the union of the outputs is checked

@@ -1,6 +1,8 @@
 import ScreensBus
 import Testing
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+@testable import ScreensPipePostgres
+import ScreensPipe
 
 /// `mode:` and `deleted:` of the `postgres` sink: what the decoder accepts and refuses, and
 /// which rows a deletion marker picks.
@@ -9,11 +11,11 @@ import Testing
 
     @Test func modeAndDeletedDecode() throws {
         let spec = try loadPipeline(minimalSource + "\n" + Self.sink + ", mode: mirror, deleted: { field: status, equals: [8, trashed] } }")
-        guard case .postgres(let postgres) = spec.sink.destination else { throw CancellationError() }
+        guard let postgres = spec.sink.destination.postgres else { throw CancellationError() }
         #expect(postgres.mode == .mirror)
         #expect(postgres.deleted == .init(field: "status", values: [.int(8), .string("trashed")]))
         let plain = try loadPipeline(minimalSource + "\n" + Self.sink + " }")
-        guard case .postgres(let upsert) = plain.sink.destination else { throw CancellationError() }
+        guard let upsert = plain.sink.destination.postgres else { throw CancellationError() }
         #expect(upsert.mode == .upsert)
         #expect(upsert.deleted == nil)
     }
@@ -83,10 +85,10 @@ import Testing
 
     @Test func mirrorAfterEndListDecodes() throws {
         let spec = try loadPipeline(minimalSource + "\n" + Self.sink + ", mode: mirror, mirror-after-end-list: delete }")
-        guard case .postgres(let postgres) = spec.sink.destination else { throw CancellationError() }
+        guard let postgres = spec.sink.destination.postgres else { throw CancellationError() }
         #expect(postgres.mirrorAfterEndList == .delete)
         let plain = try loadPipeline(minimalSource + "\n" + Self.sink + ", mode: mirror }")
-        guard case .postgres(let kept) = plain.sink.destination else { throw CancellationError() }
+        guard let kept = plain.sink.destination.postgres else { throw CancellationError() }
         #expect(kept.mirrorAfterEndList == .keep)
         let upsert = configErrors(minimalSource + "\n" + Self.sink + ", mirror-after-end-list: delete }")
         #expect(upsert.contains { $0.contains("'mirror-after-end-list' applies only to 'mode: mirror'") }, "\(upsert)")

@@ -1,7 +1,8 @@
 import Foundation
 import ScreensBus
 import Testing
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// The stored checkpoint document: read back as written, and refused with a clear
 /// `configuration` error (exit 2) when it is not one, since the database is input too.

@@ -1,4 +1,5 @@
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 import ScreensBus
 import Testing
 

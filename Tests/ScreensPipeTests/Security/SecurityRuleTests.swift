@@ -4,7 +4,9 @@ import ScreensBus
 import ScreensPipeService
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+@testable import ScreensPipeSQLite
+import ScreensPipe
 
 @Suite("security rules: loopback, origins, sanitizing, redacted reflection, cache keys, cache files")
 struct SecurityRuleTests {

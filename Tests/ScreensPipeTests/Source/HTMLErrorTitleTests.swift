@@ -1,5 +1,6 @@
 import Testing
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// A gateway's or web server's HTML error page is named by its title in the status error.
 @Suite struct HTMLErrorTitleTests {

@@ -1,7 +1,8 @@
 import ScreensBus
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// The end-of-list rules of the page loader, one decision at a time: the page checks every
 /// list shares (``PageSequenceGuard``) and the chained list's rule (``ChainedLoadState``).

@@ -2,7 +2,8 @@ import Foundation
 import ScreensBus
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// The pagination rules (docs/architecture.md, "Pagination"), driven through the loader's state machine.
 @Suite("Pagination")

@@ -1,7 +1,8 @@
 import ScreensBus
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// What the loaders make of pages an `on-response:` rule answered for.
 @Suite("Response actions in the loaders")

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// Reference resolution (RFC 3986 §5.2) against every example of RFC 3986 §5.4.
 @Suite("RFC 3986 reference resolution")

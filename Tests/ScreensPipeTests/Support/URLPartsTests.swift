@@ -1,6 +1,7 @@
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 @Suite("URLParts")
 struct URLPartsTests {

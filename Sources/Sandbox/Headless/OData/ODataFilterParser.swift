@@ -1,4 +1,4 @@
-import ScreensBus
+import ScreensJSON
 
 /// Parses a headless `filter` into an ``ODataExpression``, in bounded time and depth.
 ///

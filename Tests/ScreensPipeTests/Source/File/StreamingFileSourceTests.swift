@@ -2,7 +2,8 @@ import Foundation
 import ScreensBus
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// The file source streams: each page is read from the file on its own, and what comes out
 /// is exactly what parsing the whole file at once gives (the in-memory reader pipeline

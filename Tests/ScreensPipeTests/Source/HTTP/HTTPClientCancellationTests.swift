@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 @Suite("HTTP client cancellation and shutdown")
 struct HTTPClientCancellationTests {

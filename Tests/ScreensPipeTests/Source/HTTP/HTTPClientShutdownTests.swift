@@ -2,7 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// `shutdown()` suspends until the I/O thread has stopped; it never blocks a thread of the
 /// cooperative pool, so any number of callers can wait at once.

@@ -2,7 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// A self-signed certificate for 127.0.0.1 made with the openssl command line tool.
 private func makeSelfSignedCertificate() throws -> (directory: URL, certificate: String, key: String) {

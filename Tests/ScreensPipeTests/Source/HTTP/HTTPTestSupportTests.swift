@@ -3,7 +3,8 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// `Fixtures/http/test_server.py` running on an ephemeral loopback port.
 final class TestHTTPServer: @unchecked Sendable {

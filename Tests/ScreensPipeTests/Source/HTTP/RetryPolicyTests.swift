@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 @Suite("Retry policy and Retry-After")
 struct RetryPolicyTests {

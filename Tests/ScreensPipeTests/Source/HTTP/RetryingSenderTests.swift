@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// Collects `onRetry` calls from the sender.
 final class RetryLog: Sendable {

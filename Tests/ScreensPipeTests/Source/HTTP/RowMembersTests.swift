@@ -1,7 +1,8 @@
 import ScreensBus
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// A run whose convert and filter read rows as texts tells its HTTP source which members they
 /// read; the source finds them while it checks each page's rows.

@@ -3,7 +3,8 @@ import ScreensBus
 import TestSupport
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// Seeded mutants of the fuzz corpora through the parsers of server input (the same inputs
 /// `make fuzz` starts from): the response interpreter of every wire format, the localized

@@ -1,7 +1,8 @@
 import ScreensBus
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// Headless `Page` numbers: `lastPage` ends a list that has no `totalCount`, and the two
 /// must agree when both are there (portal-vulcan's `Page.getLastPage()`).

@@ -1,7 +1,8 @@
 import ScreensBus
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// What the client adds to a JSON-WS command so it matches the real signatures: the
 /// pipeline's locale for the Screens services that take one, and a count command's

@@ -3,7 +3,8 @@ import Sandbox
 import ScreensBus
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// The client's requests checked against the sandbox's table of real signatures
 /// (``Sandbox/JSONWSSignatures``), with the portal's own matching rule: the one source of

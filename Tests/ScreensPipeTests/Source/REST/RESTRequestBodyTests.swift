@@ -1,7 +1,8 @@
 import ScreensBus
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 @Suite("REST POST body templates")
 struct RESTRequestBodyTests {

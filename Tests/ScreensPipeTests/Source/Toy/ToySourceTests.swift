@@ -1,5 +1,6 @@
 import Foundation
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 import ScreensBus
 import ScreensPipeTesting
 import Testing

@@ -1,7 +1,8 @@
 import TestSupport
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// The `Link` header parser and the reference resolver on seeded mutants of server text:
 /// every input parses in bounded time without a trap, and every resolved path is free of

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// The `Link` header parser (RFC 8288), table-driven from the test suites of published
 /// parsers; each table names the file its cases come from. Expected values are written the

@@ -1,7 +1,8 @@
 import Logging
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// Which pipelines of one process share an OAuth 2 token: the same credentials and the same
 /// TLS settings, never less, because a token request carries the client secret.

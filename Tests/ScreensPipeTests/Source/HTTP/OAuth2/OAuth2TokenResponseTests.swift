@@ -1,6 +1,7 @@
 import Testing
 
-@testable import ScreensPipe
+@testable import ScreensPipeCore
+import ScreensPipe
 
 /// The token endpoint's answers: good ones read, hostile ones clear errors that show no token.
 @Suite("OAuth2 token responses")

@@ -1,0 +1,2 @@
+// Events carry JSON values: the JSON library is part of the bus's API.
+@_exported import ScreensJSON
