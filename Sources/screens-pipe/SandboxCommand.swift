@@ -19,7 +19,8 @@ struct SandboxCommand: AsyncParsableCommand {
             contents and a generic REST family over sample data. Accounts:
             test@liferay.com / test (all sites), joe@liferay.com / joe (fewer rows, no
             site 20144), Bearer sandbox-token (= test). Fault flags make it misbehave on
-            purpose; see "Faults" in Sources/ScreensPipeCore/ScreensPipe.docc/SandboxPortal.md.
+            purpose; see
+            "Faults" in Sources/ScreensPipeCore/ScreensPipe.docc/SandboxPortal.md.
 
             Examples:
               screens-pipe sandbox --port 8080
