@@ -40,10 +40,6 @@ public final class Pipeline: Sendable {
     /// ``run()`` to see them all; call again for each further consumer.
     public func subscribe() -> EventSubscription { bus.subscribe() }
 
-    /// A new subscription on every read; use ``subscribe()``, which says so.
-    @available(*, deprecated, renamed: "subscribe()")
-    public var events: EventSubscription { subscribe() }
-
     /// Stops a running ``run()`` the way a signal should: no further page is fetched, every
     /// row already published is still written, `finished` says `interrupted` (with `signal`
     /// when given, e.g. `"SIGTERM"`), and a file output is kept as `<path>.partial` while

@@ -96,11 +96,7 @@ public final class ScriptedSource: PageFetcher {
         }
         switch mode {
         case .up:
-            let slice = rows.indices.clamped(to: request.startRow..<max(request.startRow, request.endRow))
-            return FetchedPage(
-                request: request, rows: Array(rows[slice]),
-                rowCount: request.includesRowCount && reportsCount ? rows.count : nil,
-                origin: .remote, fetchedAt: fetchedAt)
+            return FetchedPage(serving: rows, for: request, reportsCount: reportsCount, fetchedAt: fetchedAt)
         case .down:
             throw ScreensPipeError.connectivity("connection refused (scripted)", page: request.index)
         case .unauthorized:

@@ -142,21 +142,6 @@ public struct SourceSpec: Sendable, Hashable {
     }
 }
 
-extension SourceSpec {
-    /// The `type:` and its settings, by their former name.
-    @available(*, deprecated, renamed: "type")
-    public var protocolSpec: SourceTypeSpec {
-        get { type }
-        set { type = newValue }
-    }
-
-    /// Creates a source spec of `protocolSpec`, by the former name of `type`.
-    @available(*, deprecated, renamed: "init(type:server:auth:pagination:)")
-    public init(protocolSpec: SourceTypeSpec, server: ServerAddress? = nil, auth: AuthSpec? = nil, pagination: PaginationSpec = PaginationSpec()) {
-        self.init(type: protocolSpec, server: server, auth: auth, pagination: pagination)
-    }
-}
-
 /// One extra request header of `source.headers`, in the order written.
 public struct HeaderSpec: Sendable, Hashable {
     /// The header name, an HTTP token.

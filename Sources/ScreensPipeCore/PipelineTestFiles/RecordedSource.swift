@@ -34,11 +34,7 @@ struct RecordedSource: PageFetcher {
     func fetch(_ request: PageRequest, provisional: @Sendable (FetchedPage) async -> Void) async throws(ScreensPipeError) -> FetchedPage {
         switch recording {
         case .rows(let rows):
-            let start = min(request.startRow, rows.count)
-            let end = min(max(request.endRow, start), rows.count)
-            return FetchedPage(
-                request: request, rows: Array(rows[start..<end]),
-                rowCount: request.includesRowCount ? rows.count : nil, origin: .remote)
+            return FetchedPage(serving: rows, for: request)
         case .pages(let pages, let count):
             guard request.index < pages.count else {
                 throw ScreensPipeError(

@@ -117,6 +117,16 @@ public struct FetchedPage: Sendable, Hashable {
         storage = PageRows(texts: texts)
     }
 
+    /// The page `request` asks for of an in-memory list, as a paged server answers: the rows
+    /// of its row range, and the list's size when the request asks for it and `reportsCount`.
+    /// What sources that serve rows they hold (a test's recording, a scripted list) return.
+    public init(serving rows: [JSONValue], for request: PageRequest, reportsCount: Bool = true, origin: PageOrigin = .remote, fetchedAt: Date = Date()) {
+        let slice = rows.indices.clamped(to: request.startRow..<max(request.startRow, request.endRow))
+        self.init(
+            request: request, rows: Array(rows[slice]), rowCount: request.includesRowCount && reportsCount ? rows.count : nil,
+            origin: origin, fetchedAt: fetchedAt)
+    }
+
     /// Whether fewer rows came back than the page covers. Without a row count this ends the
     /// list; with one it does not (portals drop rows by permission after slicing).
     public var isShort: Bool { rowsInPage < request.endRow - request.startRow }

@@ -34,7 +34,3 @@ public struct SourceTypeSpec: Sendable, Hashable, CustomStringConvertible {
         settings.hash(into: &hasher)
     }
 }
-
-/// The former name of ``SourceTypeSpec``.
-@available(*, deprecated, renamed: "SourceTypeSpec")
-public typealias SourceProtocol = SourceTypeSpec
