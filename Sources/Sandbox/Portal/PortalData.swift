@@ -62,6 +62,8 @@ struct PortalData: Sendable {
     var portletItems: [PortletItem] = []
     /// Web content structure ids by structure key (headless `contentStructureId`).
     var structureIds: [String: Int64]
+    /// Comments of assets (`comments.json`), shared by every copy: writes change them.
+    var discussions = Discussions([])
 }
 
 extension PortalData {
@@ -153,6 +155,7 @@ extension PortalData {
             journalFolders: journalFolders, articles: articles, classNames: classNames, assets: assets,
             recordSets: recordSets, records: records, structureIds: structureIds)
         portletItems = try PortletItem.load(reader)
+        discussions = try Discussions.load(reader)
     }
 }
 

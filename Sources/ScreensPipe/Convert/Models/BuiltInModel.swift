@@ -2,7 +2,7 @@ import ScreensBus
 
 /// A built-in model: the `convertResult` of one of the Screens list screenlets.
 ///
-/// Bookmarks, web content and assets are fixed field lists; DDL records are shaped by
+/// Bookmarks, web content, assets and comments are fixed field lists; DDL records are shaped by
 /// their record set, so they are flattened instead.
 enum BuiltInModel: Sendable {
     case fields(FieldListModel)
@@ -14,6 +14,7 @@ enum BuiltInModel: Sendable {
         case .webContent: self = .fields(WebContentModel.fields)
         case .asset: self = .fields(AssetModel.fields)
         case .ddlRecord: self = .ddlRecord
+        case .comment: self = .fields(CommentModel.fields)
         }
     }
 
