@@ -37,6 +37,7 @@ struct Router: Sendable {
     static func isDataEndpoint(_ path: String) -> Bool {
         path == invokePath || path.hasPrefix(StructuredContents.pathPrefix) || path == MyUserAccountSites.path
             || path.hasPrefix(RESTEndpoints.pathPrefix) || path.hasPrefix(StructuredContentComments.pathPrefix)
+            || path.hasPrefix(FolderDocuments.pathPrefix)
     }
 
     func respond(to request: SandboxRequest) -> SandboxResponse {
@@ -124,6 +125,12 @@ struct Router: Sendable {
                 .json(200, try StructuredContentComments(portal: portal).page(
                     structuredContentId: StructuredContentComments.structuredContentId(ofPath: request.path)!,
                     query: request.query, account: account))
+            }
+
+        case _ where FolderDocuments.folderId(ofPath: request.path) != nil && version.servesHeadlessDelivery:
+            return headless(request, authentication, baseURL: baseURL) { account in
+                .json(200, try FolderDocuments(portal: portal).page(
+                    folderId: FolderDocuments.folderId(ofPath: request.path)!, query: request.query, account: account))
             }
 
         case MyUserAccountSites.path where version.servesHeadlessDelivery:

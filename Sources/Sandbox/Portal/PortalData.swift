@@ -64,6 +64,8 @@ struct PortalData: Sendable {
     var structureIds: [String: Int64]
     /// Comments of assets (`comments.json`), shared by every copy: writes change them.
     var discussions = Discussions([])
+    /// Document library folders and file entries (`dl-folders.json`, `dl-file-entries.json`).
+    var documents = DocumentLibrary()
 }
 
 extension PortalData {
@@ -156,6 +158,7 @@ extension PortalData {
             recordSets: recordSets, records: records, structureIds: structureIds)
         portletItems = try PortletItem.load(reader)
         discussions = try Discussions.load(reader)
+        documents = try DocumentLibrary.load(reader)
     }
 }
 

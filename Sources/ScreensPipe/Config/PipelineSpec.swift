@@ -254,6 +254,8 @@ public enum ModelKind: String, Sendable, Hashable, CaseIterable {
     case ddlRecord = "ddl-record"
     /// A comment of an asset's discussion (`commentId`, `body`, `userName`, `editable`, ...).
     case comment
+    /// An image file entry of a folder (`fileEntryId`, `title`, `imageUrl`, `thumbnailUrl`, ...).
+    case image
 }
 
 /// `convert:` — raw portal objects to model rows.

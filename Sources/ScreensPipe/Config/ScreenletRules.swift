@@ -13,6 +13,8 @@
 /// - Comment List (`ios/Framework/Core/Comment/List/Connectors/CommentListPageLiferayConnector.swift`):
 ///   `undefined-classPK` when `classPK <= 0`, `undefined-className` when the class is empty;
 ///   the comment service takes no site.
+/// - Image Gallery (`ios/Framework/Core/ImageGallery/Connectors/ImageGalleryPageLiferayConnector.swift`):
+///   `undefined-repositoryid`, `undefined-folderid` (the screenlet's -1 defaults).
 /// - Bookmark List (`ios/Samples/Bookmark/BookmarkListScreenlet/Connector/BookmarkListPageLiferayConnector.swift`):
 ///   "Undefined folderId". The sample refuses folder 0 as well; here 0 is the root folder,
 ///   which `BookmarksEntryService.getEntries` serves like any other.
@@ -80,6 +82,13 @@ struct ScreenletRule: Sendable {
                 Required(
                     name: "classPK", zeroIsMissing: true,
                     hint: "the commented asset's primary key, e.g. an article's resourcePrimKey (undefined-classPK)"),
+            ]),
+        ScreenletRule(
+            screenlet: "Image Gallery Screenlet",
+            services: ["/dlapp/get-file-entries", "/dlapp/get-file-entries-count"],
+            required: [
+                Required(name: "repositoryId", hint: "the site's repository, the site's id (undefined-repositoryid)"),
+                Required(name: "folderId", hint: "the document folder; 0 is the repository's root (undefined-folderid)"),
             ]),
         ScreenletRule(
             screenlet: "Asset List Screenlet",
