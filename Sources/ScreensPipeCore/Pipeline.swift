@@ -201,7 +201,7 @@ public final class Pipeline: Sendable {
 
     /// The stages of a run; `makesSink: false` for a session, which writes no sink.
     func prepare(makesSink: Bool = true, metrics: RunMetrics) async throws(ScreensPipeError) -> Stages {
-        let converter = try RowConverter(spec: spec.convert)
+        var converter = try RowConverter(spec: spec.convert)
         let filter = try spec.filter?.expression.map { (expression) throws(ScreensPipeError) in
             try RowFilter(expression: expression, location: spec.filter?.expressionLocation)
         }
@@ -221,6 +221,7 @@ public final class Pipeline: Sendable {
         case nil:
             baseURL = nil
         }
+        converter.serverURL = baseURL
         let listLock: RunLock?
         let incremental: IncrementalRun?
         do throws(ScreensPipeError) {

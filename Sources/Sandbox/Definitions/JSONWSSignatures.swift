@@ -202,7 +202,7 @@ public enum JSONWSSignatures {
             [.init("classPK", "long"), .init("locale", "Locale")],
             versions: .v7_0 ... .v7_4,
             sources: [.screens70("ScreensjournalarticleService")]),
-    ] + writeSignatures
+    ] + writeSignatures + commentSignatures + DLAppService.signatures
 
     /// The signatures a `version` portal has.
     public static func signatures(for version: LiferayVersion) -> [ServiceSignature] {

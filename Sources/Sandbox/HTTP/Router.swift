@@ -36,7 +36,8 @@ struct Router: Sendable {
     /// Whether `path` serves data, and so is subject to fault injection.
     static func isDataEndpoint(_ path: String) -> Bool {
         path == invokePath || path.hasPrefix(StructuredContents.pathPrefix) || path == MyUserAccountSites.path
-            || path.hasPrefix(RESTEndpoints.pathPrefix)
+            || path.hasPrefix(RESTEndpoints.pathPrefix) || path.hasPrefix(StructuredContentComments.pathPrefix)
+            || path.hasPrefix(FolderDocuments.pathPrefix)
     }
 
     func respond(to request: SandboxRequest) -> SandboxResponse {
@@ -80,7 +81,7 @@ struct Router: Sendable {
         // The scopes of the request's OAuth 2 token; nil for any other credentials.
         var tokenScopes: Set<String>?
         if let oauth2, Self.isDataEndpoint(request.path) {
-            let headless = request.path.hasPrefix(StructuredContents.pathPrefix) || request.path == MyUserAccountSites.path
+            let headless = request.path.hasPrefix(Self.headlessPrefix)
             switch oauth2.check(authorization: request.headers["authorization"], at: request.receivedAt) {
             case .unknown: break
             case .valid(let email, let scopes):
@@ -117,6 +118,19 @@ struct Router: Sendable {
                     siteId: StructuredContents.siteId(ofPath: request.path)!, query: request.query,
                     acceptLanguage: request.headers["accept-language"], account: account)
                 return .json(200, body, headers: [("Content-Language", locale.replacingUnderscores())])
+            }
+
+        case _ where StructuredContentComments.structuredContentId(ofPath: request.path) != nil && version.servesHeadlessDelivery:
+            return headless(request, authentication, baseURL: baseURL) { account in
+                .json(200, try StructuredContentComments(portal: portal).page(
+                    structuredContentId: StructuredContentComments.structuredContentId(ofPath: request.path)!,
+                    query: request.query, account: account))
+            }
+
+        case _ where FolderDocuments.folderId(ofPath: request.path) != nil && version.servesHeadlessDelivery:
+            return headless(request, authentication, baseURL: baseURL) { account in
+                .json(200, try FolderDocuments(portal: portal).page(
+                    folderId: FolderDocuments.folderId(ofPath: request.path)!, query: request.query, account: account))
             }
 
         case MyUserAccountSites.path where version.servesHeadlessDelivery:

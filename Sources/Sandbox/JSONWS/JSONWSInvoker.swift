@@ -57,6 +57,8 @@ struct JSONWSInvoker: Sendable {
                 ?? BookmarksEntryWriteService.actions[signature.path]
                 ?? JournalArticleWriteService.actions[signature.path]
                 ?? DDLRecordWriteService.actions[signature.path]
+                ?? ScreensCommentService.actions[signature.path]
+                ?? DLAppService.actions[signature.path]
         else { throw PortalError.noSuchAction(path) }
         let params = ServiceParameters(raw).restricted(to: signature)
         // The portal names `serviceContext` by default (the request's own), and a command's

@@ -62,6 +62,10 @@ struct PortalData: Sendable {
     var portletItems: [PortletItem] = []
     /// Web content structure ids by structure key (headless `contentStructureId`).
     var structureIds: [String: Int64]
+    /// Comments of assets (`comments.json`), shared by every copy: writes change them.
+    var discussions = Discussions([])
+    /// Document library folders and file entries (`dl-folders.json`, `dl-file-entries.json`).
+    var documents = DocumentLibrary()
 }
 
 extension PortalData {
@@ -153,6 +157,8 @@ extension PortalData {
             journalFolders: journalFolders, articles: articles, classNames: classNames, assets: assets,
             recordSets: recordSets, records: records, structureIds: structureIds)
         portletItems = try PortletItem.load(reader)
+        discussions = try Discussions.load(reader)
+        documents = try DocumentLibrary.load(reader)
     }
 }
 

@@ -237,6 +237,10 @@ public enum ModelKind: String, Sendable, Hashable, CaseIterable {
     case asset
     /// A DDL record, flattened: `recordId`, `recordSetId`, the attributes, then the record's values.
     case ddlRecord = "ddl-record"
+    /// A comment of an asset's discussion (`commentId`, `body`, `userName`, `editable`, ...).
+    case comment
+    /// An image file entry of a folder (`fileEntryId`, `title`, `imageUrl`, `thumbnailUrl`, ...).
+    case image
 }
 
 /// `convert:` — raw portal objects to model rows.

@@ -10,6 +10,11 @@
 ///   context's; `folderId` 0 is the root folder.
 /// - DDL List (`ios/Framework/Core/DDL/ListScreenlet/DDLListPageLiferayConnector.swift`):
 ///   `undefined-recordset` without a record set.
+/// - Comment List (`ios/Framework/Core/Comment/List/Connectors/CommentListPageLiferayConnector.swift`):
+///   `undefined-classPK` when `classPK <= 0`, `undefined-className` when the class is empty;
+///   the comment service takes no site.
+/// - Image Gallery (`ios/Framework/Core/ImageGallery/Connectors/ImageGalleryPageLiferayConnector.swift`):
+///   `undefined-repositoryid`, `undefined-folderid` (the screenlet's -1 defaults).
 /// - Bookmark List (`ios/Samples/Bookmark/BookmarkListScreenlet/Connector/BookmarkListPageLiferayConnector.swift`):
 ///   "Undefined folderId". The sample refuses folder 0 as well; here 0 is the root folder,
 ///   which `BookmarksEntryService.getEntries` serves like any other.
@@ -30,6 +35,8 @@ struct ScreenletRule: Sendable {
         var aliases: [String] = []
         /// Whether 0 is as good as missing (no record set has id 0).
         var zeroIsMissing = false
+        /// Whether an empty text is as good as missing (a class name).
+        var emptyIsMissing = false
         /// What the screenlet says when it is missing, and how to give it.
         var hint: String
     }
@@ -64,6 +71,24 @@ struct ScreenletRule: Sendable {
                 Required(
                     name: "ddlRecordSetId", aliases: ["recordSetId"], zeroIsMissing: true,
                     hint: "the dynamic data list's record set id (undefined-recordset)")
+            ]),
+        ScreenletRule(
+            screenlet: "Comment List Screenlet",
+            services: ["/screens.screenscomment/get-comments", "/screens.screenscomment/get-comments-count"],
+            required: [
+                Required(
+                    name: "className", emptyIsMissing: true,
+                    hint: "the commented asset's class, e.g. com.liferay.journal.model.JournalArticle (undefined-className)"),
+                Required(
+                    name: "classPK", zeroIsMissing: true,
+                    hint: "the commented asset's primary key, e.g. an article's resourcePrimKey (undefined-classPK)"),
+            ]),
+        ScreenletRule(
+            screenlet: "Image Gallery Screenlet",
+            services: ["/dlapp/get-file-entries", "/dlapp/get-file-entries-count"],
+            required: [
+                Required(name: "repositoryId", hint: "the site's repository, the site's id (undefined-repositoryid)"),
+                Required(name: "folderId", hint: "the document folder; 0 is the repository's root (undefined-folderid)"),
             ]),
         ScreenletRule(
             screenlet: "Asset List Screenlet",

@@ -101,7 +101,9 @@ extension SpecDecoder {
                 changed = true
             }
             let value = params[required.name]
-            if value == nil || value?.isNull == true || (required.zeroIsMissing && value.map(Self.isZero) == true) {
+            if value == nil || value?.isNull == true || (required.zeroIsMissing && value.map(Self.isZero) == true)
+                || (required.emptyIsMissing && value?.stringValue?.allSatisfy(\.isWhitespace) == true)
+            {
                 context.fail(
                     "\(rule.screenlet): \(call.service) needs '\(required.name)', \(required.hint); add it to source.\(command).params",
                     at: parameterLocation(required.name, command: command, in: section))

@@ -8,6 +8,9 @@ package struct RowConverter: Sendable {
     private let model: BuiltInModel?
     private let mapping: FieldListModel?
     let locale: String?
+    /// The portal's base URL, for models that build links as Screens does from
+    /// `LiferayServerContext.server` (the image model's URLs); nil writes them relative.
+    var serverURL: String?
 
     /// Checks `spec` (paths, defaults, duplicate names); a nil spec passes rows through.
     ///
@@ -43,7 +46,7 @@ package struct RowConverter: Sendable {
                 guard case .object(let object) = raw else {
                     throw ScreensPipeError.conversion("expected an object, got \(raw.typeName)")
                 }
-                value = .object(try model.convert(object, locale: locale))
+                value = .object(try model.convert(object, locale: locale, serverURL: serverURL))
             }
             if let mapping {
                 value = .object(try mapping.convert(value, locale: locale))

@@ -93,6 +93,15 @@ struct JSONWSFidelityTests {
          "7.0 matches getArticles(groupId, folderId): locale is an extra parameter there"),
         (.v7_4, "/journal.journalarticle/get-articles", [("groupId", 20143), ("folderId", 0)], 404,
          "7.3+ has no getArticles(groupId, folderId)"),
+        (.v7_2, "/screens.screenscomment/get-comments",
+         [("className", "com.liferay.journal.model.JournalArticle"), ("classPK", 40001)], 404,
+         "ScreensCommentService.getComments has no overload without start and end"),
+        (.v7_0, "/screens.screenscomment/get-comments",
+         [("className", "com.liferay.journal.model.JournalArticle"), ("classPK", 40001), ("start", 0), ("end", 5)], 200,
+         "getComments(className, classPK, start, end), the same on every 7.x"),
+        (.v7_4, "/screens.screenscomment/get-comments-count",
+         [("className", "com.liferay.journal.model.JournalArticle"), ("classPK", 40001)], 200,
+         "getCommentsCount(className, classPK)"),
         (.v7_2, "/nope.nope/get-nothing", [], 404, "no such path"),
     ]
 
