@@ -12,7 +12,6 @@ package enum BackendRegistry {
         var storage: [StorageKind: any StorageBackend] = [:]
         /// In registration order, so the schema and messages list them the same way each time.
         var sinkTypes: [any SinkType] = []
-        var linked = false
     }
 
     private static let registered = Mutex(Registered())
@@ -51,13 +50,17 @@ package enum BackendRegistry {
         sinkTypes.first { $0.name == name }
     }
 
+    /// Whether the linked products have registered. A lookup waits for their registration,
+    /// however many tasks look up at once: one registers, the others find it done.
+    private static let linked = Mutex(false)
+
     private static func linkOnce() {
-        let first = registered.withLock { registered -> Bool in
-            defer { registered.linked = true }
-            return !registered.linked
+        linked.withLock { linked in
+            guard !linked else { return }
+            // Each product registers through `registered`, a lock of its own.
+            screens_pipe_register_linked_backends()
+            linked = true
         }
-        // Outside the lock: each product's function registers through it.
-        if first { screens_pipe_register_linked_backends() }
     }
 }
 
