@@ -14,13 +14,13 @@ struct OutboxCommand: AsyncParsableCommand {
         discussion: """
             A liferay sink with 'write-policy: remote-first', 'cache-first' or 'cache-only'
             keeps the writes it could not (or was told not to) send in the outbox, in the
-            pipeline's cache database, one per entry key.
+            pipeline's cache database, one per entry key. See OfflineWrites.md.
 
             Examples:
-              screens-pipe outbox list pipelines/offline-bookmarks.yaml
-              screens-pipe outbox sync pipelines/offline-bookmarks.yaml
-              screens-pipe outbox discard pipelines/offline-bookmarks.yaml '["https://example.com/1","20201"]'
-              screens-pipe outbox clear pipelines/offline-bookmarks.yaml
+              screens-pipe outbox list offline-writes.yaml
+              screens-pipe outbox sync offline-writes.yaml
+              screens-pipe outbox discard offline-writes.yaml '["https://example.com/1","20201"]'
+              screens-pipe outbox clear offline-writes.yaml
             """,
         subcommands: [List.self, Sync.self, Discard.self, Clear.self])
 

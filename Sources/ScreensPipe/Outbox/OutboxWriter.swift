@@ -92,7 +92,6 @@ final class OutboxWriter<Model: JSONWSWriteModel>: RowWriter {
     private func result(_ line: Int, _ row: Model.Row, _ outcome: String, operation: OutboxOperation?, reason: String?) async {
         var details = JSONObject()
         if let operation { details["operation"] = .string(operation.rawValue) }
-        details["key"] = (try? JSONValue(parsing: Array(row.key.utf8))) ?? .string(row.key)
         for (name, value) in model.details(row) { details[name] = value }
         if let reason { details["reason"] = .string(reason) }
         await events.result(line: line, outcome: outcome, details: details)
