@@ -34,4 +34,11 @@ struct SQLiteStorage: StorageBackend {
         let store = try await CacheStore.open(spec: spec, environment: environment)
         return try await SQLiteWriteJournal(store: store, pipeline: pipeline, target: target)
     }
+
+    func openOutbox(spec: CacheSpec?, environment: [String: String], pipeline: String, target: String)
+        async throws(ScreensPipeError) -> (any OutboxStorage)?
+    {
+        let store = try await CacheStore.open(spec: spec, environment: environment)
+        return try await SQLiteOutbox(store: store, pipeline: pipeline, target: target)
+    }
 }

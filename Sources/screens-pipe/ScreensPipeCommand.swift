@@ -28,6 +28,7 @@ struct ScreensPipeCommand: AsyncParsableCommand {
         subcommands: [
             RunCommand.self, ValidateCommand.self, TestCommand.self, PlanCommand.self, InitCommand.self, SchemaCommand.self,
             SessionCommand.self, CacheCommand.self, SandboxCommand.self, WriteCommand.self, StateCommand.self,
+            OutboxCommand.self,
         ]
     )
 

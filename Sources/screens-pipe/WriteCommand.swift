@@ -91,7 +91,7 @@ struct WriteCommand: AsyncParsableCommand {
             for await event in subscription {
                 let line: JSONValue?
                 switch event {
-                case .custom(let custom) where custom.name == "result" && !showEvents: line = custom.payload
+                case .custom(let custom) where (custom.name == "result" || custom.name == "sync") && !showEvents: line = custom.payload
                 case _ where showEvents: line = event.envelope
                 default: line = nil
                 }
@@ -135,7 +135,8 @@ struct WriteCommand: AsyncParsableCommand {
     static func summaryLine(_ summary: WriteSummary, dryRun: Bool) -> String {
         let unchanged = "\(summary.unchanged + summary.skipped) unchanged (\(summary.skipped) from the journal), \(summary.rejected) rejected"
         guard dryRun else {
-            return "screens-pipe: \(summary.created) created, \(summary.updated) updated, \(unchanged) in \(summary.batches) requests"
+            let pending = summary.pending > 0 ? ", \(summary.pending) pending in the outbox" : ""
+            return "screens-pipe: \(summary.created) created, \(summary.updated) updated, \(unchanged)\(pending) in \(summary.batches) requests"
         }
         let requests = summary.plannedRequests == 1 ? "1 request" : "\(summary.plannedRequests) requests"
         var planned = "\(summary.plannedCreates) to create, \(summary.plannedUpdates) to update"

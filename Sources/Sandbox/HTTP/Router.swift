@@ -13,6 +13,8 @@ struct Router: Sendable {
     let rateLimit: RateLimitGate?
     /// Whether headless answers are pretty-printed, as a portal answers `curl`.
     let prettyHeadless: Bool
+    /// Whether the portal is up (``SandboxAvailability``).
+    let availability = SandboxAvailability()
 
     init(
         portal: Portal, loginRedirect: Bool, version: LiferayVersion, oauth2: OAuth2Authority? = nil,
@@ -72,6 +74,9 @@ struct Router: Sendable {
             return LinkTemplate.respond(to: honest, template: template, honest: route(honest))
         }
         if request.path == SandboxChanges.path { return changes.respond(to: request) }
+        if request.path == SandboxAvailability.path { return availability.respond(to: request) }
+        if request.path == SandboxEntryEdit.path { return SandboxEntryEdit.respond(to: request, portal: changes.portal) }
+        if availability.isDown, Self.isDataEndpoint(request.path) { return SandboxAvailability.downResponse }
         let portal = changes.portal
         let baseURL = request.baseURL
         var authentication = portal.data.accounts.authenticate(authorization: request.headers["authorization"])

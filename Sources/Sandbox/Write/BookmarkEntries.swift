@@ -93,6 +93,23 @@ final class BookmarkEntries: Sendable {
         }
     }
 
+    /// Renames an entry as another user of the portal would, with a new modified date;
+    /// nil when no entry has `entryId` (``SandboxEntryEdit``).
+    func rename(entryId: Int64, to name: String, now: Int64) -> JSONValue? {
+        table.withLock { table in
+            guard let place = table.location[entryId] else { return nil }
+            let key = FolderKey(groupId: place.groupId, folderId: place.folderId)
+            guard let index = table.byFolder[key]?.firstIndex(where: { $0["entryId"]?.int64Value == entryId }),
+                case .object(var row)? = table.byFolder[key]?[index]
+            else { return nil }
+            let date = Self.nextDate(&table, now: now)
+            row["name"] = .string(name)
+            row["modifiedDate"] = .int(date)
+            table.byFolder[key]?[index] = .object(row)
+            return .object(row)
+        }
+    }
+
     /// The group an entry belongs to, for the permission check before `update-entry`.
     func groupId(ofEntry entryId: Int64) -> Int64? {
         table.withLock { $0.location[entryId]?.groupId }

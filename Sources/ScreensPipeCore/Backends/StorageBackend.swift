@@ -40,6 +40,10 @@ package protocol StorageBackend: Sendable {
     /// journal is a local file even when the cache is shared).
     func openWriteJournal(spec: CacheSpec?, environment: [String: String], pipeline: String, target: String) async throws(ScreensPipeError)
         -> (any WriteJournalStorage)?
+    /// The outbox of `pipeline` and `target`, beside its write journal; nil when this store
+    /// keeps none.
+    func openOutbox(spec: CacheSpec?, environment: [String: String], pipeline: String, target: String) async throws(ScreensPipeError)
+        -> (any OutboxStorage)?
     /// A run lock in the database of `target`; nil when this store locks with files.
     func openLock(_ scope: RunLock.Scope, target: PostgresTarget) async throws(ScreensPipeError) -> (any SharedRunLock)?
 }
@@ -47,6 +51,10 @@ package protocol StorageBackend: Sendable {
 extension StorageBackend {
     package func openWriteJournal(spec: CacheSpec?, environment: [String: String], pipeline: String, target: String)
         async throws(ScreensPipeError) -> (any WriteJournalStorage)?
+    { nil }
+
+    package func openOutbox(spec: CacheSpec?, environment: [String: String], pipeline: String, target: String)
+        async throws(ScreensPipeError) -> (any OutboxStorage)?
     { nil }
 
     package func openLock(_ scope: RunLock.Scope, target: PostgresTarget) async throws(ScreensPipeError) -> (any SharedRunLock)? {

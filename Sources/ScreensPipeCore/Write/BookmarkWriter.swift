@@ -331,6 +331,8 @@ public struct WriteSummary: Sendable, Hashable {
     /// Rows the journal says an earlier run wrote, with the same values.
     public var skipped = 0
     public var rejected = 0
+    /// Rows kept in the outbox for a later sync (`write-policy` other than `remote-only`).
+    public var pending = 0
     /// Requests that carried writes.
     public var batches = 0
     /// `--dry-run`: rows a request would create, would update, or would create or update

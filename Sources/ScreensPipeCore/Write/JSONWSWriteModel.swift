@@ -11,6 +11,9 @@ struct FoundEntry: Sendable {
     var content: String
     /// What the update command needs besides the id (an article's `articleId` and `version`).
     var updateParameters: JSONObject = [:]
+    /// The entry as the portal lists it, where the lookup reads whole entries (bookmarks):
+    /// what a sync compares a pending update with (Outbox/OutboxConflicts.swift).
+    var remote: JSONValue?
 }
 
 /// A service a `liferay` sink writes through JSON-WS batches: how a row is checked, which
@@ -106,7 +109,7 @@ struct BookmarkWriteModel: JSONWSWriteModel {
                     description: entry["description"]?.stringValue ?? "", key: "", legacyKey: "")
                 // The first entry with a key wins, as a portal lists the oldest first.
                 let key = BookmarkRowValidator.key(of: stored, fields: spec.key)
-                if found[key] == nil { found[key] = FoundEntry(id: entryId, content: stored.content) }
+                if found[key] == nil { found[key] = FoundEntry(id: entryId, content: stored.content, remote: entry) }
             }
         }
         return found

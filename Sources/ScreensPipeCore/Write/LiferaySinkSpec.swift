@@ -47,6 +47,15 @@ public struct LiferaySinkSpec: Sendable, Hashable {
     public var recordSetId: Int64?
     /// The portal's version (`liferay-version`), which decides each command's signature.
     public var portalVersion: PortalVersion = .default
+    /// When writes reach the portal (`write-policy`, default `remote-only`); the others keep
+    /// pending writes in the outbox (see the "Offline writes" guide).
+    public var writePolicy: WritePolicy = .remoteOnly
+    /// What a sync does when a pending update's entry changed on the portal
+    /// (`conflict-policy`, default `report`).
+    public var conflictPolicy: ConflictPolicy = .report
+    /// The row field that says which version of an entry a row was read from
+    /// (`version-field`, default `modifiedDate`), compared before a pending update is sent.
+    public var versionField: String = "modifiedDate"
 
     /// Creates a sink spec with the defaults of the pipeline file.
     public init(
@@ -109,7 +118,8 @@ enum LiferaySinkKeys {
     /// The sink's own keys; the connection keys are those of a networked source.
     static let own = [
         "type", "service", "transport", "batch-size", "group-id", "folder-id", "key", "content-structure-id", "structure-key",
-        "template-key", "command", "fields", "optional", "record-set-id", "liferay-version",
+        "template-key", "command", "fields", "optional", "record-set-id", "liferay-version", "write-policy",
+        "conflict-policy", "version-field",
     ]
     static let connection = [
         "server", "auth", "timeout", "connect-timeout", "retry", "max-response-size", "allow-insecure-auth",
@@ -182,6 +192,19 @@ extension SpecDecoder {
                 context.fail("'content-structure-id' is for 'service: web-content'", at: section.location)
             }
         }
+        let writePolicy = section.choice("write-policy", WritePolicy.self) ?? .remoteOnly
+        if writePolicy.usesOutbox, transport != .jsonws {
+            context.fail(
+                "'write-policy: \(writePolicy.rawValue)' keeps pending writes for JSON-WS services; web content over headless is written with 'remote-only'",
+                at: section["write-policy"]?.location ?? section.location)
+        }
+        let conflictPolicy = section.choice("conflict-policy", ConflictPolicy.self) ?? .report
+        let versionField = section.string("version-field") ?? "modifiedDate"
+        if !writePolicy.usesOutbox {
+            for name in ["conflict-policy", "version-field"] where section[name] != nil {
+                context.fail("'\(name)' decides how pending writes are synced: it needs a 'write-policy' other than remote-only", at: section[name]?.location ?? section.location)
+            }
+        }
         let structureKey = section.string("structure-key")
         let templateKey = section.string("template-key")
         if (structureKey != nil || templateKey != nil) && !(service == .webContent && transport == .jsonws) {
@@ -196,6 +219,9 @@ extension SpecDecoder {
         spec.declared = declared
         spec.recordSetId = recordSetId
         spec.portalVersion = version
+        spec.writePolicy = writePolicy
+        spec.conflictPolicy = conflictPolicy
+        spec.versionField = versionField
         return spec
     }
 
@@ -301,6 +327,18 @@ extension LiferaySinkKeys {
                 "anyOf": [["enum": .array(PortalVersion.allCases.map { .string($0.rawValue) })], interpolated],
                 "description": "The portal's version, which decides each write command's signature (liferay sink, default 7.2).",
             ]
+        case "write-policy":
+            return [
+                "anyOf": [["enum": .array(WritePolicy.allCases.map { .string($0.rawValue) })], interpolated],
+                "description": "When writes reach the portal (liferay sink, default remote-only); the others keep pending writes in the outbox for screens-pipe outbox sync.",
+            ]
+        case "conflict-policy":
+            return [
+                "anyOf": [["enum": .array(ConflictPolicy.allCases.map { .string($0.rawValue) })], interpolated],
+                "description": "What a sync does with a pending update whose entry changed on the portal (liferay sink, default report).",
+            ]
+        case "version-field":
+            return ["type": "string", "minLength": 1, "description": "The row field compared to detect a conflict before a pending update is sent (liferay sink, default modifiedDate)."]
         case "key":
             return [
                 "anyOf": [

@@ -108,9 +108,20 @@ public enum PipelineWrite {
                 let forgotten = try await journal.forgetPending()
                 environment.logger.warning("forgot \(forgotten) pending \(forgotten == 1 ? "row" : "rows") of the journal (--forget-pending): they are sent again")
             }
-            let writer = try await makeWriter(
-                sink: sink, pipeline: spec.name, settings: settings, client: client, baseURL: baseURL, journal: journal, bus: bus,
-                rejects: rejects, dryRun: options.dryRun)
+            // A write policy other than remote-only keeps the rows in the outbox first
+            // (Outbox/OutboxWrite.swift); a dry run shows the requests either way.
+            var outboxWrite: OutboxWrite?
+            if sink.writePolicy.usesOutbox, !options.dryRun {
+                outboxWrite = try await OutboxWrite.prepare(spec: spec, environment: environment, journal: journal, bus: bus, rejects: rejects)
+            }
+            let writer: any RowWriter
+            if let outboxWrite {
+                writer = outboxWrite.writer
+            } else {
+                writer = try await makeWriter(
+                    sink: sink, pipeline: spec.name, settings: settings, client: client, baseURL: baseURL, journal: journal, bus: bus,
+                    rejects: rejects, dryRun: options.dryRun)
+            }
             await bus.publish(.started(RunStarted(pipeline: spec.name, source: "write \(sink.service.rawValue) to \(redactedURL(baseURL))")))
             switch options.input {
             case .standardInput:
@@ -129,9 +140,10 @@ public enum PipelineWrite {
             case .pipelineSource:
                 try await copy(spec: spec, environment: environment, to: writer)
             }
-            let summary = try await writer.finish()
+            var summary = try await writer.finish()
+            try await outboxWrite?.send(&summary, client: client, bus: bus, logger: environment.logger)
             var finished = RunFinished(
-                pipeline: spec.name, pages: summary.batches, rows: summary.created + summary.updated + summary.unchanged + summary.skipped + summary.rejected,
+                pipeline: spec.name, pages: summary.batches, rows: summary.created + summary.updated + summary.unchanged + summary.skipped + summary.rejected + summary.pending,
                 selected: summary.created + summary.updated, errors: summary.rejected, succeeded: summary.rejected == 0)
             finished.skipped = summary.skipped
             await bus.publish(.finished(finished))
@@ -150,7 +162,7 @@ public enum PipelineWrite {
     }
 
     /// The writer for the sink's service and transport.
-    private static func makeWriter(
+    static func makeWriter(
         sink: LiferaySinkSpec, pipeline: String, settings: HTTPSourceSettings, client: HTTPClient, baseURL: String,
         journal: WriteJournal?, bus: EventBus, rejects: RejectsFile, dryRun: Bool
     ) async throws(ScreensPipeError) -> any RowWriter {

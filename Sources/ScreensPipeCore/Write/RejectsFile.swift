@@ -8,6 +8,8 @@ final class RejectsFile: @unchecked Sendable {  // used by the one task that run
     let path: String
     private var output: OutputFile?
     private(set) var count = 0
+    /// The reason of the last row refused.
+    private(set) var lastReason: String?
 
     init(path: String) {
         self.path = path
@@ -24,6 +26,7 @@ final class RejectsFile: @unchecked Sendable {  // used by the one task that run
             throw ScreensPipeError.io("cannot write the rejects file \(path): \(error)")
         }
         count += 1
+        lastReason = reason
     }
 
     /// Closes the file; its path when anything was rejected.

@@ -53,4 +53,6 @@ protocol RowWriter: AnyObject {
     func take(row value: JSONValue, number: Int) async throws(ScreensPipeError)
     /// Sends what is left and closes the rejects file.
     func finish() async throws(ScreensPipeError) -> WriteSummary
+    /// The outcomes so far.
+    var summary: WriteSummary { get }
 }

@@ -1,0 +1,362 @@
+internal import Logging
+import ScreensBus
+
+/// How a sync of the outbox ended.
+public struct OutboxSyncSummary: Sendable {
+    /// Pending writes the portal now holds (created, updated, or found already there).
+    public var completed = 0
+    /// Of ``completed``: created, updated, and found already written (by the journal or a
+    /// lookup after a lost answer).
+    public var created = 0
+    public var updated = 0
+    public var unchanged = 0
+    /// Pending updates whose entry changed on the portal since their row was read, however
+    /// the `conflict-policy` settled them; ``reported`` of them were left pending.
+    public var conflicts = 0
+    public var reported = 0
+    /// Pending writes the portal refused: they stay pending with the reason.
+    public var failed = 0
+    /// Pending writes still in the outbox after the sync.
+    public var remaining = 0
+    /// Why the sync stopped early (the portal could not be reached), if it did.
+    public var stoppedBy: ScreensPipeError?
+
+    public init() {}
+}
+
+/// The outbox of a pipeline whose `liferay` sink keeps pending writes (`write-policy`
+/// `remote-first`, `cache-first` or `cache-only`): `screens-pipe outbox list|sync|discard|clear`.
+///
+/// The outbox lives in the cache database, next to the write journal, and belongs to one
+/// pipeline and target (server and site). A sync replays it in order, one write at a time
+/// as Screens' `SyncManager` does, through the journaled writer: a write whose answer was
+/// lost (the portal went away mid-request, the process was killed) is looked up by key
+/// before it is ever sent again, so each is applied exactly once.
+public enum PipelineOutbox {
+    /// The pending writes, in replay order.
+    public static func list(spec: PipelineSpec, environment: PipelineEnvironment) async throws(ScreensPipeError) -> [OutboxEntry] {
+        try await open(spec: spec, environment: environment).outbox.entries()
+    }
+
+    /// Forgets the pending write of `key` (the JSON array `outbox list` shows); whether
+    /// there was one.
+    public static func discard(key: String, spec: PipelineSpec, environment: PipelineEnvironment) async throws(ScreensPipeError) -> Bool {
+        let place = try await open(spec: spec, environment: environment)
+        let lock = try await place.lock(spec: spec, environment: environment)
+        do throws(ScreensPipeError) {
+            let result = try await place.outbox.discard(key: key)
+            await lock.release()
+            return result
+        } catch {
+            await lock.release()
+            throw error
+        }
+    }
+
+    /// Forgets every pending write; how many there were.
+    public static func clear(spec: PipelineSpec, environment: PipelineEnvironment) async throws(ScreensPipeError) -> Int {
+        let place = try await open(spec: spec, environment: environment)
+        let lock = try await place.lock(spec: spec, environment: environment)
+        do throws(ScreensPipeError) {
+            let result = try await place.outbox.clear()
+            await lock.release()
+            return result
+        } catch {
+            await lock.release()
+            throw error
+        }
+    }
+
+    /// Replays the pending writes in order. Each is a `sync` event with `state` `started`,
+    /// then `completed` (with the journal's outcome), `failed` (the portal refused it: it
+    /// stays pending with the reason) or, when the portal cannot be reached, `failed` and
+    /// the end of the sync: the rest stay pending, and the error is thrown after the bus
+    /// saw `finished`.
+    public static func sync(
+        spec: PipelineSpec, environment: PipelineEnvironment, bus: EventBus, rejectsPath: String, conflictsPath: String
+    ) async throws(ScreensPipeError) -> OutboxSyncSummary
+    {
+        defer { bus.finish() }
+        let place = try await open(spec: spec, environment: environment)
+        let lock = try await place.lock(spec: spec, environment: environment)
+        let client = HTTPClient()
+        let outcome: Result<OutboxSyncSummary, ScreensPipeError>
+        do throws(ScreensPipeError) {
+            await bus.publish(.started(RunStarted(pipeline: spec.name, source: "outbox sync to \(place.target)")))
+            let journal = try await place.journal()
+            let summary = try await OutboxSync(
+                spec: spec, place: place, journal: journal, client: client, bus: bus, rejects: RejectsFile(path: rejectsPath),
+                conflicts: ConflictsFile(path: conflictsPath), logger: environment.logger
+            ).run(keys: nil)
+            var finished = RunFinished(
+                pipeline: spec.name, pages: 0, rows: summary.completed + summary.failed, selected: summary.completed,
+                errors: summary.failed + summary.reported, succeeded: summary.stoppedBy == nil && summary.failed == 0 && summary.reported == 0)
+            finished.skipped = summary.remaining
+            if let error = summary.stoppedBy { await bus.publish(.error(error.event(pipeline: spec.name))) }
+            await bus.publish(.finished(finished))
+            outcome = summary.stoppedBy.map { .failure($0) } ?? .success(summary)
+        } catch {
+            await bus.publish(.error(error.event(pipeline: spec.name)))
+            outcome = .failure(error)
+        }
+        await lock.release()
+        await client.shutdown()
+        return try outcome.get()
+    }
+
+    /// The sink, target and database of a pipeline's outbox.
+    static func open(spec: PipelineSpec, environment: PipelineEnvironment) async throws(ScreensPipeError) -> OutboxPlace {
+        guard let sink = spec.sink.liferay else {
+            throw ScreensPipeError.configuration("pipeline '\(spec.name)' has no sink of type liferay, so it has no outbox")
+        }
+        guard sink.writePolicy.usesOutbox else {
+            throw ScreensPipeError.configuration(
+                "pipeline '\(spec.name)' writes with 'write-policy: remote-only', which keeps no outbox: give the sink 'write-policy: remote-first', 'cache-first' or 'cache-only'")
+        }
+        let baseURL: String
+        switch sink.connection.server {
+        case .url(let url)?: baseURL = url
+        case .sandbox?, nil:
+            throw ScreensPipeError.configuration(
+                "an outbox keeps writes for a portal that outlives the run; the bundled sandbox (server: sandbox) is new every run: start one with 'screens-pipe sandbox --port 8080' and name it in 'server'")
+        }
+        let target = "\(redactedURL(baseURL)) group \(sink.groupId)"
+        // Beside the write journal: a local SQLite file, even when the cache is shared.
+        let storage = try BackendRegistry.storage(.sqlite)
+        guard let outbox = try await storage.openOutbox(spec: spec.cache, environment: environment.variables, pipeline: spec.name, target: target) else {
+            throw ScreensPipeError.configuration("the SQLite store registered no outbox")
+        }
+        return OutboxPlace(sink: sink, baseURL: baseURL, target: target, cache: spec.cache, variables: environment.variables, outbox: outbox)
+    }
+}
+
+/// Where a pipeline's outbox and journal are.
+struct OutboxPlace: Sendable {
+    var sink: LiferaySinkSpec
+    var baseURL: String
+    /// Server (redacted) and site, as the journal names a target.
+    var target: String
+    /// The cache section and variables the journal beside the outbox is opened with.
+    var cache: CacheSpec?
+    var variables: [String: String]
+    var outbox: Outbox
+
+    /// The write lock of this pipeline and target: a sync and a write never interleave.
+    func lock(spec: PipelineSpec, environment: PipelineEnvironment) async throws(ScreensPipeError) -> RunLock {
+        try await RunLock.acquire(
+            .write(pipeline: spec.name, target: target), at: RunLock.Place.of(spec.cache, environment: environment.variables),
+            wait: spec.cache?.lockWait ?? RunLock.defaultWait, logger: environment.logger)
+    }
+
+    func journal() async throws(ScreensPipeError) -> WriteJournal {
+        let storage = try await BackendRegistry.storage(.sqlite)
+            .openWriteJournal(spec: cache, environment: variables, pipeline: outbox.pipeline, target: target)
+        guard let storage else { throw ScreensPipeError.configuration("the SQLite store registered no write journal") }
+        return WriteJournal(storage: storage)
+    }
+}
+
+/// One replay of the outbox, write by write, through the journaled writer.
+struct OutboxSync {
+    let spec: PipelineSpec
+    let place: OutboxPlace
+    let journal: WriteJournal
+    let client: HTTPClient
+    let bus: EventBus
+    let rejects: RejectsFile
+    let conflicts: ConflictsFile
+    let logger: Logger
+
+    /// Replays the pending writes (those of `keys` only, when given), in order.
+    func run(keys: Set<String>?) async throws(ScreensPipeError) -> OutboxSyncSummary {
+        var summary = OutboxSyncSummary()
+        let entries = try await place.outbox.entries().filter { keys?.contains($0.key) ?? true }
+        var sink = place.sink
+        // One write per request: each pending write's outcome is known (and recorded in the
+        // journal) before the next is sent, so the outbox can drop it.
+        sink.batchSize = 1
+        let settings = HTTPSourceSettings(source: sink.connection, configuredURL: place.baseURL, onRetry: nil, logger: logger)
+        try sink.connection.checkTransportRoute()
+        // The writer's own `result` events would number rows by their place in the outbox;
+        // the `sync` events say the same per pending write, so only its requests' `response`
+        // events are passed on, each before the `sync` event of its write (``SyncRelay``).
+        let relay = SyncRelay(to: bus)
+        do throws(ScreensPipeError) {
+            let writer = try await PipelineWrite.makeWriter(
+                sink: sink, pipeline: spec.name, settings: settings, client: client, baseURL: place.baseURL, journal: journal,
+                bus: relay.writerBus, rejects: rejects, dryRun: false)
+            let checker = ModelUpdateChecker<BookmarkWriteModel>.make(
+                sink: sink, transport: JSONWSBookmarkTransport(settings: settings, client: client, baseURL: place.baseURL), journal: journal)
+            summary = try await replay(entries, through: writer, relay: relay, checker: checker)
+            await relay.finish()
+        } catch {
+            await relay.finish()
+            throw error
+        }
+        summary.remaining = try await place.outbox.entries().count
+        return summary
+    }
+
+    private func replay(
+        _ entries: [OutboxEntry], through writer: any RowWriter, relay: SyncRelay, checker: (any PendingUpdateChecker)?
+    ) async throws(ScreensPipeError) -> OutboxSyncSummary {
+        var summary = OutboxSyncSummary()
+        for entry in entries {
+            await publish(entry, "started")
+            guard entry.operation != .delete else {
+                let reason = "deletes are not sent by this version; discard it with 'screens-pipe outbox discard'"
+                try await place.outbox.recordFailure(entry, reason: reason)
+                summary.failed += 1
+                await publish(entry, "failed", ["error": .string(reason)])
+                continue
+            }
+            let value: JSONValue
+            do {
+                value = try JSONValue(parsing: Array(entry.row.utf8))
+            } catch {
+                let reason = "the kept row is not JSON (\(error)); discard it"
+                try await place.outbox.recordFailure(entry, reason: reason)
+                summary.failed += 1
+                await publish(entry, "failed", ["error": .string(reason)])
+                continue
+            }
+            let before = writer.summary
+            do throws(ScreensPipeError) {
+                if let checker, try await settleConflict(entry, value, checker: checker, summary: &summary) { continue }
+                try await writer.take(row: value, number: Int(entry.sequence))
+                await relay.drain()
+            } catch {
+                await relay.drain()
+                // The portal could not be reached (or answered nothing): this write and the
+                // rest stay pending; the journal keeps an unanswered one pending too, so the
+                // next sync looks it up before sending it again.
+                try await place.outbox.recordFailure(entry, reason: error.message)
+                await publish(entry, "failed", ["error": .string(error.message)])
+                summary.stoppedBy = error
+                break
+            }
+            let after = writer.summary
+            if after.rejected > before.rejected {
+                let reason = rejects.lastReason ?? "the portal refused it"
+                try await place.outbox.recordFailure(entry, reason: reason)
+                summary.failed += 1
+                await publish(entry, "failed", ["error": .string(reason)])
+                continue
+            }
+            let outcome =
+                after.created > before.created
+                ? "created" : after.updated > before.updated ? "updated" : "unchanged"
+            switch outcome {
+            case "created": summary.created += 1
+            case "updated": summary.updated += 1
+            default: summary.unchanged += 1
+            }
+            try await place.outbox.remove(entry)
+            summary.completed += 1
+            await publish(entry, "completed", ["outcome": .string(outcome)])
+        }
+        _ = try await writer.finish()
+        return summary
+    }
+
+    /// Compares a pending update's base version with the portal's entry; on a conflict the
+    /// sink's `conflict-policy` decides. Returns whether the write is settled (not to be sent).
+    private func settleConflict(
+        _ entry: OutboxEntry, _ value: JSONValue, checker: any PendingUpdateChecker, summary: inout OutboxSyncSummary
+    ) async throws(ScreensPipeError) -> Bool {
+        guard entry.operation == .update, let base = entry.baseVersion else { return false }
+        let field = place.sink.versionField
+        let baseValue = (try? JSONValue(parsing: Array(base.utf8))) ?? .string(base)
+        let remote = try await checker.remoteEntry(for: value)
+        let remoteRow: JSONValue?
+        switch remote {
+        case .unknown: return false
+        case .missing: remoteRow = nil
+        case .found(let row, _):
+            if row[field] == baseValue { return false }
+            remoteRow = row
+        }
+        summary.conflicts += 1
+        let policy = place.sink.conflictPolicy
+        let details: JSONObject = [
+            "resolution": .string(policy.rawValue), "baseVersion": baseValue, "remoteVersion": remoteRow?[field] ?? .null,
+        ]
+        switch policy {
+        case .keepLocal:
+            await publish(entry, "conflicted", details)
+            return false
+        case .keepRemote, .discard:
+            if policy == .keepRemote, case .found(let row, let id) = remote { try await checker.adoptRemote(row, id: id) }
+            try await place.outbox.remove(entry)
+            await publish(entry, "conflicted", details)
+            return true
+        case .report:
+            let local = (try? JSONValue(parsing: Array(entry.row.utf8))) ?? .string(entry.row)
+            try conflicts.append([
+                "pipeline": .string(spec.name), "sequence": .int(entry.sequence),
+                "key": (try? JSONValue(parsing: Array(entry.key.utf8))) ?? .string(entry.key),
+                "operation": .string(entry.operation.rawValue), "versionField": .string(field), "baseVersion": baseValue,
+                "remoteVersion": remoteRow?[field] ?? .null, "local": local, "remote": remoteRow ?? .null,
+            ])
+            let reason = remoteRow == nil
+                ? "conflict: the entry is gone from the portal; see \(conflicts.path)"
+                : "conflict: the portal's \(field) is \((remoteRow?[field] ?? .null).jsonString), the write was based on \(base); see \(conflicts.path)"
+            try await place.outbox.recordFailure(entry, reason: reason)
+            summary.reported += 1
+            var reported = details
+            reported["conflicts"] = .string(conflicts.path)
+            await publish(entry, "conflicted", reported)
+            return true
+        }
+    }
+
+    /// A `sync` event: Screens' `onItemSyncScreenlet` started, completed, failed or conflicted.
+    func publish(_ entry: OutboxEntry, _ state: String, _ details: JSONObject = [:]) async {
+        var payload: JSONObject = [
+            "state": .string(state), "sequence": .int(entry.sequence),
+            "key": (try? JSONValue(parsing: Array(entry.key.utf8))) ?? .string(entry.key),
+            "operation": .string(entry.operation.rawValue),
+        ]
+        for (name, value) in details { payload[name] = value }
+        await bus.publish(custom: "sync", pipeline: spec.name, payload: .object(payload))
+    }
+}
+
+/// Passes the `response` events of the sync's writer on to the sync's bus, and lets the
+/// sync wait until every event published so far has been passed on, so a write's
+/// `response` comes before its `completed`.
+final class SyncRelay: @unchecked Sendable {  // used by the one task that runs the sync
+    let writerBus: EventBus
+    private static let marker = "outbox.drained"
+    private let forwarding: Task<Void, Never>
+    private var drained: AsyncStream<Void>.Iterator
+
+    init(to bus: EventBus) {
+        let writerBus = EventBus()
+        self.writerBus = writerBus
+        let events = writerBus.subscribe()
+        let (stream, continuation) = AsyncStream<Void>.makeStream()
+        drained = stream.makeAsyncIterator()
+        forwarding = Task {
+            for await event in events {
+                switch event {
+                case .response: await bus.publish(event)
+                case .custom(let custom) where custom.name == Self.marker: continuation.yield()
+                default: continue
+                }
+            }
+            continuation.finish()
+        }
+    }
+
+    /// Returns once the events the writer published so far are passed on.
+    func drain() async {
+        await writerBus.publish(custom: Self.marker, pipeline: "")
+        _ = await drained.next()
+    }
+
+    func finish() async {
+        writerBus.finish()
+        await forwarding.value
+    }
+}
