@@ -53,6 +53,16 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Stop after this many selected rows.")
     var limit: Int?
 
+    @Option(
+        name: .customLong("follow"),
+        help: ArgumentHelp(
+            "After the first load, poll every INTERVAL (default 30s) and write one line per change (added, updated, deleted) until a signal.",
+            valueName: "INTERVAL"))
+    var follow: String?
+
+    @Option(name: .customLong("key"), help: ArgumentHelp("With --follow: the fields that identify a row (default: entryId, resourcePrimKey, recordId or id).", valueName: "a,b"))
+    var key: String?
+
     @Option(help: "Progress line on stderr: auto (when stderr is a terminal), always or never.")
     var progress: ProgressMode = .auto
 
@@ -87,6 +97,7 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         if events, let format, format != .events { throw ValidationError("--events and --format \(format.rawValue) disagree") }
+        try validateFollow()
     }
 
     func run() async throws {
@@ -127,6 +138,10 @@ struct RunCommand: AsyncParsableCommand {
             metricsFactory: metricsRegistry.map { PrometheusMetricsFactory(registry: $0) },
             trace: traceRecorder,
             tableWidth: spec.sink.destination == .stdout ? Terminal.columns(of: 1, variables: variables) : nil)
+        if let followed = try followOptions() {
+            try await FollowRunner(spec: spec, environment: environment, options: followed, quiet: quiet).run(interrupts: interrupts)
+            return
+        }
         var runEnvironment = environment
         runEnvironment.fullRefresh = fullRefresh
         runEnvironment.resume = resumeOptions.resume

@@ -62,7 +62,7 @@ struct ScreensPipeCommand: AsyncParsableCommand {
             Foundation.exit(2)
         }
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(FollowRunner.normalized(Array(CommandLine.arguments.dropFirst())))
             if var command = command as? AsyncParsableCommand {
                 try await command.run()
             } else {

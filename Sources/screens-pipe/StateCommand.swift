@@ -42,7 +42,7 @@ struct StateCommand: AsyncParsableCommand {
 
     struct Reset: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Forget the pipeline's state: its next run delivers every row (from incremental.initial).")
+            abstract: "Forget the pipeline's state (cursor and follow snapshot): its next run delivers every row (from incremental.initial).")
 
         @OptionGroup var pipelineFile: PipelineFileOptions
 
@@ -50,7 +50,10 @@ struct StateCommand: AsyncParsableCommand {
             let spec = try pipelineFile.loadSpec()
             try await reportingStateErrors { () async throws(ScreensPipeError) in
                 let key = try spec.stateKey()
-                let removed = try await existingStore(for: spec)?.reset(key) ?? false
+                let store = try await existingStore(for: spec)
+                var removed = try await store?.reset(key) ?? false
+                // A `run --follow` of the pipeline keeps its snapshot beside the cursor.
+                if try await store?.reset(ListFollower.stateKey(of: spec)) == true { removed = true }
                 Terminal.note(removed ? "screens-pipe: reset the state of \(key.pipeline)" : "screens-pipe: \(key.pipeline) has no stored state")
             }
         }
