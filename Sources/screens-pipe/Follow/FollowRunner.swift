@@ -44,7 +44,7 @@ struct FollowRunner {
                 Terminal.error(error.description)
                 throw ExitCode(error.exitCode)
             }
-        case .discard, .postgres:
+        case .discard, .registered:
             Terminal.error("--follow writes change lines to standard output or a file (-o FILE)")
             throw ExitCode(2)
         }
