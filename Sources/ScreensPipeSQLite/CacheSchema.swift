@@ -73,8 +73,24 @@ enum CacheSchema {
             // pages stored before, and for pages without their rows' texts.
             try db.execute(sql: "ALTER TABLE page ADD COLUMN row_index BLOB")
         }
+        migrator.registerMigration("write outbox") { db in
+            // Pending writes of the liferay sink's offline policies, one per key, replayed
+            // in `sequence` order (OutboxStorage).
+            try db.execute(
+                sql: """
+                    CREATE TABLE IF NOT EXISTS \(outboxTable) (
+                        sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                        pipeline TEXT NOT NULL, target TEXT NOT NULL, row_key TEXT NOT NULL,
+                        operation TEXT NOT NULL, row TEXT NOT NULL,
+                        created_at REAL NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT, base_version TEXT,
+                        UNIQUE (pipeline, target, row_key))
+                    """)
+        }
         return migrator
     }
+
+    /// The outbox's table.
+    static let outboxTable = "write_outbox"
 
     /// Brings `pool` up to the current schema.
     ///

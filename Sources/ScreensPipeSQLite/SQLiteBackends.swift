@@ -39,6 +39,6 @@ struct SQLiteStorage: StorageBackend {
         async throws(ScreensPipeError) -> (any OutboxStorage)?
     {
         let store = try await CacheStore.open(spec: spec, environment: environment)
-        return try await SQLiteOutbox(store: store, pipeline: pipeline, target: target)
+        return SQLiteOutbox(store: store, pipeline: pipeline, target: target)
     }
 }

@@ -6,31 +6,17 @@ import ScreensPipeCore
 /// journal records their outcome. Screens' `CacheManager` keeps the same "pending to sync"
 /// set; the journal is what makes replaying it exactly once.
 struct SQLiteOutbox: OutboxStorage {
-    static let table = "write_outbox"
+    static let table = CacheSchema.outboxTable
 
     private let pool: DatabasePool
     let pipeline: String
     let target: String
 
-    init(store: CacheStore, pipeline: String, target: String) async throws(ScreensPipeError) {
+    /// The outbox in `store`'s database; its table is part of the cache schema.
+    init(store: CacheStore, pipeline: String, target: String) {
         pool = store.pool
         self.pipeline = pipeline
         self.target = target
-        do {
-            try await pool.write { db in
-                try db.execute(
-                    sql: """
-                        CREATE TABLE IF NOT EXISTS \(Self.table) (
-                            sequence INTEGER PRIMARY KEY AUTOINCREMENT,
-                            pipeline TEXT NOT NULL, target TEXT NOT NULL, row_key TEXT NOT NULL,
-                            operation TEXT NOT NULL, row TEXT NOT NULL,
-                            created_at REAL NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT, base_version TEXT,
-                            UNIQUE (pipeline, target, row_key))
-                        """)
-            }
-        } catch {
-            throw ScreensPipeError.cache("cannot open the outbox in \(store.path): \(error)")
-        }
     }
 
     /// Keeps `operation` on `key` in one transaction, collapsed with the key's pending write;

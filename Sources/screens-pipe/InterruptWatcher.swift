@@ -1,7 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ArgumentParser
 import Foundation
+import ScreensPipe
 import Synchronization
 
 /// A signal that stops a run, with its name and the exit status it leads to (128 + number).
@@ -100,5 +102,36 @@ final class RunCanceller: Sendable {
             return state.cancel
         }
         cancel?()
+    }
+}
+
+extension InterruptWatcher {
+    /// Runs `work` in a task that a first SIGINT or SIGTERM cancels (it stops as a run
+    /// stops: what was done stays done) and a second ends at once; then waits for
+    /// `draining`, the task that prints the work's events, and gives the signals back.
+    func runCancellable<Value: Sendable>(
+        draining: Task<Void, Never>, _ work: @escaping @Sendable () async throws(ScreensPipeError) -> Value
+    ) async -> Result<Value, ScreensPipeError> {
+        let task = Task { () -> Result<Value, ScreensPipeError> in
+            do throws(ScreensPipeError) {
+                return .success(try await work())
+            } catch {
+                return .failure(error)
+            }
+        }
+        handle { signal, count in
+            if count == 1 { task.cancel() } else { _exit(signal.exitCode) }
+        }
+        let result = await task.value
+        await draining.value
+        stop()
+        return result
+    }
+
+    /// Prints `error` and gives the exit code that ends the command: the stop signal's when
+    /// one came (the failure is then its consequence), else the error's.
+    func exitCode(reporting error: ScreensPipeError) -> ExitCode {
+        Terminal.error(error.description)
+        return ExitCode(received?.exitCode ?? error.exitCode)
     }
 }

@@ -92,27 +92,14 @@ struct OutboxCommand: AsyncParsableCommand {
             let environment = outboxEnvironment(quiet: quiet)
             let conflictsPath = conflicts ?? "\(spec.name).conflicts.jsonl"
             let interrupts = InterruptWatcher()
-            let syncing = Task { () -> Result<OutboxSyncSummary, ScreensPipeError> in
-                do throws(ScreensPipeError) {
-                    return .success(
-                        try await PipelineOutbox.sync(
-                            spec: spec, environment: environment, bus: bus, rejectsPath: "\(spec.name).outbox-rejects.jsonl",
-                            conflictsPath: conflictsPath))
-                } catch {
-                    return .failure(error)
-                }
+            let result = await interrupts.runCancellable(draining: printing) { () async throws(ScreensPipeError) in
+                try await PipelineOutbox.sync(
+                    spec: spec, environment: environment, bus: bus, rejectsPath: "\(spec.name).outbox-rejects.jsonl",
+                    conflictsPath: conflictsPath)
             }
-            interrupts.handle { signal, count in
-                if count == 1 { syncing.cancel() } else { _exit(signal.exitCode) }
-            }
-            let result = await syncing.value
-            await printing.value
-            interrupts.stop()
             switch result {
             case .failure(let error):
-                Terminal.error(error.description)
-                if let signal = interrupts.received { throw ExitCode(signal.exitCode) }
-                throw ExitCode(error.exitCode)
+                throw interrupts.exitCode(reporting: error)
             case .success(let summary):
                 if !quiet {
                     Terminal.note(

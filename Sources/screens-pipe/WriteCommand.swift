@@ -104,24 +104,12 @@ struct WriteCommand: AsyncParsableCommand {
             }
         }
         let interrupts = InterruptWatcher()
-        let writing = Task { () -> Result<WriteSummary, ScreensPipeError> in
-            do throws(ScreensPipeError) {
-                return .success(try await PipelineWrite.run(spec: spec, environment: environment, bus: bus, options: options))
-            } catch {
-                return .failure(error)
-            }
+        let result = await interrupts.runCancellable(draining: printing) { () async throws(ScreensPipeError) in
+            try await PipelineWrite.run(spec: spec, environment: environment, bus: bus, options: options)
         }
-        interrupts.handle { signal, count in
-            if count == 1 { writing.cancel() } else { _exit(signal.exitCode) }
-        }
-        let result = await writing.value
-        await printing.value
-        interrupts.stop()
         switch result {
         case .failure(let error):
-            Terminal.error(error.description)
-            if let signal = interrupts.received { throw ExitCode(signal.exitCode) }
-            throw ExitCode(error.exitCode)
+            throw interrupts.exitCode(reporting: error)
         case .success(let summary):
             if !quiet { Terminal.note(Self.summaryLine(summary, dryRun: dryRun)) }
             if summary.rejected > 0 {

@@ -11,13 +11,17 @@ enum URLText {
     /// `text` as one query value or path segment: every byte but RFC 3986's unreserved
     /// characters percent-encoded (`/`, `?`, `#`, `%` included), so the text cannot end the
     /// segment or the path. A dot segment needs ``isDotSegment(_:)`` besides.
-    static func encode(_ text: String) -> String {
+    /// `also` keeps more bytes as they are, for a form another client defines (Screens'
+    /// image URLs keep what Foundation's `urlHostAllowed` keeps).
+    static func encode(_ text: String, alsoKeeping also: Set<UInt8> = []) -> String {
         var result = ""
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
                 UInt8(ascii: "_"), UInt8(ascii: "~"):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            case _ where also.contains(byte):
                 result.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 result += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)

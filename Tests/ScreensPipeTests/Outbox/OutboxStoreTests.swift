@@ -13,7 +13,7 @@ struct OutboxStoreTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try CacheStore(path: directory.appendingPathComponent("cache.sqlite").path)
-        try await body(try await SQLiteOutbox(store: store, pipeline: "p", target: "http://portal group 1"))
+        try await body(SQLiteOutbox(store: store, pipeline: "p", target: "http://portal group 1"))
     }
 
     @Test("pending writes are kept in order, one per key")

@@ -63,21 +63,9 @@ enum ImageModel {
     /// Foundation's `CharacterSet.urlHostAllowed`: the characters RFC 3986 allows in a host
     /// (unreserved, sub-delims, `:`, `[` and `]`); every other UTF-8 byte is `%XX`.
     static func encodedTitle(_ title: String) -> String {
-        var encoded = ""
-        for byte in title.utf8 {
-            if Self.hostAllowed.contains(byte) {
-                encoded.unicodeScalars.append(UnicodeScalar(byte))
-            } else {
-                encoded += "%" + String(byte, radix: 16, uppercase: true).leftPadded()
-            }
-        }
-        return encoded
+        URLText.encode(title, alsoKeeping: subDelimitersAndHostBrackets)
     }
 
-    private static let hostAllowed: Set<UInt8> = Set(
-        Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:[]".utf8))
-}
-
-extension String {
-    fileprivate func leftPadded() -> String { count == 1 ? "0" + self : self }
+    /// What `urlHostAllowed` keeps beyond RFC 3986's unreserved characters.
+    private static let subDelimitersAndHostBrackets = Set("!$&'()*+,;=:[]".utf8)
 }
