@@ -248,15 +248,9 @@ public final class Pipeline: Sendable {
         }
         incremental?.gate.resume(from: resume?.resumed?.checkpoint.delivered)
         var sourceEnvironment = instrumented(environment, metrics: metrics)
-        // A run that changes and reads no row keeps each page's rows as texts: checked, written
-        // as received, parsed only if a subscriber asks for the values. So does a run whose
-        // convert and filter can work on the texts: each selected row's text is written from
-        // its row's text, and no tree is built.
-        // An incremental cursor reads every row's value, so its runs keep trees.
-        let readsTexts = makesSink && incremental == nil
-        let textPlan = readsTexts ? RowTextPlan(converter: converter, filter: filter) : nil
-        sourceEnvironment.keepsRowsAsTexts = readsTexts && (converter.isIdentity && filter == nil || textPlan != nil)
-        sourceEnvironment.rowMembers = textPlan?.selection
+        // Rows stay texts unless a stage reads their values (RowReadPlan).
+        let readPlan = RowReadPlan(
+            converter: converter, filter: filter, incrementalCursor: incremental != nil, fanOut: spec.source.fansOut, deliversToSink: makesSink)
         if let resume { sourceEnvironment.cacheSnapshot = (resume.snapshot, resume.resumed != nil) }
         var fetcher: (any PageFetcher)?
         var fanOut: FanOutRun?
@@ -264,7 +258,8 @@ public final class Pipeline: Sendable {
             if spec.source.fansOut {
                 fanOut = try await FanOutRun.make(spec: spec, baseURL: baseURL, environment: instrumented(environment, metrics: metrics), metrics: metrics)
             } else {
-                let source = try await SourceFactory.makeFetcher(spec: incremental?.sourceSpec ?? spec, baseURL: baseURL, environment: sourceEnvironment)
+                let source = try await SourceFactory.makeFetcher(
+                    spec: incremental?.sourceSpec ?? spec, baseURL: baseURL, environment: sourceEnvironment, rows: readPlan.form)
                 fetcher = InstrumentedFetcher(base: source, metrics: metrics, trace: environment.trace, cached: spec.cache != nil)
             }
         } catch {
@@ -290,7 +285,7 @@ public final class Pipeline: Sendable {
         }
         return Stages(fetcher: fetcher, fanOut: fanOut, converter: converter, filter: filter, limit: spec.filter?.limit,
             skipsInvalidRows: spec.convert?.onInvalid == .skip, sink: sink, server: server, metrics: metrics, trace: environment.trace,
-            incremental: incremental, output: output, resume: resume, textPlan: textPlan, listLock: listLock)
+            incremental: incremental, output: output, resume: resume, textPlan: readPlan.textPlan, listLock: listLock)
     }
 
     /// The lock of this list's state, for a run that reads and commits it: an incremental

@@ -40,13 +40,6 @@ public struct PipelineEnvironment: Sendable {
     var cacheSnapshot: (id: String, reuse: Bool)?
     /// Told the size of each HTTP response body (metrics).
     var onResponseBody: (@Sendable (Int) -> Void)?
-    /// Whether sources keep a page's rows as their texts, checked but not parsed, until
-    /// something reads them (``FetchedPage/rowsAreTexts``): set by a run whose stages change
-    /// no row and read none (no convert, no filter, no incremental cursor).
-    var keepsRowsAsTexts = false
-    /// The members of each row the stages read, when rows are kept as texts and the stages
-    /// read them from the texts: a source that checks the rows finds them on the way.
-    var rowMembers: JSONMemberSelection?
 
     /// An environment with no variables, no sandbox and a logger that discards everything,
     /// unless given.

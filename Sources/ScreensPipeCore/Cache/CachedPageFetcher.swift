@@ -27,28 +27,28 @@ import Synchronization
 /// page is an error.
 package struct CachedPageFetcher: PageFetcher {
     /// The source's own fetcher, asked whenever the policy fetches.
-    public let base: any PageFetcher
+    package let base: any PageFetcher
     /// The database pages are read from and written to.
-    public let store: any CacheBackend
+    package let store: any CacheBackend
     /// The offline policy every page is answered under.
-    public let policy: CachePolicy
+    package let policy: CachePolicy
     /// How old a page may be for `cache-first`; nil means any age.
-    public let ttl: Duration?
+    package let ttl: Duration?
     /// The key the pages are stored under; the page index is added per page.
-    public let key: CacheKey
+    package let key: CacheKey
     /// The pipeline name stored with each page (`cache clear --pipeline`).
-    public let pipeline: String
+    package let pipeline: String
     /// `run --refresh`: never answer from the cache; fetch and store every page.
-    public let refresh: Bool
+    package let refresh: Bool
     /// Where the fallback, mixed-list and write-failure warnings go.
-    public let logger: Logger
+    package let logger: Logger
     /// This run's snapshot id, stored with every page it fetches.
-    public let snapshot: String
+    package let snapshot: String
     /// A resumed run: pages already stored under ``snapshot`` (by the interrupted load) are
     /// read from the cache instead of fetched, whatever the policy.
-    public let reusesSnapshot: Bool
+    package let reusesSnapshot: Bool
     /// Whether cached pages keep their rows as texts, checked but parsed only when read:
-    /// set for a run whose stages change no row (``PipelineEnvironment/keepsRowsAsTexts``).
+    /// set when no stage of the run reads row values (``RowReadPlan``).
     package var keepsRowsAsTexts = false
     private let run = RunState()
     /// Who loads the list from the server when processes share the cache: decided once per
@@ -82,7 +82,7 @@ package struct CachedPageFetcher: PageFetcher {
     }
 
     /// Throws a `.configuration` error for `refresh` under `cache-only`, which may not fetch.
-    public init(
+    package init(
         base: any PageFetcher, store: any CacheBackend, policy: CachePolicy, ttl: Duration? = nil, key: CacheKey,
         pipeline: String, refresh: Bool = false, logger: Logger = Logger(label: "screens-pipe.cache"),
         snapshot: (id: String, reuse: Bool)? = nil
@@ -104,7 +104,7 @@ package struct CachedPageFetcher: PageFetcher {
 
     /// The cache stage of `spec`: its key (built from `base`'s identity), and its `cache:` policy and ttl unless `policy`
     /// overrides the policy (`run --policy`).
-    public init(
+    package init(
         base: any PageFetcher, store: any CacheBackend, spec: PipelineSpec, policy: CachePolicy? = nil, refresh: Bool = false,
         logger: Logger = Logger(label: "screens-pipe.cache"), snapshot: (id: String, reuse: Bool)? = nil
     ) throws(ScreensPipeError) {
@@ -119,20 +119,20 @@ package struct CachedPageFetcher: PageFetcher {
     }
 
     /// The base fetcher's chaining.
-    public var chaining: PageChaining { base.chaining }
+    package var chaining: PageChaining { base.chaining }
 
     /// The base fetcher's answer: cached pages were asked for the same way.
-    public var requestsPageSize: Bool { base.requestsPageSize }
+    package var requestsPageSize: Bool { base.requestsPageSize }
     /// The base fetcher's identity: caching does not change the answers.
-    public var identity: String { base.identity }
+    package var identity: String { base.identity }
     /// The base fetcher's summary with the policy, e.g. `... (cache remote-first, refresh)`.
-    public var summary: String { "\(base.summary) (cache \(policy.rawValue)\(refresh ? ", refresh" : ""))" }
+    package var summary: String { "\(base.summary) (cache \(policy.rawValue)\(refresh ? ", refresh" : ""))" }
 
     /// The base fetcher's requests; the plan does not read the cache.
-    public func plan(_ request: PageRequest) -> [PlannedRequest] { base.plan(request) }
+    package func plan(_ request: PageRequest) -> [PlannedRequest] { base.plan(request) }
     /// Shuts the base fetcher down, gives up a refresh turn that did not complete (its lock
     /// and staged pages), and closes the store.
-    public func shutdown() async {
+    package func shutdown() async {
         await base.shutdown()
         if let decided = turn.decision.withLock({ $0 }), case .success(.refresh(let lease)) = await decided.value {
             await lease.release()
@@ -142,7 +142,7 @@ package struct CachedPageFetcher: PageFetcher {
 
     /// Answers `request` under ``policy`` (always fetching and storing under ``refresh``).
     /// Under `cache-and-remote`, `provisional` first receives the cached copy, when there is one.
-    public func fetch(
+    package func fetch(
         _ request: PageRequest, provisional: @Sendable (FetchedPage) async -> Void
     ) async throws(ScreensPipeError) -> FetchedPage {
         if refresh { return try await fetchAndStore(request) }

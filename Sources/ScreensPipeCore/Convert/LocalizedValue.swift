@@ -15,7 +15,7 @@ package enum LocalizedValue {
     /// locale (XML `default-locale`; `en_US` for maps), the first locale present. A value
     /// that is not localized (plain text, a number, an XML string that cannot be read)
     /// comes back unchanged.
-    public static func resolve(_ value: JSONValue, locale: String?) -> JSONValue {
+    package static func resolve(_ value: JSONValue, locale: String?) -> JSONValue {
         switch value {
         case .string(let text) where XMLReader.looksLikeLiferayDocument(text):
             guard let root = try? XMLReader.parse(text) else { return value }

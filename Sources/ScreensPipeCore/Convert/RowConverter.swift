@@ -15,10 +15,17 @@ package struct RowConverter: Sendable {
     /// Checks `spec` (paths, defaults, duplicate names); a nil spec passes rows through.
     ///
     /// - Throws: a `.configuration` error at the offending field's location.
-    public init(spec: ConvertSpec?) throws(ScreensPipeError) {
+    package init(spec: ConvertSpec?) throws(ScreensPipeError) {
         model = spec?.model.map(BuiltInModel.init)
         mapping = try spec?.fields.map { mappings throws(ScreensPipeError) in try FieldListModel(mappings: mappings) }
         locale = spec?.locale
+    }
+
+    /// The convert stage of a pipeline with no `convert:`: rows pass as they are.
+    static let identity = RowConverter()
+
+    private init() {
+        (model, mapping, locale) = (nil, nil, nil)
     }
 
     /// Whether rows come out as they went in (no model, no field mapping).
@@ -38,7 +45,7 @@ package struct RowConverter: Sendable {
     /// The model row of `raw`, the `row`-th row of the list, on `page`.
     ///
     /// - Throws: a `.conversion` error with `row` and `page` set, naming the field.
-    public func convert(_ raw: JSONValue, row: Int, page: Int) throws(ScreensPipeError) -> JSONValue {
+    package func convert(_ raw: JSONValue, row: Int, page: Int) throws(ScreensPipeError) -> JSONValue {
         guard model != nil || mapping != nil else { return raw }
         do throws(ScreensPipeError) {
             var value = raw

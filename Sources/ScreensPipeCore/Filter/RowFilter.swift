@@ -7,7 +7,7 @@ import ScreensBus
 /// `not and or` and parentheses.
 package struct RowFilter: Sendable {
     /// The expression as written.
-    public let expression: String
+    package let expression: String
     private let predicate: FilterPredicate
     /// The members of a row the expression reads: the first key of each of its paths. A row
     /// holding only these members is selected exactly when the whole row is.
@@ -21,7 +21,7 @@ package struct RowFilter: Sendable {
     ///   carry the file position of the offending column.
     /// - Throws: a `.configuration` error whose message shows the expression with a caret
     ///   under the column, e.g. `unexpected 'andd' at column 18` and two more lines.
-    public init(expression: String, location: SourceLocation? = nil) throws(ScreensPipeError) {
+    package init(expression: String, location: SourceLocation? = nil) throws(ScreensPipeError) {
         do throws(FilterSyntaxError) {
             let tree = try FilterParser.parse(expression)
             predicate = try FilterCompiler(lexer: FilterLexer(expression)).compile(tree)
@@ -37,7 +37,7 @@ package struct RowFilter: Sendable {
     ///
     /// - Throws: a `.filter` error when an operator meets types it does not accept, such
     ///   as `price < 3` on a row whose price is a string.
-    public func matches(_ row: JSONValue) throws(ScreensPipeError) -> Bool {
+    package func matches(_ row: JSONValue) throws(ScreensPipeError) -> Bool {
         try predicate(row)
     }
 

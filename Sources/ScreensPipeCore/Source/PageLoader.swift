@@ -12,7 +12,7 @@ import ScreensBus
 /// `maxPages` pages. A loader that stopped silently would lose rows unnoticed.
 package struct PageLoader: Sendable {
     /// What the consumer wants after a page.
-    public enum Decision: Sendable {
+    package enum Decision: Sendable {
         /// Go on to the next page.
         case next
         /// Stop fetching (a `limit` was reached, the output closed).
@@ -20,7 +20,7 @@ package struct PageLoader: Sendable {
     }
 
     /// How a load that did not fail came to its end.
-    public enum Outcome: Sendable, Hashable {
+    package enum Outcome: Sendable, Hashable {
         /// The consumer asked to stop (``Decision/stop``).
         case stopped
         /// The end of the list was reached by `end`; `warning` says why that end may not be
@@ -29,12 +29,12 @@ package struct PageLoader: Sendable {
     }
 
     /// The source (or cache stage) every page is fetched from.
-    public let fetcher: any PageFetcher
+    package let fetcher: any PageFetcher
     /// The page sizes, prefetch and page limit, as the source really uses them.
-    public let pagination: PaginationSpec
+    package let pagination: PaginationSpec
 
     /// Creates a loader that walks `fetcher`'s list with `pagination`.
-    public init(fetcher: any PageFetcher, pagination: PaginationSpec) {
+    package init(fetcher: any PageFetcher, pagination: PaginationSpec) {
         self.fetcher = fetcher
         self.pagination = pagination
     }
@@ -43,7 +43,7 @@ package struct PageLoader: Sendable {
     /// cache-and-remote) for the page that is due next; `deliver` gets every final page in
     /// order, exactly once. Returns how the load ended; throws the error that stopped it.
     @discardableResult
-    public func load(
+    package func load(
         provisional: @Sendable (FetchedPage) async -> Void,
         deliver: @Sendable (FetchedPage) async throws(ScreensPipeError) -> Decision
     ) async throws(ScreensPipeError) -> Outcome {

@@ -1,11 +1,12 @@
 /// Builds the source stage of a pipeline, wrapped in its cache policy.
 enum SourceFactory {
+    /// The source stage of `spec`, handing its rows over as `rows` (the run's ``RowReadPlan``).
     static func makeFetcher(
-        spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment
+        spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment, rows: RowForm = .values
     ) async throws(ScreensPipeError) -> any PageFetcher {
         let store: (any CacheBackend)? =
             if let cache = spec.cache { try await CacheBackends.open(spec: cache, environment: environment.variables) } else { nil }
-        return try await makeFetcher(spec: spec, baseURL: baseURL, environment: environment, store: store, client: nil)
+        return try await makeFetcher(spec: spec, baseURL: baseURL, environment: environment, rows: rows, store: store, client: nil)
     }
 
     /// The source stage over a cache store and an HTTP client that are already open: a
@@ -13,14 +14,15 @@ enum SourceFactory {
     /// shuts that client down itself once, after every list (never through a child's
     /// fetcher, whose `shutdown()` would close the client for all of them).
     static func makeFetcher(
-        spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment, store: (any CacheBackend)?, client: HTTPClient?
+        spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment, rows: RowForm = .values, store: (any CacheBackend)?,
+        client: HTTPClient?
     ) async throws(ScreensPipeError) -> any PageFetcher {
         let spec = try await AssetClassResolver.resolve(spec, baseURL: baseURL, store: store, environment: environment)
-        let source = try makeSource(spec: spec, baseURL: baseURL, environment: environment, client: client)
+        let source = try makeSource(spec: spec, baseURL: baseURL, environment: environment, rows: rows, client: client)
         guard let store else { return source }
         var cached = try CachedPageFetcher(
             base: source, store: store, spec: spec, refresh: environment.refresh, logger: environment.logger, snapshot: environment.cacheSnapshot)
-        cached.keepsRowsAsTexts = environment.keepsRowsAsTexts
+        cached.keepsRowsAsTexts = rows.keepsTexts
         return cached
     }
 
@@ -37,9 +39,9 @@ enum SourceFactory {
     }
 
     private static func makeSource(
-        spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment, client: HTTPClient?
+        spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment, rows: RowForm, client: HTTPClient?
     ) throws(ScreensPipeError) -> any PageFetcher {
-        switch try blueprint(spec: spec, baseURL: baseURL, environment: environment) {
+        switch try blueprint(spec: spec, baseURL: baseURL, environment: environment, rows: rows) {
         case .fetcher(let fetcher):
             return fetcher
         case .http(let wire, let settings):
@@ -54,9 +56,9 @@ enum SourceFactory {
     }
 
     static func blueprint(
-        spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment
+        spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment, rows: RowForm = .values
     ) throws(ScreensPipeError) -> SourceBlueprint {
-        let build = SourceBuild(source: spec.source, baseURL: baseURL, locale: spec.convert?.locale, environment: environment)
+        let build = SourceBuild(source: spec.source, baseURL: baseURL, locale: spec.convert?.locale, environment: environment, rows: rows)
         return try spec.source.type.settings.blueprint(build)
     }
 }

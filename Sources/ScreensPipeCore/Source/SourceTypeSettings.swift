@@ -109,6 +109,8 @@ struct SourceBuild: Sendable {
     /// `convert.locale`, which some wire formats send.
     var locale: String?
     var environment: PipelineEnvironment
+    /// How the run reads the rows (its ``RowReadPlan``): parsed, or kept as texts.
+    var rows: RowForm = .values
 
     /// The base URL, or a configuration error naming the type that needs one.
     func requireServer(type: String) throws(ScreensPipeError) -> String {
@@ -125,8 +127,8 @@ struct SourceBuild: Sendable {
     func http(_ wire: some WireFormat, url: String) throws(ScreensPipeError) -> SourceBlueprint {
         var settings = HTTPSourceSettings(source: source, configuredURL: url, onRetry: environment.onRetry, logger: environment.logger)
         settings.onResponseBody = environment.onResponseBody
-        settings.keepsRowsAsTexts = environment.keepsRowsAsTexts
-        settings.rowMembers = environment.rowMembers
+        settings.keepsRowsAsTexts = rows.keepsTexts
+        settings.rowMembers = rows.members
         // Checked here too, so `plan` and `validate`-time runs refuse before any request.
         try CredentialPolicy.requireSafeTransport(URLParts(url), sendsCredentials: settings.hasCredentials, source: source)
         if case .oauth2(let spec) = source.auth { _ = try spec.resolvedTokenURL(against: url, source: source) }

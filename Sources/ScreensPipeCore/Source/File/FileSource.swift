@@ -11,17 +11,17 @@ import Synchronization
 /// network and no portal.
 package final class FileSource: PageFetcher {
     /// The file and the records path it reads.
-    public let spec: FileSourceSpec
+    package let spec: FileSourceSpec
     private let records: FieldPath?
     private let index = Mutex<FileRowIndex?>(nil)
     /// Whether rows are kept as their texts, checked but not parsed
-    /// (``PipelineEnvironment/keepsRowsAsTexts``).
+    /// (``RowReadPlan``).
     let keepsRowsAsTexts: Bool
 
     /// Creates a source for the file in `spec`; nothing is read until the first page is asked for.
     ///
     /// - Throws: a `.configuration` error when the `records` path does not parse.
-    public convenience init(spec: FileSourceSpec) throws(ScreensPipeError) {
+    package convenience init(spec: FileSourceSpec) throws(ScreensPipeError) {
         try self.init(spec: spec, keepsRowsAsTexts: false)
     }
 
@@ -33,14 +33,14 @@ package final class FileSource: PageFetcher {
     }
 
     /// The path and the records path as a JSON object; the file's contents are not part of it.
-    public var identity: String { spec.identity }
+    package var identity: String { spec.identity }
 
     /// `file <path>`.
-    public var summary: String { "file \(spec.path)" }
+    package var summary: String { "file \(spec.path)" }
 
     /// The rows of `request` from the file, with the row count when the request asks for it.
     /// A page past the end is empty; a file that cannot be read or parsed is an error.
-    public func fetch(
+    package func fetch(
         _ request: PageRequest, provisional: @Sendable (FetchedPage) async -> Void
     ) async throws(ScreensPipeError) -> FetchedPage {
         let index = try rowIndex(page: request.index)
@@ -67,7 +67,7 @@ package final class FileSource: PageFetcher {
     }
 
     /// One `READ` of the path, naming the rows the page covers.
-    public func plan(_ request: PageRequest) -> [PlannedRequest] {
+    package func plan(_ request: PageRequest) -> [PlannedRequest] {
         [PlannedRequest(page: request.index, method: "READ", url: "\(spec.path) rows \(request.startRow)..<\(request.endRow)")]
     }
 

@@ -42,7 +42,7 @@ extension FileSourceSpec: SourceTypeSettings {
 
     /// Reads nothing until the first page is asked for.
     func blueprint(_ build: SourceBuild) throws(ScreensPipeError) -> SourceBlueprint {
-        .fetcher(try FileSource(spec: self, keepsRowsAsTexts: build.environment.keepsRowsAsTexts))
+        .fetcher(try FileSource(spec: self, keepsRowsAsTexts: build.rows.keepsTexts))
     }
 }
 

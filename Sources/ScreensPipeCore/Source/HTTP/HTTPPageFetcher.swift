@@ -240,9 +240,9 @@ struct HTTPSourceSettings: Sendable {
     var onRetry: (@Sendable (RetryNotice) -> Void)?
     var logger: Logger
     /// Whether the rows of a page are kept as their texts, checked but not parsed: set when
-    /// the pipeline's stages change no row (``PipelineEnvironment/keepsRowsAsTexts``).
+    /// no stage of the run reads row values (``RowReadPlan``).
     var keepsRowsAsTexts = false
-    /// The members of each row to find as the rows are checked (``PipelineEnvironment/rowMembers``).
+    /// The members of each row to find as the rows are checked (``RowForm/members``).
     var rowMembers: JSONMemberSelection?
     /// Told each response body's size (metrics).
     var onResponseBody: (@Sendable (Int) -> Void)?

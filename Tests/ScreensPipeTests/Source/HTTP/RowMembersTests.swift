@@ -11,9 +11,11 @@ import ScreensPipe
 
     /// The rows' texts of a JSON-WS answer with `body`, as the source built for `environment`
     /// reads it.
-    private static func rowTexts(_ body: String, environment: PipelineEnvironment) throws -> JSONElementTexts? {
+    private static func rowTexts(_ body: String, rows: RowForm) throws -> JSONElementTexts? {
         let spec = try PipelineLoader(environment: [:]).load(yaml: "source: \(source)", file: "members.yaml")
-        guard case .http(let wire, let settings) = try SourceFactory.blueprint(spec: spec, baseURL: "http://127.0.0.1:1", environment: environment) else {
+        guard case .http(let wire, let settings) = try SourceFactory.blueprint(
+            spec: spec, baseURL: "http://127.0.0.1:1", environment: PipelineEnvironment(), rows: rows)
+        else {
             Issue.record("not an HTTP source")
             return nil
         }
@@ -32,15 +34,12 @@ import ScreensPipe
 
     @Test func theSourceFindsTheMembersThePlanReads() throws {
         let plan = try #require(RowTextPlan(converter: try RowConverter(spec: ConvertSpec(model: .bookmark)), filter: try RowFilter(expression: "visits > 1")))
-        var environment = PipelineEnvironment()
-        environment.keepsRowsAsTexts = true
-        environment.rowMembers = plan.selection
         // Compact and pretty-printed answers: positions are in each row's compact text.
         for body in [
             #"[[{"entryId":1,"url":"a","visits":3},{"entryId":2,"name":"b"}],2]"#,
             "[ [ { \"entryId\" : 1 , \"url\" : \"a\" , \"visits\" : 3 } ,\n  { \"entryId\": 2, \"name\": \"b\" } ] , 2 ]",
         ] {
-            let texts = try #require(try Self.rowTexts(body, environment: environment))
+            let texts = try #require(try Self.rowTexts(body, rows: .texts(members: plan.selection)))
             let tape = try #require(texts.memberTape)
             #expect(tape.selection == plan.selection && texts.count == 2)
             let row = Array(try #require(texts[0]))
@@ -49,8 +48,7 @@ import ScreensPipe
             #expect(String(decoding: row[start..<tape.entries[2 + 2 * url]], as: UTF8.self) == #""a""#)
         }
         // Without a plan's members (a run that only passes rows through), none are looked for.
-        environment.rowMembers = nil
-        let passed = try #require(try Self.rowTexts(#"[[{"entryId":1}],1]"#, environment: environment))
+        let passed = try #require(try Self.rowTexts(#"[[{"entryId":1}],1]"#, rows: .texts(members: nil)))
         #expect(passed.count == 1 && passed.memberTape == nil)
     }
 }
