@@ -70,7 +70,7 @@ demo: build
 
 # The DocC documentation (articles and API reference) of each library, as static sites
 # under .build/docs/<Module>/ (open index.html through any static file server).
-DOC_TARGETS = ScreensPipeCore ScreensBus ScreensPipeService ScreensPipeTesting
+DOC_TARGETS = ScreensJSON ScreensBus ScreensPipeCore ScreensPipeSQLite ScreensPipePostgres ScreensPipe Sandbox ScreensPipeSandbox ScreensPipeService ScreensPipeTesting screens-pipe
 docs: setup
 	@rm -rf .build/docs; mkdir -p .build/docs; for target in $(DOC_TARGETS); do \
 	  $(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target $$target \

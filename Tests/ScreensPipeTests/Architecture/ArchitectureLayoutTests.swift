@@ -38,6 +38,17 @@ struct ArchitectureLayoutTests {
         #expect(documented.subtracting(onDisk).sorted() == [], "rows of docs/architecture.md's Layout table with no folder")
     }
 
+    /// One DocC catalog per Swift target (issue 38): the guides of a product live with it, the
+    /// command line's with the command. C targets (a module map, or C sources) have none.
+    @Test("every Swift target has a DocC catalog of its own")
+    func everySwiftTargetHasACatalog() throws {
+        for folder in try Self.folders(under: "Sources") {
+            let files = try FileManager.default.contentsOfDirectory(atPath: Self.packageRoot.appendingPathComponent(folder).path)
+            if files.contains("module.modulemap") || files.contains(where: { $0.hasSuffix(".c") }) { continue }
+            #expect(files.contains { $0.hasSuffix(".docc") }, "\(folder) has no .docc catalog")
+        }
+    }
+
     @Test("each product's row names a target that Package.swift declares")
     func productsExist() throws {
         let manifest = try String(contentsOf: Self.packageRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
