@@ -86,11 +86,25 @@ enum CacheSchema {
                         UNIQUE (pipeline, target, row_key))
                     """)
         }
+        migrator.registerMigration("write journal") { db in
+            // The liferay sink's journal (WriteJournalStorage): files made before this
+            // migration have the table already, created when a write first opened it.
+            try db.execute(
+                sql: """
+                    CREATE TABLE IF NOT EXISTS \(journalTable) (
+                        pipeline TEXT NOT NULL, target TEXT NOT NULL, row_key TEXT NOT NULL,
+                        line INTEGER NOT NULL, state TEXT NOT NULL, content TEXT NOT NULL,
+                        entry_id INTEGER, recorded_at REAL NOT NULL,
+                        PRIMARY KEY (pipeline, target, row_key))
+                    """)
+        }
         return migrator
     }
 
     /// The outbox's table.
     static let outboxTable = "write_outbox"
+    /// The write journal's table.
+    static let journalTable = "write_journal_rows"
 
     /// Brings `pool` up to the current schema.
     ///

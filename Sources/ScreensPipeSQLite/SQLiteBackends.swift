@@ -32,7 +32,7 @@ struct SQLiteStorage: StorageBackend {
         async throws(ScreensPipeError) -> (any WriteJournalStorage)?
     {
         let store = try await CacheStore.open(spec: spec, environment: environment)
-        return try await SQLiteWriteJournal(store: store, pipeline: pipeline, target: target)
+        return SQLiteWriteJournal(store: store, pipeline: pipeline, target: target)
     }
 
     func openOutbox(spec: CacheSpec?, environment: [String: String], pipeline: String, target: String)

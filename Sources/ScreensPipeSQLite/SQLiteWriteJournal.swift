@@ -6,7 +6,7 @@ import ScreensPipeCore
 /// process killed at any moment leaves the records before it or after it.
 struct SQLiteWriteJournal: WriteJournalStorage {
     /// Rows keyed by ``WriteKey/encode(_:)``.
-    static let table = "write_journal_rows"
+    static let table = CacheSchema.journalTable
     /// The table of earlier versions, keyed by ``WriteKey/legacy(_:)``: read, never written;
     /// each of its rows moves to ``table`` when a row of the input claims it.
     static let legacyTable = "write_journal"
@@ -15,25 +15,11 @@ struct SQLiteWriteJournal: WriteJournalStorage {
     let pipeline: String
     let target: String
 
-    /// Opens the journal in `store`'s database, creating its table on first use.
-    init(store: CacheStore, pipeline: String, target: String) async throws(ScreensPipeError) {
+    /// The journal in `store`'s database; its table is part of the cache schema.
+    init(store: CacheStore, pipeline: String, target: String) {
         pool = store.pool
         self.pipeline = pipeline
         self.target = target
-        do {
-            try await pool.write { db in
-                try db.execute(
-                    sql: """
-                        CREATE TABLE IF NOT EXISTS \(Self.table) (
-                            pipeline TEXT NOT NULL, target TEXT NOT NULL, row_key TEXT NOT NULL,
-                            line INTEGER NOT NULL, state TEXT NOT NULL, content TEXT NOT NULL,
-                            entry_id INTEGER, recorded_at REAL NOT NULL,
-                            PRIMARY KEY (pipeline, target, row_key))
-                        """)
-            }
-        } catch {
-            throw ScreensPipeError.cache("cannot open the write journal in \(store.path): \(error)")
-        }
     }
 
     func records() async throws(ScreensPipeError) -> (current: [String: WriteJournal.Record], legacy: [String: WriteJournal.Record]) {
