@@ -385,6 +385,42 @@ def main():
                    note=f"ideal {ideal:.2f} s; {100 * (result.wall / ideal - 1):+.0f} % (target within 10 %); "
                         f"the sandbox used {server:.2f} s of CPU a run; stdout into a file")
 
+    # prefetch: auto against a portal of limited capacity: four requests at 50 ms at once,
+    # more share it (latency x k / 4), past eight a 503. The best fixed prefetch and auto
+    # (ceiling 32) on the same sandbox: throughput, the 503s each caused, and where auto
+    # settled (its finished event). Target: auto at least 90 % of the best fixed throughput,
+    # no more 503s than it, never past its ceiling.
+    capacity_pages = 100 if options.quick else 300
+    with Sandbox(binary, "--generate", str(capacity_pages * PAGE), "--latency", "50ms", "--latency-counts-work",
+                 "--capacity", "4", "--overload-at", "8") as limited:
+        limited_env = dict(env, LIFERAY_SERVER=limited.url)
+        out = os.path.join(work, "capacity.jsonl")
+        fixed = {}
+        metrics = os.path.join(work, "capacity.prom")
+
+        def retries():
+            # The last run's retried requests: each one a 503 of the overloaded portal.
+            found = re.search(r"^screens_pipe_retries_total\{[^}]*\} (\d+)", open(metrics, encoding="utf-8").read(), re.M)
+            return int(found.group(1)) if found else 0
+
+        for setting in ("1", "2", "4", "8", "16", "auto"):
+            flags = ["--set", f"source.pagination.prefetch={setting}", "--metrics-file", metrics]
+            if setting == "auto":
+                flags += ["--set", "source.pagination.max-prefetch=32", "--events"]
+            result = best(runs, run(PIPELINE, *flags), limited_env, stdout_path=out)
+            note = f"{capacity_pages * PAGE / result.wall:,.0f} rows/s, {retries()} retried 503s"
+            if setting == "auto":
+                finished = [line for line in open(out, encoding="utf-8") if '"event":"finished"' in line]
+                settled = json.loads(finished[-1]).get("prefetch") if finished else None
+                best_fixed = max(fixed.values())
+                note += f"; settled at {settled}; {100 * (capacity_pages * PAGE / result.wall) / best_fixed:.0f} % of the best fixed (target 90 %)"
+            else:
+                if count_in_file(out, b"\n") != capacity_pages * PAGE:
+                    raise SystemExit(f"bench: prefetch {setting} against the limited portal wrote another number of lines")
+                fixed[setting] = capacity_pages * PAGE / result.wall
+            report(f"{capacity_pages} pages, portal of capacity 4 (503 past 8), prefetch {setting}", result,
+                   count=capacity_pages * PAGE, note=note)
+
     # Micro-benchmarks of the hot components.
     json_rows = 20_000 if options.quick else 100_000
     text = bench_tool(bench_binary, ["json", "--rows", str(json_rows), "--iterations", "3" if options.quick else "5"])

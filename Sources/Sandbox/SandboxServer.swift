@@ -40,6 +40,10 @@ public final class SandboxServer: Sendable {
 
     /// The most client connections that were open at once since the server started.
     public var peakConnectionCount: Int { state.connectionGauge.peak }
+    /// With `FaultPlan.capacity`: the most data requests in flight at once.
+    public var peakRequestsInFlight: Int { state.faults.peakInFlight }
+    /// With `FaultPlan.overloadAt`: the data requests refused with a 503 as overload.
+    public var overloadedRequests: Int { state.faults.overloaded }
 
     private init(channel: any Channel, state: ServerState, configuration: SandboxConfiguration, port: Int) {
         self.channel = channel

@@ -197,6 +197,8 @@ public final class Pipeline: Sendable {
         var textPlan: RowTextPlan?
         /// Held while the run reads and commits its list's state (``listStateLock()``).
         var listLock: RunLock?
+        /// `prefetch: auto`'s controller for the one list (fed the source's retries).
+        var prefetch: PrefetchController?
     }
 
     /// The stages of a run; `makesSink: false` for a session, which writes no sink.
@@ -247,7 +249,11 @@ public final class Pipeline: Sendable {
             throw error
         }
         incremental?.gate.resume(from: resume?.resumed?.checkpoint.delivered)
-        var sourceEnvironment = instrumented(environment, metrics: metrics)
+        let pagination = SourceFactory.effectivePagination(for: spec.source)
+        let prefetch =
+            pagination.adaptivePrefetch && !spec.source.fansOut
+            ? PrefetchController(ceiling: pagination.prefetch, onChange: { metrics.prefetchLimit($0) }) : nil
+        var sourceEnvironment = instrumented(environment, metrics: metrics, prefetch: prefetch)
         // Rows stay texts unless a stage reads their values (RowReadPlan).
         let readPlan = RowReadPlan(
             converter: converter, filter: filter, incrementalCursor: incremental != nil, fanOut: spec.source.fansOut, deliversToSink: makesSink)
@@ -285,7 +291,7 @@ public final class Pipeline: Sendable {
         }
         return Stages(fetcher: fetcher, fanOut: fanOut, converter: converter, filter: filter, limit: spec.filter?.limit,
             skipsInvalidRows: spec.convert?.onInvalid == .skip, sink: sink, server: server, metrics: metrics, trace: environment.trace,
-            incremental: incremental, output: output, resume: resume, textPlan: readPlan.textPlan, listLock: listLock)
+            incremental: incremental, output: output, resume: resume, textPlan: readPlan.textPlan, listLock: listLock, prefetch: prefetch)
     }
 
     /// The lock of this list's state, for a run that reads and commits it: an incremental
@@ -304,12 +310,16 @@ public final class Pipeline: Sendable {
 
     /// `environment` with retries and response sizes also counted in `metrics` and retry
     /// waits drawn in the trace.
-    private func instrumented(_ environment: PipelineEnvironment, metrics: RunMetrics) -> PipelineEnvironment {
+    private func instrumented(
+        _ environment: PipelineEnvironment, metrics: RunMetrics, prefetch: PrefetchController? = nil
+    ) -> PipelineEnvironment {
         var instrumented = environment
         let onRetry = environment.onRetry
         let trace = environment.trace
         instrumented.onRetry = { notice in
             metrics.retried()
+            // A retried request is the server's back-pressure (429, 503, a timeout, a reset).
+            prefetch?.sawBackpressure()
             trace?.retryWait(page: notice.page, delay: notice.delay, attempt: notice.attempt, reason: notice.reason)
             onRetry?(notice)
         }
@@ -394,6 +404,7 @@ public final class Pipeline: Sendable {
         if ending.reason == .completed, totals.failureCount == 0 {
             finished.cursor = stages.incremental?.gate.nextState?.cursor.text
         }
+        finished.prefetch = stages.prefetch?.limit
         await bus.publish(.finished(finished))
     }
 
@@ -415,7 +426,7 @@ public final class Pipeline: Sendable {
     private func loadList(_ fetcher: any PageFetcher, stages: Stages, tally: RunTally, ending: inout RunEnding) async throws(ScreensPipeError) {
         let name = spec.name
         let bus = self.bus
-        let loader = PageLoader(fetcher: fetcher, pagination: SourceFactory.effectivePagination(for: spec.source))
+        let loader = PageLoader(fetcher: fetcher, pagination: SourceFactory.effectivePagination(for: spec.source), prefetch: stages.prefetch)
         let outcome = try await loader.load(
             provisional: { page in
                 await bus.publish(.response(Self.response(for: page, pipeline: name)))

@@ -52,7 +52,7 @@ public struct RunPlan: Sendable {
         switch source.chaining {
         case .indexed:
             lines.append(
-                "... then pages of \(pagination.pageSize) rows until the list ends (its row count, page count, has-more flag or a short page: see How a list is loaded), \(pagination.prefetch) in flight, at most \(pagination.maxPages) pages")
+                "... then pages of \(pagination.pageSize) rows until the list ends (its row count, page count, has-more flag or a short page: see How a list is loaded), \(pagination.adaptivePrefetch ? "1 to \(pagination.prefetch) (auto)" : "\(pagination.prefetch)") in flight, at most \(pagination.maxPages) pages")
         case .chained:
             lines.append(
                 "... each next page from the previous page's link or cursor, one at a time, until a page names none (no rel=\"next\" link, a null, empty or missing next marker, or a false has-more), at most \(pagination.maxPages) pages")

@@ -37,6 +37,9 @@ struct SandboxCommand: AsyncParsableCommand {
     @Option(help: "Delay before every data answer (e.g. 100ms, 2s).") var latency: SandboxDuration?
     @Flag(help: "--latency counts the sandbox's work: an answer is made at once and leaves when the latency has passed.")
     var latencyCountsWork = false
+    @Option(help: "Limited capacity: N data requests are served at --latency at once; k > N in flight each take latency x k/N.")
+    var capacity: Int?
+    @Option(help: "With --capacity: refuse a data request with 503 when this many are already in flight.") var overloadAt: Int?
     @Option(help: "Fail every Nth data request with --fail-status.") var failEvery: Int?
     @Option(help: "Fail data requests at this rate (0...1), seeded by --seed.") var failRate: Double = 0
     @Option(help: "Status of injected failures (503, 429, 500...).") var failStatus: Int = 503
@@ -64,11 +67,15 @@ struct SandboxCommand: AsyncParsableCommand {
         for (flag, value) in [
             ("--hide-every", hideEvery), ("--fail-every", failEvery), ("--reset-every", resetEvery),
             ("--truncate-every", truncateEvery), ("--malformed-every", malformedEvery), ("--stall-every", stallEvery),
-            ("--drop-after-processing-every", dropAfterProcessingEvery),
+            ("--drop-after-processing-every", dropAfterProcessingEvery), ("--capacity", capacity), ("--overload-at", overloadAt),
         ] {
             if let value, value < 1 { throw ValidationError("\(flag) must be at least 1") }
         }
         guard generatedRows >= 0 else { throw ValidationError("--generate must not be negative") }
+        if overloadAt != nil, capacity == nil { throw ValidationError("--overload-at needs --capacity") }
+        if capacity != nil, (latency?.duration ?? .zero) == .zero {
+            throw ValidationError("--capacity needs --latency: it stretches the latency of requests past the capacity")
+        }
     }
 
     func run() async throws {
@@ -79,6 +86,8 @@ struct SandboxCommand: AsyncParsableCommand {
             down: down, dropAfterProcessingEvery: dropAfterProcessingEvery)
         faults.failMatching = failMatching
         faults.latencyCountsWork = latencyCountsWork
+        faults.capacity = capacity
+        faults.overloadAt = overloadAt
         var configuration = SandboxConfiguration(
             host: host, port: port, dataDirectory: dataDirectory, generatedRows: generatedRows,
             hideEvery: hideEvery, loginRedirect: loginRedirect, faults: faults, seed: seed,

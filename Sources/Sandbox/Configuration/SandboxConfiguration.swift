@@ -96,6 +96,13 @@ public struct FaultPlan: Sendable {
     /// turns this on, so a round of requests costs the latency and nothing for the
     /// sandbox's work on the same cores.
     public var latencyCountsWork = false
+    /// A portal of limited capacity: this many data requests are served at ``latency``
+    /// at once; with more in flight the server shares itself among them, so each one's
+    /// latency grows with their number (k requests: latency × k / capacity). Nil: unlimited.
+    public var capacity: Int?
+    /// With ``capacity``: a data request that arrives with this many in flight already is
+    /// refused at once with a 503, as an overloaded portal's proxy refuses.
+    public var overloadAt: Int?
 
     /// Creates a fault plan; the defaults inject nothing.
     public init(

@@ -27,6 +27,10 @@ final class FaultInjector: Sendable {
     let plan: FaultPlan
     private let seed: UInt64
     private let counter = Atomic<Int>(0)
+    /// Data requests between their admission (``admit()``) and their answer.
+    private let inFlight = Atomic<Int>(0)
+    private let highestInFlight = Atomic<Int>(0)
+    private let overloadedCount = Atomic<Int>(0)
 
     init(plan: FaultPlan, seed: UInt64) {
         self.plan = plan
@@ -51,6 +55,42 @@ final class FaultInjector: Sendable {
         if hits(plan.malformedEvery) { return .malformed }
         if hits(plan.stallEvery) { return .stall }
         return .none
+    }
+
+    /// Admits a data request to a portal of limited capacity (``FaultPlan/capacity``): the
+    /// factor its latency is stretched by, or nil when it is refused as overload. Every
+    /// admitted request is ``release()``d once answered.
+    func admit() -> Double? {
+        guard let capacity = plan.capacity, capacity > 0 else { return 1 }
+        let now = inFlight.add(1, ordering: .relaxed).newValue
+        if let limit = plan.overloadAt, now > limit {
+            inFlight.subtract(1, ordering: .relaxed)
+            overloadedCount.add(1, ordering: .relaxed)
+            return nil
+        }
+        var highest = highestInFlight.load(ordering: .relaxed)
+        while now > highest {
+            let (exchanged, original) = highestInFlight.compareExchange(expected: highest, desired: now, ordering: .relaxed)
+            if exchanged { break }
+            highest = original
+        }
+        return max(1, Double(now) / Double(capacity))
+    }
+
+    /// An admitted request was answered.
+    func release() {
+        guard plan.capacity != nil else { return }
+        inFlight.subtract(1, ordering: .relaxed)
+    }
+
+    /// The most data requests that were in flight at once (with ``FaultPlan/capacity``).
+    var peakInFlight: Int { highestInFlight.load(ordering: .relaxed) }
+    /// Data requests refused as overload.
+    var overloaded: Int { overloadedCount.load(ordering: .relaxed) }
+
+    /// The 503 of an overloaded portal.
+    func overloadResponse() -> SandboxResponse {
+        .json(503, ["exception": "Service Unavailable", "error": ["message": "Service Unavailable (sandbox: more data requests in flight than it admits)", "type": "com.liferay.portal.kernel.exception.SystemException"]])
     }
 
     /// A uniform number in [0, 1) for request `number`.

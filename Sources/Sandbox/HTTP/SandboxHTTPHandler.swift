@@ -67,7 +67,13 @@ final class SandboxHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         var (number, action) = server.faults.nextRequest()
         if server.faults.plan.targets(uri: head.uri, body: body) { action = .fail }
-        let latency = server.faults.plan.latency
+        guard let stretch = server.faults.admit() else {
+            write(server.faults.overloadResponse(), head: head, context: context)
+            return
+        }
+        let faults = server.faults
+        let base = server.faults.plan.latency
+        let latency = stretch == 1 ? base : .nanoseconds(Int64((Double(base.components.seconds) * 1e9 + Double(base.components.attoseconds) / 1e9) * stretch))
         if latency > .zero {
             let due = NIODeadline.now() + TimeAmount(latency)
             if server.faults.plan.latencyCountsWork && action == .none {
@@ -83,10 +89,12 @@ final class SandboxHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                         switch result {
                         case .success(let prepared):
                             context.eventLoop.assumeIsolated().scheduleTask(deadline: due) {
+                                faults.release()
                                 self.write(prepared, head: head, context: context)
                             }
                         case .failure:
                             // The pool is shut down: the sandbox is stopping.
+                            faults.release()
                             context.close(promise: nil)
                         }
                     }
@@ -94,9 +102,11 @@ final class SandboxHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             // A faulty answer is made when due, as without.
             context.eventLoop.assumeIsolated().scheduleTask(deadline: due) {
+                faults.release()
                 self.answer(request, number: number, action: action, head: head, context: context)
             }
         } else {
+            faults.release()
             answer(request, number: number, action: action, head: head, context: context)
         }
     }

@@ -59,6 +59,7 @@ extension PipelineEvent {
             if let end = event.end { object["end"] = .string(end.rawValue) }
             if let endWarning = event.endWarning { object["endWarning"] = .string(endWarning) }
             if let cursor = event.cursor { object["cursor"] = .string(cursor) }
+            if let prefetch = event.prefetch { object["prefetch"] = .int(Int64(prefetch)) }
         case .custom(let event):
             object["event"] = "custom"
             object["pipeline"] = .string(event.pipeline)

@@ -198,6 +198,9 @@ public struct RunFinished: Sendable, Hashable {
     /// An incremental run's new cursor: the largest value delivered, committed once the
     /// output is durable (nil when the pipeline is not incremental or has no cursor yet).
     public var cursor: String?
+    /// With `prefetch: auto`, the pages in flight it had settled on when the run ended
+    /// (nil for a fixed prefetch).
+    public var prefetch: Int?
 
     /// Creates an end-of-run event with the run's totals.
     public init(pipeline: String, pages: Int, rows: Int, selected: Int, errors: Int, succeeded: Bool) {

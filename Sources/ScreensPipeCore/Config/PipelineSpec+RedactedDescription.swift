@@ -52,7 +52,9 @@ extension SourceSpec {
             "pagination",
             .mapping([
                 ("first-page-size", .raw("\(pagination.firstPageSize)")), ("page-size", .raw("\(pagination.pageSize)")),
-                ("prefetch", .raw("\(pagination.prefetch)")), ("max-pages", .raw("\(pagination.maxPages)")),
+                ("prefetch", .raw(pagination.adaptivePrefetch ? "auto" : "\(pagination.prefetch)")),
+            ] + (pagination.adaptivePrefetch ? [("max-prefetch", .raw("\(pagination.prefetch)"))] : []) + [
+                ("max-pages", .raw("\(pagination.maxPages)")),
             ])))
         guard Swift.type(of: type.settings).isNetworked else { return members }
         members += [

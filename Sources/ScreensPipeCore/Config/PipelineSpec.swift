@@ -183,8 +183,14 @@ public struct PaginationSpec: Sendable, Hashable {
     public var firstPageSize: Int
     /// Rows on every page after the first (`page-size`, default 25).
     public var pageSize: Int
-    /// Pages in flight at once.
+    /// Pages in flight at once; with ``adaptivePrefetch``, the most it may keep in flight.
     public var prefetch: Int
+    /// `prefetch: auto`: the pages in flight are tuned from the server's response times and
+    /// back-pressure, from 1 up to ``prefetch`` (`max-prefetch`, default
+    /// ``defaultPrefetchCeiling``).
+    public var adaptivePrefetch = false
+    /// `max-prefetch` when `prefetch: auto` does not name one.
+    public static let defaultPrefetchCeiling = 16
     /// A guard against runaway lists: more pages than this is an error.
     public var maxPages: Int
 

@@ -54,7 +54,15 @@ extension SpecDecoder {
         var spec = PaginationSpec()
         if let value = section.int("first-page-size", atLeast: 1, atMost: ConfigLimits.maximumPageSize) { spec.firstPageSize = value }
         if let value = section.int("page-size", atLeast: 1, atMost: ConfigLimits.maximumPageSize) { spec.pageSize = value }
-        if let value = section.int("prefetch", atLeast: 1, atMost: 64) { spec.prefetch = value }
+        if let node = section["prefetch"], case .scalar(let scalar) = node, scalar.text == "auto" {
+            spec.adaptivePrefetch = true
+            spec.prefetch = section.int("max-prefetch", atLeast: 1, atMost: 64) ?? PaginationSpec.defaultPrefetchCeiling
+        } else {
+            if let value = section.int("prefetch", atLeast: 1, atMost: 64) { spec.prefetch = value }
+            if let node = section["max-prefetch"] {
+                context.fail("'max-prefetch' is the ceiling of 'prefetch: auto'; with a fixed prefetch, remove it", at: node.location)
+            }
+        }
         if let value = section.int("max-pages", atLeast: 1, atMost: ConfigLimits.maximumPages) { spec.maxPages = value }
         return spec
     }

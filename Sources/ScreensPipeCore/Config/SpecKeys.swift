@@ -16,7 +16,7 @@ enum SpecKeys {
         for type in BackendRegistry.sinkTypes { for key in type.ownKeys where !keys.contains(key) { keys.append(key) } }
         return keys
     }
-    static let pagination = ["first-page-size", "page-size", "prefetch", "max-pages"]
+    static let pagination = ["first-page-size", "page-size", "prefetch", "max-prefetch", "max-pages"]
     static let auth = ["basic", "bearer", "oauth2"]
     static let oauth2Auth = ["token-url", "grant", "client-id", "client-secret", "refresh-token", "scope", "client-auth", "allow-other-token-origin", "proxy"]
     static let basicAuth = ["username", "password"]

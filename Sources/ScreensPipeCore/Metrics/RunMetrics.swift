@@ -29,6 +29,7 @@ struct RunMetrics: Sendable {
         static let pageDuration = "screens_pipe_page_duration_seconds"
         static let cacheHits = "screens_pipe_cache_hits_total"
         static let cacheMisses = "screens_pipe_cache_misses_total"
+        static let prefetchLimit = "screens_pipe_prefetch_limit"
     }
 
     init(pipeline: String, factory: (any MetricsFactory)?) {
@@ -70,4 +71,9 @@ struct RunMetrics: Sendable {
 
     /// A page request the cache answered (`hit`) or passed on to the source.
     func cache(hit: Bool) { (hit ? cacheHits : cacheMisses).increment() }
+
+    /// `prefetch: auto` set the pages in flight to `limit`.
+    func prefetchLimit(_ limit: Int) {
+        Gauge(label: Name.prefetchLimit, dimensions: [("pipeline", pipeline)], factory: factory).record(limit)
+    }
 }

@@ -83,6 +83,7 @@ public enum EventSchema {
             field("signal", string, required: false),
             field("end", ["enum": .array(ListEnd.allCases.map { .string($0.rawValue) })], required: false),
             field("endWarning", string, required: false), field("cursor", string, required: false),
+            field("prefetch", ["type": "integer", "minimum": 1], required: false),
         ]),
         ("custom", [field("name", string), field("payload", [:])]),
     ]

@@ -289,7 +289,11 @@ public enum PipelineSchema {
 
         "pagination.first-page-size": integer(1, ConfigLimits.maximumPageSize, "Rows on page 0 (default 50)."),
         "pagination.page-size": integer(1, ConfigLimits.maximumPageSize, "Rows on every later page (default 25)."),
-        "pagination.prefetch": integer(1, 64, "Pages in flight at once after page 0 (default 4)."),
+        "pagination.prefetch": [
+            "anyOf": [["type": "integer", "minimum": 1, "maximum": 64], ["const": "auto"], interpolated],
+            "description": "Pages in flight at once after page 0 (default 4); auto tunes it from response times and back-pressure, up to max-prefetch.",
+        ],
+        "pagination.max-prefetch": integer(1, 64, "With prefetch: auto, the most pages in flight (default 16)."),
         "pagination.max-pages": integer(1, ConfigLimits.maximumPages, "A list with more pages is an error."),
 
         "auth.basic": reference("basic"),

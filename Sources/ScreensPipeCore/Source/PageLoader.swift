@@ -33,10 +33,19 @@ package struct PageLoader: Sendable {
     /// The page sizes, prefetch and page limit, as the source really uses them.
     package let pagination: PaginationSpec
 
-    /// Creates a loader that walks `fetcher`'s list with `pagination`.
+    /// With `prefetch: auto`, what tunes the pages in flight (fed the source's retries too).
+    let prefetch: PrefetchController?
+
+    /// Creates a loader that walks `fetcher`'s list with `pagination`. `prefetch` is the
+    /// controller of a `prefetch: auto` list (one is made when the pagination asks for it).
     package init(fetcher: any PageFetcher, pagination: PaginationSpec) {
+        self.init(fetcher: fetcher, pagination: pagination, prefetch: nil)
+    }
+
+    init(fetcher: any PageFetcher, pagination: PaginationSpec, prefetch: PrefetchController?) {
         self.fetcher = fetcher
         self.pagination = pagination
+        self.prefetch = prefetch ?? (pagination.adaptivePrefetch ? PrefetchController(ceiling: pagination.prefetch) : nil)
     }
 
     /// Loads the list. `provisional` gets early answers (cached copies under
@@ -64,7 +73,7 @@ package struct PageLoader: Sendable {
 
     private enum Message: Sendable {
         case provisional(index: Int, page: FetchedPage)
-        case completed(index: Int, result: Result<FetchedPage, ScreensPipeError>)
+        case completed(index: Int, result: Result<FetchedPage, ScreensPipeError>, seconds: Double)
     }
 
     private func loadIndexed(
@@ -77,21 +86,27 @@ package struct PageLoader: Sendable {
         // and a plain task group keeps every finished child until it is awaited, so memory
         // grew with the length of the list (about 10 KB per page).
         let requestsPageSize = fetcher.requestsPageSize
+        let prefetch = self.prefetch
         let outcome: Result<Outcome, ScreensPipeError> = await withDiscardingTaskGroup { group in
             let (messages, sender) = AsyncStream.makeStream(of: Message.self)
-            var state = IndexedLoadState(pagination: pagination, requestsPageSize: requestsPageSize)
+            var state = IndexedLoadState(pagination: pagination, requestsPageSize: requestsPageSize, prefetch: prefetch)
 
             func launch(_ index: Int) {
                 let request = PageRequest(index: index, pagination: pagination)
                 group.addTask {
+                    let start = ContinuousClock.now
+                    func seconds() -> Double {
+                        let elapsed = ContinuousClock.now - start
+                        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                    }
                     do throws(ScreensPipeError) {
                         var page = try await fetcher.fetch(request) { early in
                             sender.yield(.provisional(index: index, page: early))
                         }
                         PageSequenceGuard.prepare(&page)
-                        sender.yield(.completed(index: index, result: .success(page)))
+                        sender.yield(.completed(index: index, result: .success(page), seconds: seconds()))
                     } catch {
-                        sender.yield(.completed(index: index, result: .failure(error)))
+                        sender.yield(.completed(index: index, result: .failure(error), seconds: seconds()))
                     }
                 }
             }
@@ -105,7 +120,13 @@ package struct PageLoader: Sendable {
                 switch message {
                 case .provisional(let index, let page):
                     if let due = state.receiveProvisional(index: index, page: page) { await provisional(due) }
-                case .completed(let index, let result):
+                case .completed(let index, let result, let seconds):
+                    if let prefetch, index > 0 {
+                        // Page 0 goes alone, and a page from the cache says nothing of the server.
+                        let failed = if case .failure = result { true } else { false }
+                        let remote = if case .success(let page) = result { page.origin == .remote } else { true }
+                        if remote { prefetch.completed(seconds: seconds, failed: failed) }
+                    }
                     state.receive(index: index, result: result)
                     // The next request goes out before this page is converted and published,
                     // so the server's latency overlaps the work on the page (at prefetch 1 too).
@@ -209,9 +230,12 @@ struct IndexedLoadState {
     private var provisionals: [Int: FetchedPage] = [:]
     private var provisionalSent: Set<Int> = []
     private var inFlight = 0
+    /// `prefetch: auto`'s controller; nil keeps `pagination.prefetch` in flight.
+    private let prefetch: PrefetchController?
 
-    init(pagination: PaginationSpec, requestsPageSize: Bool = true) {
+    init(pagination: PaginationSpec, requestsPageSize: Bool = true, prefetch: PrefetchController? = nil) {
         self.pagination = pagination
+        self.prefetch = prefetch
         ending = IndexedListEnding(pagination: pagination, requestsPageSize: requestsPageSize)
     }
 
@@ -233,13 +257,14 @@ struct IndexedLoadState {
     /// instead of `prefetch`).
     mutating func pagesToLaunch() -> [Int] {
         var indexes: [Int] = []
-        let window = max(1, pagination.prefetch)
+        let window = max(1, min(prefetch?.limit ?? pagination.prefetch, pagination.prefetch))
         while inFlight < window, nextToLaunch <= nextToDeliver + window, nextToLaunch < pagination.maxPages {
             if ending.isPastEnd(nextToLaunch) { break }
             if nextToLaunch > 0, nextToDeliver == 0 { break }
             indexes.append(nextToLaunch)
             nextToLaunch += 1
             inFlight += 1
+            if nextToLaunch > 1 { prefetch?.launched(inFlight: inFlight) }
         }
         return indexes
     }
