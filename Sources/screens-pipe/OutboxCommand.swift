@@ -14,13 +14,16 @@ struct OutboxCommand: AsyncParsableCommand {
         discussion: """
             A liferay sink with 'write-policy: remote-first', 'cache-first' or 'cache-only'
             keeps the writes it could not (or was told not to) send in the outbox, in the
-            pipeline's cache database, one per entry key. See OfflineWrites.md.
+            pipeline's cache database, one per entry key. See "Offline writes" in the
+            guides. The sample keeps the sample bookmarks pending (cache-only) for a
+            sandbox on port 8080 (screens-pipe sandbox --port 8080 &):
 
             Examples:
-              screens-pipe outbox list offline-writes.yaml
-              screens-pipe outbox sync offline-writes.yaml
-              screens-pipe outbox discard offline-writes.yaml '["https://example.com/1","20201"]'
-              screens-pipe outbox clear offline-writes.yaml
+              screens-pipe write pipelines/offline-import.yaml
+              screens-pipe outbox list pipelines/offline-import.yaml
+              screens-pipe outbox sync pipelines/offline-import.yaml  # if a portal is up
+              screens-pipe outbox discard pipelines/offline-import.yaml KEY  # if pending
+              screens-pipe outbox clear pipelines/offline-import.yaml
             """,
         subcommands: [List.self, Sync.self, Discard.self, Clear.self])
 

@@ -6,7 +6,7 @@ import Testing
 @Suite("help text")
 struct HelpTextTests {
     /// The root command and every subcommand.
-    static let commands = ["", "run", "validate", "test", "plan", "init", "schema", "session", "cache", "sandbox", "write", "state"]
+    static let commands = ["", "run", "validate", "test", "plan", "init", "schema", "session", "cache", "sandbox", "write", "state", "outbox"]
 
     @Test(arguments: commands)
     func examplesStayWholeAndNothingIsRewrapped(subcommand: String) async throws {
