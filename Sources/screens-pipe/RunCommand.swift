@@ -139,7 +139,17 @@ struct RunCommand: AsyncParsableCommand {
             trace: traceRecorder,
             tableWidth: spec.sink.destination == .stdout ? Terminal.columns(of: 1, variables: variables) : nil)
         if let followed = try followOptions() {
-            try await FollowRunner(spec: spec, environment: environment, options: followed, quiet: quiet).run(interrupts: interrupts)
+            // A follow has no end to write its reports at: the metrics file is rewritten after
+            // every poll (what node_exporter's textfile collector reads), the trace at the end.
+            let metricsFile = self.metricsFile, trace = self.trace
+            var runner = FollowRunner(spec: spec, environment: environment, options: followed, quiet: quiet)
+            runner.writeReports = { final in
+                if let metricsFile, let metricsRegistry {
+                    _ = RunReports.write(metricsRegistry.emitToBuffer(), to: metricsFile, what: "metrics")
+                }
+                if final, let trace, let traceRecorder { _ = RunReports.write(traceRecorder.chromeTraceJSON(), to: trace, what: "trace") }
+            }
+            try await runner.run(interrupts: interrupts)
             return
         }
         var runEnvironment = environment

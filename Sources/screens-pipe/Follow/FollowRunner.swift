@@ -11,6 +11,15 @@ struct FollowRunner {
     let environment: PipelineEnvironment
     let options: FollowOptions
     let quiet: Bool
+    /// Writes `--metrics-file` (after each poll, and `final`ly) and `--trace` (`final`ly).
+    var writeReports: (@Sendable (_ final: Bool) -> Void)?
+
+    init(spec: PipelineSpec, environment: PipelineEnvironment, options: FollowOptions, quiet: Bool) {
+        self.spec = spec
+        self.environment = environment
+        self.options = options
+        self.quiet = quiet
+    }
 
     /// `--follow` may stand alone (`run --follow FILE`): ArgumentParser options need a value,
     /// so a `--follow` of `run` not followed by a duration gets the default one.
@@ -53,12 +62,15 @@ struct FollowRunner {
             if count == 1 { follower.stop(signal: signal.name) } else { _exit(signal.exitCode) }
         }
         let quiet = self.quiet
+        let writeReports = self.writeReports
+        defer { writeReports?(true) }
         let summary: ListFollower.Summary
         do throws(ScreensPipeError) {
             summary = try await follower.run(output: output) { report in
                 if case .failed(let error, let wait) = report, !quiet {
                     Terminal.warning("poll failed (next in \(Self.seconds(wait))): \(error.description)")
                 }
+                writeReports?(false)
             }
         } catch {
             interrupts.stop()

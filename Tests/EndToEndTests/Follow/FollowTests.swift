@@ -120,6 +120,34 @@ import Glibc
         }
     }
 
+    /// A follow has no end: its metrics file is rewritten after every poll (a textfile
+    /// collector reads it meanwhile), and its trace is written once it stops.
+    @Test func metricsAfterEveryPollAndTheTraceAtTheEnd() async throws {
+        try await withSandbox { sandbox in
+            let workspace = try FollowWorkspace("follow-reports", source: FollowSources.jsonwsBookmarks)
+            let metrics = workspace.directory.appendingPathComponent("follow.prom").path
+            let trace = workspace.directory.appendingPathComponent("follow.trace.json").path
+            let running = try workspace.start(sandbox, interval: "100ms", ["--metrics-file", metrics, "--trace", trace])
+            _ = try await workspace.waitForChanges(73, settle: .zero)
+            // Polls go on: the file grows with them, while the follow runs.
+            func pages() -> Int {
+                let text = (try? String(contentsOfFile: metrics, encoding: .utf8)) ?? ""
+                return text.split(separator: "\n").filter { $0.hasPrefix("screens_pipe_pages_total{") }
+                    .compactMap { $0.split(separator: " ").last.flatMap { Int($0) } }.reduce(0, +)
+            }
+            try await waitUntil(timeout: .seconds(30)) { pages() > 0 }
+            let early = pages()
+            try await waitUntil(timeout: .seconds(30)) { pages() > early }
+            #expect(!FileManager.default.fileExists(atPath: trace), "the trace is written once the follow stops")
+            running.send(SIGTERM)
+            let (terminated, _) = await running.wait()
+            #expect(terminated == 143)
+            let traceJSON = try JSONValue(parsing: Array(try Data(contentsOf: URL(fileURLWithPath: trace))))
+            // The polls' page requests, as spans.
+            #expect(traceJSON.arrayValue?.contains { $0["ph"]?.stringValue == "X" } == true)
+        }
+    }
+
     /// `--follow` alone means every 30 seconds, and options that make no sense with it are refused.
     @Test func usageErrors() async throws {
         let workspace = try FollowWorkspace("follow-usage", source: FollowSources.jsonwsBookmarks)
