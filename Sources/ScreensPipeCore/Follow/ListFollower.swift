@@ -155,10 +155,12 @@ public final class ListFollower: Sendable {
         if let last, last > state.sequence { state.sequence = last }
 
         let poll = ListPoll(following: spec, environment: environment)
+        let metrics = FollowMetrics(pipeline: spec.name, factory: environment.metricsFactory)
         var failures = 0
         var random = SystemRandomNumberGenerator()
         while !isStopped {
             var wait = options.interval
+            let pollStart = Date()
             do throws(ScreensPipeError) {
                 let result = try await poll.run(previous: state.snapshot, keyFields: state.keyFields ?? options.keyFields, cursor: state.cursor) {
                     [self] pipeline in
@@ -193,6 +195,7 @@ public final class ListFollower: Sendable {
                 }
                 summary.polls += 1
                 for change in outcome.changes { summary.changes[change.kind, default: 0] += 1 }
+                metrics.completed(startedAt: pollStart, changes: outcome.changes)
                 onPoll(.completed(changes: outcome.changes.count, rows: result.rows.count))
             } catch {
                 control.withLock { $0.polling = nil }
@@ -203,6 +206,7 @@ public final class ListFollower: Sendable {
                 if lasting.contains(error.code) { throw error }
                 failures += 1
                 summary.failedPolls += 1
+                metrics.failed()
                 wait = backoff(after: failures)
                 environment.logger.info("poll failed, next in \(ConfigUnitText.duration(wait)): \(error.description)")
                 onPoll(.failed(error, retryIn: wait))

@@ -138,6 +138,10 @@ import Glibc
             try await waitUntil(timeout: .seconds(30)) { pages() > 0 }
             let early = pages()
             try await waitUntil(timeout: .seconds(30)) { pages() > early }
+            let text = try String(contentsOfFile: metrics, encoding: .utf8)
+            #expect(text.contains(#"screens_pipe_follow_changes_total{pipeline="follow-reports",kind="added"} 73"#), "\(text)")
+            #expect(text.contains(#"screens_pipe_follow_polls_total{pipeline="follow-reports",result="completed"} "#))
+            #expect(text.contains("screens_pipe_follow_last_complete_poll_timestamp_seconds{"))
             #expect(!FileManager.default.fileExists(atPath: trace), "the trace is written once the follow stops")
             running.send(SIGTERM)
             let (terminated, _) = await running.wait()
