@@ -137,7 +137,8 @@ struct RunCommand: AsyncParsableCommand {
             logger: logger,
             metricsFactory: metricsRegistry.map { PrometheusMetricsFactory(registry: $0) },
             trace: traceRecorder,
-            tableWidth: spec.sink.destination == .stdout ? Terminal.columns(of: 1, variables: variables) : nil)
+            tableWidth: spec.sink.destination == .stdout ? Terminal.columns(of: 1, variables: variables) : nil,
+            cacheDirectory: .userCache)
         if let followed = try followOptions() {
             try await FollowRunner(spec: spec, environment: environment, options: followed, quiet: quiet).run(interrupts: interrupts)
             return
@@ -162,7 +163,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         let runTask = Task { () -> Result<RunSummary, ScreensPipeError> in
             do throws(ScreensPipeError) {
-                return .success(try await pipeline.run())
+                return .success(try await pipeline.runReturningFailures())
             } catch {
                 return .failure(error)
             }

@@ -4,7 +4,7 @@ enum SourceFactory {
         spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment
     ) async throws(ScreensPipeError) -> any PageFetcher {
         let store: (any CacheBackend)? =
-            if let cache = spec.cache { try await CacheBackends.open(spec: cache, environment: environment.variables) } else { nil }
+            if let cache = spec.cache { try await CacheBackends.open(spec: cache, environment: environment.storageVariables) } else { nil }
         return try await makeFetcher(spec: spec, baseURL: baseURL, environment: environment, store: store, client: nil)
     }
 
@@ -21,6 +21,7 @@ enum SourceFactory {
         var cached = try CachedPageFetcher(
             base: source, store: store, spec: spec, refresh: environment.refresh, logger: environment.logger, snapshot: environment.cacheSnapshot)
         cached.keepsRowsAsTexts = environment.keepsRowsAsTexts
+        cached.clock = environment.clock
         return cached
     }
 
