@@ -6,7 +6,7 @@ import Synchronization
 /// ```swift
 /// let pipeline = try Pipeline(file: "pipelines/bookmarks.yaml", environment: .current(sandbox: BundledSandbox()))
 /// let events = pipeline.subscribe()      // subscribe before running
-/// async let summary = pipeline.run()
+/// async let summary = pipeline.run()  // throws when a row, a page or the run failed
 /// for await event in events { ... }
 /// ```
 ///
@@ -15,7 +15,8 @@ import Synchronization
 /// refresh). Every event goes through ``bus``: the spec's sink is one subscriber, and any
 /// number of others can watch the same run. Cancelling the task that runs ``run()`` stops
 /// the transfers, publishes `finished` to every subscriber with room for it, ends every
-/// subscription and returns, even while a subscription is held and never read.
+/// subscription and ends the run (``run()`` throws a `cancelled` error carrying the
+/// summary), even while a subscription is held and never read.
 public final class Pipeline: Sendable {
     /// The decoded pipeline file.
     public let spec: PipelineSpec
@@ -62,15 +63,10 @@ public final class Pipeline: Sendable {
         bus.attach(delegate)
     }
 
-    /// Loads the whole list (or up to the filter's `limit`), publishing every event, writing
-    /// the spec's sink, and finishing the bus at the end.
-    ///
-    /// Throws only when the run cannot start (a bad expression, an output that cannot be
-    /// created, a sandbox that does not start) or when this pipeline already ran
-    /// (``ScreensPipeError/alreadyRan(pipeline:)``, and the bus is left alone). Failures
-    /// while loading are `error` events and show in the summary: rows already delivered
-    /// stay delivered.
-    public func run() async throws(ScreensPipeError) -> RunSummary {
+    /// ``run()`` for callers that report a failed run themselves (the CLI, the service, the
+    /// test recorder): throws only when the run cannot start or already ran, and returns
+    /// the summary of a run that failed or was interrupted, failures and all.
+    package func runReturningFailures() async throws(ScreensPipeError) -> RunSummary {
         guard started.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
             throw .alreadyRan(pipeline: spec.name)
         }
@@ -304,7 +300,7 @@ public final class Pipeline: Sendable {
     private func listStateLock() async throws(ScreensPipeError) -> RunLock? {
         guard spec.incremental != nil || environment.resume, environment.stateStore == nil else { return nil }
         return try await RunLock.acquire(
-            .listState(try spec.stateKey()), at: .of(spec.cache, environment: environment.variables),
+            .listState(try spec.stateKey()), at: .of(spec.cache, environment: environment.storageVariables),
             wait: spec.cache?.lockWait ?? RunLock.defaultWait, logger: environment.logger)
     }
 

@@ -4,10 +4,18 @@ import ScreensBus
 
 /// What a pipeline needs from the process around it.
 public struct PipelineEnvironment: Sendable {
-    /// Environment variables (cache location, `NO_COLOR`).
+    /// Environment variables (`${VAR}` in pipeline files, `SCREENS_PIPE_CACHE_DIR`, `NO_COLOR`).
     public var variables: [String: String]
-    /// Starts the bundled sandbox portal for `server: sandbox`.
+    /// Starts the bundled sandbox portal for `server: sandbox`; nil (the default) refuses
+    /// such a pipeline, and production code links no sandbox.
     public var sandbox: (any SandboxLauncher)?
+    /// Where a pipeline whose `cache:` names no `path:` keeps its SQLite cache, list state,
+    /// write journal and locks. The default, `.fromVariables`, never writes under the home
+    /// directory: such a pipeline is refused unless ``variables`` name a directory.
+    public var cacheDirectory: CacheDirectory
+    /// The wall clock: when a page is fetched and whether a cached page is within the
+    /// cache's `ttl`. The system's by default; a test sets its own to age a cache.
+    public var clock: WallClock
     /// `run --refresh`: skip cache reads, fetch and store every page.
     public var refresh: Bool
     /// Colours in table output.
@@ -41,13 +49,16 @@ public struct PipelineEnvironment: Sendable {
     /// Told the size of each HTTP response body (metrics).
     var onResponseBody: (@Sendable (Int) -> Void)?
 
-    /// An environment with no variables, no sandbox and a logger that discards everything,
-    /// unless given.
+    /// An environment with no variables, no sandbox, no default cache directory, the
+    /// system clock and a logger that discards everything, unless given.
     public init(
         variables: [String: String] = [:], sandbox: (any SandboxLauncher)? = nil, refresh: Bool = false,
         colorOutput: Bool = false, onRetry: (@Sendable (RetryNotice) -> Void)? = nil, logger: Logger? = nil,
-        metricsFactory: (any MetricsFactory)? = nil, trace: TraceRecorder? = nil, tableWidth: Int? = nil
+        metricsFactory: (any MetricsFactory)? = nil, trace: TraceRecorder? = nil, tableWidth: Int? = nil,
+        cacheDirectory: CacheDirectory = .fromVariables, clock: WallClock = .system
     ) {
+        self.cacheDirectory = cacheDirectory
+        self.clock = clock
         self.tableWidth = tableWidth
         self.metricsFactory = metricsFactory
         self.trace = trace

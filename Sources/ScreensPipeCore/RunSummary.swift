@@ -1,7 +1,7 @@
 import ScreensBus
 
 /// The outcome of a run.
-public struct RunSummary: Sendable {
+public struct RunSummary: Sendable, Hashable {
     /// Pages delivered (converted and filtered).
     public var pages = 0
     /// Rows in the delivered pages.
@@ -46,19 +46,13 @@ public struct RunSummary: Sendable {
     /// Whether every row was delivered.
     public var succeeded: Bool { failureCount == 0 && ending.reason != .interrupted }
 
-    /// The process exit status: 0 all rows delivered (or the reader left), 1 not; after an
-    /// interruption 128 + the signal's number (130 SIGINT, 143 SIGTERM, 129 SIGHUP; 130
-    /// when no signal was named).
-    public var exitCode: Int32 {
-        if ending.reason == .interrupted && failureCount == 0 {
-            switch ending.signal {
-            case "SIGTERM": return 143
-            case "SIGHUP": return 129
-            default: return 130
-            }
-        }
-        if outputClosed && failureCount == failureCounts[ScreensPipeError.Code.cancelled.description, default: 0] { return 0 }
-        return failureCount == 0 ? 0 : 1
+    /// Whether the run did what it was asked: every row delivered (up to the filter's
+    /// `limit`), or the reader of the output left on purpose (`| head`) and nothing else
+    /// went wrong. ``Pipeline/run()`` returns such a summary and throws for any other.
+    public var endedWithoutFailure: Bool {
+        if ending.reason == .interrupted && failureCount == 0 { return false }
+        if outputClosed && failureCount == failureCounts[ScreensPipeError.Code.cancelled.description, default: 0] { return true }
+        return failureCount == 0
     }
 }
 

@@ -4,8 +4,8 @@ extension ScreensPipeError.Code {
 }
 
 /// Named factories, one per code, in the style of swift-service-lifecycle's
-/// `ServiceGroupError.alreadyRunning()`: a call site says what went wrong, and the code,
-/// the exit status and the event's `kind` follow from the name.
+/// `ServiceGroupError.alreadyRunning()`: a call site says what went wrong, and the code
+/// and the event's `kind` follow from the name.
 extension ScreensPipeError {
     /// ``Pipeline/run()`` was called on a pipeline that already ran or is running. Build a
     /// new ``Pipeline`` for the next run (a refresh); the first run's bus is left alone.
@@ -14,7 +14,7 @@ extension ScreensPipeError {
             .alreadyRan, "pipeline \(pipeline) already ran: a pipeline runs once, build a new one for the next run")
     }
 
-    /// The pipeline file, the command line or a spec built in code is wrong (exit 2).
+    /// The pipeline file, the command line or a spec built in code is wrong.
     public static func configuration(_ message: String, at location: SourceLocation? = nil) -> ScreensPipeError {
         ScreensPipeError(.configuration, message, location: location)
     }

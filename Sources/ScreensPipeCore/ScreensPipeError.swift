@@ -13,7 +13,7 @@ public struct ScreensPipeError: Error, Sendable, Hashable, CustomStringConvertib
 
         init(_ name: String) { self.name = name }
 
-        /// The pipeline file or the command line is wrong (exit 2).
+        /// The pipeline file, the command line or a spec built in code is wrong.
         public static let configuration = Code("config")
         /// Could not reach the server: refused, DNS, timeout, reset, truncated body.
         public static let connectivity = Code("connectivity")
@@ -37,17 +37,18 @@ public struct ScreensPipeError: Error, Sendable, Hashable, CustomStringConvertib
         public static let sink = Code("sink")
         /// A local file could not be read.
         public static let io = Code("io")
-        /// The run was cancelled.
+        /// The run was cancelled: its task was cancelled, or ``Pipeline/interrupt(signal:)``
+        /// stopped it. ``Pipeline/run()`` throws it with the summary of what was delivered.
         public static let cancelled = Code("cancelled")
         /// Another run of the same list or write target held its lock for longer than
-        /// `cache.lock-wait` (exit 75, `EX_TEMPFAIL`: try again later).
+        /// `cache.lock-wait`: nothing is wrong, try again later.
         public static let locked = Code("locked")
 
         /// The code's name, as in `error` events.
         public var description: String { name }
     }
 
-    /// What kind of failure this is; decides the exit status and the event's `kind`.
+    /// What kind of failure this is; decides the event's `kind` (and the CLI's exit status).
     public var code: Code
     /// A human-readable description, without the page, request or location prefix.
     public var message: String
@@ -63,6 +64,8 @@ public struct ScreensPipeError: Error, Sendable, Hashable, CustomStringConvertib
     public var exceptionType: String?
     /// Where in a pipeline file the error is.
     public var location: SourceLocation?
+    /// The run this error ended, when it ended one that had started (see ``summary``).
+    var finishedRun: FinishedRun?
 
     /// Creates an error with `code` and `message`; the context fields default to nil.
     public init(
@@ -81,17 +84,6 @@ public struct ScreensPipeError: Error, Sendable, Hashable, CustomStringConvertib
 
     /// Whether the error means the server could not be reached (remote-first falls back on these).
     public var isConnectivity: Bool { code == .connectivity }
-
-    /// The process exit status this error leads to (docs/architecture.md, "Events and exit codes").
-    public var exitCode: Int32 {
-        switch code {
-        case .configuration: 2
-        // sysexits.h's EX_TEMPFAIL: nothing is wrong, another run is busy; cron and shell
-        // loops can tell "try later" from a failure.
-        case .locked: 75
-        default: 1
-        }
-    }
 
     /// One line for stderr: `file:line:column: message`, or the page and request for run errors.
     public var description: String {

@@ -82,7 +82,7 @@ public final class CacheStore: CacheBackend {
         if let path = spec?.path {
             try self.init(path: path, lockWait: lockWait)
         } else {
-            try self.init(path: Self.defaultPath(environment: environment), ownsDirectory: true, lockWait: lockWait)
+            try self.init(path: CacheLocation.runPath(environment: environment), ownsDirectory: true, lockWait: lockWait)
         }
     }
 

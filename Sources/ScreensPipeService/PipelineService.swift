@@ -80,7 +80,7 @@ public struct PipelineService: Service {
             if Task.isShuttingDownGracefully || Task.isCancelled { return }
             switch (schedule, outcome) {
             case (.once, .success(let summary)):
-                if summary.exitCode != 0 { throw PipelineRunFailed(summary: summary) }
+                if !summary.endedWithoutFailure { throw PipelineRunFailed(summary: summary) }
                 return
             case (.once, .failure(let error)):
                 throw error
@@ -107,7 +107,7 @@ public struct PipelineService: Service {
         let delivery = delegate.map { pipeline.attach($0) }
         let result: Result<RunSummary, ScreensPipeError>
         do throws(ScreensPipeError) {
-            result = .success(try await pipeline.run())
+            result = .success(try await pipeline.runReturningFailures())
         } catch {
             result = .failure(error)
         }
@@ -121,7 +121,7 @@ public struct PipelineService: Service {
 
     private func note(_ outcome: Result<RunSummary, ScreensPipeError>) {
         switch outcome {
-        case .success(let summary) where summary.exitCode != 0:
+        case .success(let summary) where !summary.endedWithoutFailure:
             logger.error(
                 "run of \(spec.name) failed: \(summary.failures.first.map { "\($0)" } ?? "not every row was delivered")",
                 metadata: ["pipeline": "\(spec.name)", "errors": "\(summary.failureCount)"])

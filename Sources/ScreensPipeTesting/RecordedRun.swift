@@ -15,11 +15,12 @@ public import ScreensPipeCore
 public struct RecordedRun: Sendable {
     /// Every event, in the order the bus published them.
     public let events: [PipelineEvent]
-    /// What ``Pipeline/run()`` returned.
+    /// The run's summary, a failed run's included: where ``Pipeline/run()`` throws a failed
+    /// run's first error, a recording keeps the whole outcome for the test to assert on.
     public let summary: RunSummary
 
-    /// Runs `pipeline` once and records what it published. Throws what the run throws
-    /// (a configuration error before the first page, for example).
+    /// Runs `pipeline` once and records what it published. Throws only when the run
+    /// cannot start (a configuration error before the first page, for example).
     public init(_ pipeline: Pipeline) async throws(ScreensPipeError) {
         let subscription = pipeline.subscribe()
         let collector = Task {
@@ -29,7 +30,7 @@ public struct RecordedRun: Sendable {
         }
         let outcome: Result<RunSummary, ScreensPipeError>
         do throws(ScreensPipeError) {
-            outcome = .success(try await pipeline.run())
+            outcome = .success(try await pipeline.runReturningFailures())
         } catch {
             outcome = .failure(error)
         }

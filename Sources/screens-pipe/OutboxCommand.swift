@@ -160,7 +160,7 @@ struct OutboxCommand: AsyncParsableCommand {
 private func outboxEnvironment(quiet: Bool) -> PipelineEnvironment {
     let level: Logger.Level = quiet ? .error : .warning
     let logger = Logger(label: "screens-pipe") { _ in TerminalLogHandler(level: level, progress: nil, format: .text) }
-    return PipelineEnvironment(variables: ProcessInfo.processInfo.environment, sandbox: BundledSandbox(), logger: logger)
+    return PipelineEnvironment(variables: ProcessInfo.processInfo.environment, sandbox: BundledSandbox(), logger: logger, cacheDirectory: .userCache)
 }
 
 /// Runs `body`, turning a ScreensPipeError into its one-line message on stderr and its exit code.

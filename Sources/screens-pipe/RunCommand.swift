@@ -137,7 +137,8 @@ struct RunCommand: AsyncParsableCommand {
             logger: logger,
             metricsFactory: metricsRegistry.map { PrometheusMetricsFactory(registry: $0) },
             trace: traceRecorder,
-            tableWidth: spec.sink.destination == .stdout ? Terminal.columns(of: 1, variables: variables) : nil)
+            tableWidth: spec.sink.destination == .stdout ? Terminal.columns(of: 1, variables: variables) : nil,
+            cacheDirectory: .userCache)
         if let followed = try followOptions() {
             // A follow has no end to write its reports at: the metrics file is rewritten after
             // every poll (what node_exporter's textfile collector reads), the trace at the end.
@@ -172,7 +173,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         let runTask = Task { () -> Result<RunSummary, ScreensPipeError> in
             do throws(ScreensPipeError) {
-                return .success(try await pipeline.run())
+                return .success(try await pipeline.runReturningFailures())
             } catch {
                 return .failure(error)
             }

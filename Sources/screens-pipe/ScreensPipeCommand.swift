@@ -75,7 +75,3 @@ struct ScreensPipeCommand: AsyncParsableCommand {
         }
     }
 }
-
-enum ScreensPipeVersion {
-    static let current = "0.1.0"
-}

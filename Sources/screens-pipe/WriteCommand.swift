@@ -68,7 +68,7 @@ struct WriteCommand: AsyncParsableCommand {
         let variables = ProcessInfo.processInfo.environment
         let level: Logger.Level = quiet ? .error : .warning
         let logger = Logger(label: "screens-pipe") { _ in TerminalLogHandler(level: level, progress: nil, format: .text) }
-        let environment = PipelineEnvironment(variables: variables, sandbox: BundledSandbox(), logger: logger)
+        let environment = PipelineEnvironment(variables: variables, sandbox: BundledSandbox(), logger: logger, cacheDirectory: .userCache)
         if forgetPending, dryRun {
             Terminal.error("--forget-pending changes the journal, and --dry-run changes nothing: drop one")
             throw ExitCode(2)

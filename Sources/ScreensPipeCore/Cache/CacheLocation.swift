@@ -31,6 +31,27 @@ package enum CacheLocation {
         join(defaultDirectory(environment: environment), fileName)
     }
 
+    /// Set (to anything) in the variables a run hands its stores when its environment's
+    /// ``PipelineEnvironment/cacheDirectory`` is `.fromVariables`: the default location is
+    /// then only what the variables name, never the home directory. Not an environment
+    /// variable (no shell can set a name with a colon); the command line never sets it.
+    package static let variablesOnlyKey = "screens-pipe:cache-directory-from-variables-only"
+
+    /// The default cache file of a run, or a configuration error when its environment names
+    /// no directory (``PipelineEnvironment/CacheDirectory/fromVariables`` with neither
+    /// variable set): a library writes nothing under the home directory unless asked.
+    package static func runPath(environment: [String: String]) throws(ScreensPipeError) -> String {
+        if environment[variablesOnlyKey] != nil, environment["SCREENS_PIPE_CACHE_DIR"]?.isEmpty ?? true,
+            !(environment["XDG_CACHE_HOME"]?.hasPrefix("/") ?? false)
+        {
+            throw ScreensPipeError.configuration(
+                "the pipeline's cache (or its list state, journal or locks) has no location: its cache: section names no path:, "
+                    + "and the environment names no cache directory; set PipelineEnvironment.cacheDirectory "
+                    + "(.directory(path), or .userCache for ~/.cache/screens-pipe), SCREENS_PIPE_CACHE_DIR in its variables, or cache.path")
+        }
+        return defaultPath(environment: environment)
+    }
+
     /// Creates the missing directories of `directory` with mode 0700. With `owned`, the
     /// directory is the cache's own (the default location) and is tightened to 0700 even if
     /// it already existed; a directory the user named as the parent of a file is left alone.

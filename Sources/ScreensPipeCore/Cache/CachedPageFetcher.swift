@@ -34,6 +34,8 @@ package struct CachedPageFetcher: PageFetcher {
     package let policy: CachePolicy
     /// How old a page may be for `cache-first`; nil means any age.
     package let ttl: Duration?
+    /// The clock `ttl` is measured on (``PipelineEnvironment/clock``).
+    package var clock: WallClock = .system
     /// The key the pages are stored under; the page index is added per page.
     package let key: CacheKey
     /// The pipeline name stored with each page (`cache clear --pipeline`).
@@ -354,7 +356,7 @@ package struct CachedPageFetcher: PageFetcher {
         }
         if first {
             logger.warning(
-                "\(error.message.prefix(200)): delivering the list cached \(Self.age(of: page.fetchedAt)) ago (fetched \(EventTime.text(page.fetchedAt)))")
+                "\(error.message.prefix(200)): delivering the list cached \(Self.age(of: page.fetchedAt, now: clock.now())) ago (fetched \(EventTime.text(page.fetchedAt)))")
         }
         return page
     }
@@ -377,6 +379,6 @@ package struct CachedPageFetcher: PageFetcher {
     private func isFresh(_ fetchedAt: Date) -> Bool {
         guard let ttl else { return true }
         let seconds = Double(ttl.components.seconds) + Double(ttl.components.attoseconds) / 1e18
-        return Date().timeIntervalSince(fetchedAt) <= seconds
+        return clock.now().timeIntervalSince(fetchedAt) <= seconds
     }
 }

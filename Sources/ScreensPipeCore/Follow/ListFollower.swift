@@ -111,11 +111,11 @@ public final class ListFollower: Sendable {
         }
         let key = try Self.stateKey(of: spec)
         let lock = try await RunLock.acquire(
-            .listState(key), at: .of(spec.cache, environment: environment.variables), wait: spec.cache?.lockWait ?? RunLock.defaultWait,
+            .listState(key), at: .of(spec.cache, environment: environment.storageVariables), wait: spec.cache?.lockWait ?? RunLock.defaultWait,
             logger: environment.logger)
         let store: any ListStateStore
         do throws(ScreensPipeError) {
-            store = try await CacheBackends.openStateStore(spec: spec.cache, environment: environment.variables)
+            store = try await CacheBackends.openStateStore(spec: spec.cache, environment: environment.storageVariables)
         } catch {
             await lock.release()
             throw error

@@ -48,7 +48,7 @@ struct ListPoll: Sendable {
         started(pipeline)
         let summary: RunSummary
         do throws(ScreensPipeError) {
-            summary = try await pipeline.run()
+            summary = try await pipeline.runReturningFailures()
         } catch {
             _ = await observer.value
             throw error

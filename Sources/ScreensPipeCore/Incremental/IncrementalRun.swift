@@ -30,7 +30,7 @@ struct IncrementalRun: Sendable {
         let key = try stateKey(of: spec)
         let store: any ListStateStore =
             if let configured = environment.stateStore { configured } else {
-                try await CacheBackends.openStateStore(spec: spec.cache, environment: environment.variables)
+                try await CacheBackends.openStateStore(spec: spec.cache, environment: environment.storageVariables)
             }
         let ownsStore = environment.stateStore == nil
         var committed: CursorPosition?

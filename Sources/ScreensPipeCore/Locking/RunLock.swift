@@ -74,9 +74,10 @@ public final class RunLock: Sendable {
 
         /// Where the shared state of `cache` lives: its PostgreSQL database, else the
         /// directory of its SQLite file (the default one without a `cache:` section).
-        static func of(_ cache: CacheSpec?, environment: [String: String]) -> Place {
+        static func of(_ cache: CacheSpec?, environment: [String: String]) throws(ScreensPipeError) -> Place {
             if let target = cache?.postgres { return .postgres(target.resolvingPassword(environment: environment)) }
-            let path = cache?.path ?? CacheLocation.defaultPath(environment: environment)
+            let path: String
+            if let configured = cache?.path { path = configured } else { path = try CacheLocation.runPath(environment: environment) }
             return .directory(CacheLocation.parent(of: path))
         }
     }

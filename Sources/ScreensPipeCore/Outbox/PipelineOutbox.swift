@@ -123,10 +123,10 @@ public enum PipelineOutbox {
         let target = "\(redactedURL(baseURL)) group \(sink.groupId)"
         // Beside the write journal: a local SQLite file, even when the cache is shared.
         let storage = try BackendRegistry.storage(.sqlite)
-        guard let outbox = try await storage.openOutbox(spec: spec.cache, environment: environment.variables, pipeline: spec.name, target: target) else {
+        guard let outbox = try await storage.openOutbox(spec: spec.cache, environment: environment.storageVariables, pipeline: spec.name, target: target) else {
             throw ScreensPipeError.configuration("the SQLite store registered no outbox")
         }
-        return OutboxPlace(sink: sink, baseURL: baseURL, target: target, cache: spec.cache, variables: environment.variables, outbox: outbox)
+        return OutboxPlace(sink: sink, baseURL: baseURL, target: target, cache: spec.cache, variables: environment.storageVariables, outbox: outbox)
     }
 }
 
@@ -144,7 +144,7 @@ struct OutboxPlace: Sendable {
     /// The write lock of this pipeline and target: a sync and a write never interleave.
     func lock(spec: PipelineSpec, environment: PipelineEnvironment) async throws(ScreensPipeError) -> RunLock {
         try await RunLock.acquire(
-            .write(pipeline: spec.name, target: target), at: RunLock.Place.of(spec.cache, environment: environment.variables),
+            .write(pipeline: spec.name, target: target), at: RunLock.Place.of(spec.cache, environment: environment.storageVariables),
             wait: spec.cache?.lockWait ?? RunLock.defaultWait, logger: environment.logger)
     }
 

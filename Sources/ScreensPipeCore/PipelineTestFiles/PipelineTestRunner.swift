@@ -112,7 +112,7 @@ public struct PipelineTestRunner: Sendable {
         }
         var outcome = Outcome()
         do throws(ScreensPipeError) {
-            let summary = try await pipeline.run()
+            let summary = try await pipeline.runReturningFailures()
             outcome.errors = summary.failures
             outcome.selected = summary.selected
         } catch {

@@ -101,7 +101,7 @@ final class ResumeRun: Sendable {
         let key = ResumeCheckpoint.key(for: try spec.stateKey())
         let store: any ListStateStore =
             if let configured = environment.stateStore { configured } else {
-                try await CacheBackends.openStateStore(spec: spec.cache, environment: environment.variables)
+                try await CacheBackends.openStateStore(spec: spec.cache, environment: environment.storageVariables)
             }
         let ownsStore = environment.stateStore == nil
         do throws(ScreensPipeError) {
@@ -248,7 +248,7 @@ final class ResumeRun: Sendable {
         if let configured = environment.stateStore {
             (store, owns) = (configured, false)
         } else {
-            (store, owns) = (try await CacheBackends.openStateStore(spec: cacheSpec, environment: environment.variables), true)
+            (store, owns) = (try await CacheBackends.openStateStore(spec: cacheSpec, environment: environment.storageVariables), true)
         }
         state.withLock { state in
             state.store = store

@@ -5,7 +5,7 @@ enum SourceFactory {
         spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment, rows: RowForm = .values
     ) async throws(ScreensPipeError) -> any PageFetcher {
         let store: (any CacheBackend)? =
-            if let cache = spec.cache { try await CacheBackends.open(spec: cache, environment: environment.variables) } else { nil }
+            if let cache = spec.cache { try await CacheBackends.open(spec: cache, environment: environment.storageVariables) } else { nil }
         return try await makeFetcher(spec: spec, baseURL: baseURL, environment: environment, rows: rows, store: store, client: nil)
     }
 
@@ -23,6 +23,7 @@ enum SourceFactory {
         var cached = try CachedPageFetcher(
             base: source, store: store, spec: spec, refresh: environment.refresh, logger: environment.logger, snapshot: environment.cacheSnapshot)
         cached.keepsRowsAsTexts = rows.keepsTexts
+        cached.clock = environment.clock
         return cached
     }
 

@@ -92,14 +92,14 @@ public enum PipelineWrite {
                 // Held from before the journal and the portal are first asked until the last
                 // outcome is recorded: a second run of this write looks its keys up only once
                 // this one's entries exist (architecture.md, "Running twice at once").
-                let place = RunLock.Place.of(spec.cache, environment: environment.variables)
+                let place = try RunLock.Place.of(spec.cache, environment: environment.storageVariables)
                 lock = try await RunLock.acquire(
                     .write(pipeline: spec.name, target: target), at: place,
                     wait: spec.cache?.lockWait ?? RunLock.defaultWait, logger: environment.logger)
                 // The journal is always a local SQLite file, beside the cache's pages or in its
                 // default place when the cache is in PostgreSQL.
                 journal = try await BackendRegistry.storage(.sqlite)
-                    .openWriteJournal(spec: spec.cache, environment: environment.variables, pipeline: spec.name, target: target)
+                    .openWriteJournal(spec: spec.cache, environment: environment.storageVariables, pipeline: spec.name, target: target)
                     .map(WriteJournal.init(storage:))
                 // The journal is a local file; a lock in PostgreSQL means other machines write too.
                 if case .postgres = place { journal?.othersMayWrite = true }
@@ -216,7 +216,7 @@ public enum PipelineWrite {
         let reader = Pipeline(spec: spec, environment: environment)
         let subscription = reader.subscribe()
         let reading = Task { () -> Result<RunSummary, ScreensPipeError> in
-            do throws(ScreensPipeError) { return .success(try await reader.run()) } catch { return .failure(error) }
+            do throws(ScreensPipeError) { return .success(try await reader.runReturningFailures()) } catch { return .failure(error) }
         }
         var number = 0
         do throws(ScreensPipeError) {

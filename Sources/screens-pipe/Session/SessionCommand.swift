@@ -66,7 +66,8 @@ struct SessionCommand: AsyncParsableCommand {
         let environment = PipelineEnvironment(
             variables: ProcessInfo.processInfo.environment,
             sandbox: BundledSandbox(),
-            logger: Logger(label: "screens-pipe") { _ in TerminalLogHandler(level: logLevel, progress: nil) })
+            logger: Logger(label: "screens-pipe") { _ in TerminalLogHandler(level: logLevel, progress: nil) },
+            cacheDirectory: .userCache)
         let output = EventLines(descriptor: 1)
         let pipeline = Pipeline(spec: spec, environment: environment)
         // A stop signal ends the session as `close` does, with `"reason":"interrupted"`, and

@@ -4,8 +4,8 @@ import Testing
 
 /// samples/core-embedder: a program that depends on the `ScreensPipeCore` product alone,
 /// built as an example target of this package (its Package.swift shows it as a package of
-/// its own). It loads a JSON-WS list into its own subscriber, and links no database
-/// library and no SwiftNIO.
+/// its own). It loads a JSON-WS list as its own `Decodable` type (`rows(as:)`), gets a 401
+/// as a thrown error, cancels its loop, and links no database library and no SwiftNIO.
 @Suite("Core embedder sample")
 struct CoreEmbedderTests {
     /// Beside `$SCREENS_PIPE_BIN` (set by `make test`), else this package's debug build.
@@ -49,6 +49,35 @@ struct CoreEmbedderTests {
                 "\(row["entryId"]?.jsonString ?? "")\t\(row["name"]?.stringValue ?? "")"
             }
             #expect(lines == expected)
+        }
+    }
+
+    @Test("a 401 is a thrown error naming the page and the request, no password in it, and exit 1")
+    func unauthorizedIsAThrownFailure() async throws {
+        let embedder = try Self.binary("core-embedder")
+        try await withSandbox { sandbox in
+            let result = try await CommandRunner.shell(
+                #""$EMBEDDER""#,
+                environment: ["EMBEDDER": embedder, "PORTAL_URL": sandbox.server.baseURL, "PORTAL_PASSWORD": "not-the-password"])
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.stdoutLines.isEmpty)
+            let error = try #require(result.stderr.split(separator: "\n").first { $0.hasPrefix("error: ") }, "\(result.stderr)")
+            #expect(error.hasPrefix("error: page 0: "), "\(error)")
+            #expect(error.contains("401") && error.contains("/api/jsonws/invoke"), "\(error)")
+            #expect(!result.stderr.contains("not-the-password"))
+        }
+    }
+
+    @Test("cancelling the task that reads the typed rows stops the run: those rows, then exit 130")
+    func cancellingTheLoopStopsTheRun() async throws {
+        let embedder = try Self.binary("core-embedder")
+        try await withSandbox { sandbox in
+            let result = try await CommandRunner.shell(
+                #""$EMBEDDER""#, environment: ["EMBEDDER": embedder, "PORTAL_URL": sandbox.server.baseURL, "STOP_AFTER": "30"])
+            #expect(result.status == 130, "\(result.stderr)")
+            #expect(result.stdoutLines.count == 30)
+            #expect(result.stdoutLines.first == "30001\tLiferay links 01")
+            #expect(result.stderr.contains("stopped"), "\(result.stderr)")
         }
     }
 

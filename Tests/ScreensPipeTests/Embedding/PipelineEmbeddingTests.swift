@@ -146,9 +146,14 @@ struct PipelineEmbeddingTests {
             // Cancel as soon as the first page is in: 199 pages (10 s of latency) remain.
             if event.isResponse, seen.filter(\.isResponse).count == 1 { run.cancel() }
         }
-        let summary = try await run.value
+        // The run ends as Swift code expects of a cancelled task: it throws, here a
+        // `cancelled` error carrying the summary of what was delivered before the cancel.
+        let thrown = await #expect(throws: ScreensPipeError.self) { try await run.value }
         await delivery.value
+        #expect(thrown?.isCancellation == true, "\(String(describing: thrown))")
+        let summary = try #require(thrown?.summary)
 
+        #expect(summary.ending.reason == .interrupted)
         #expect(summary.pages < 200)
         #expect(summary.selected < 2_000)
         guard case .finished(let finished)? = seen.last else {

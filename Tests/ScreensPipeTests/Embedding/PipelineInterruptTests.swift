@@ -18,13 +18,14 @@ struct PipelineInterruptTests {
         let events = pipeline.subscribe()
         async let collected: [PipelineEvent] = events.reduce(into: []) { $0.append($1) }
         pipeline.interrupt(signal: "SIGTERM")
-        let summary = try await pipeline.run()
+        let thrown = await #expect(throws: ScreensPipeError.self) { try await pipeline.run() }
         let seen = await collected
+        #expect(thrown?.isCancellation == true)
+        let summary = try #require(thrown?.summary)
 
         #expect(summary.ending.reason == .interrupted)
         #expect(summary.ending.signal == "SIGTERM")
-        #expect(!summary.succeeded)
-        #expect(summary.exitCode == 143)
+        #expect(!summary.succeeded && !summary.endedWithoutFailure)
         #expect(summary.outputPath == output + ".partial")
         #expect(try String(contentsOfFile: output, encoding: .utf8) == "previous\n")
         guard case .finished(let finished)? = seen.last else {
@@ -41,6 +42,6 @@ struct PipelineInterruptTests {
         let summary = try await pipeline.run()
         #expect(summary.ending.reason == .completed)
         #expect(summary.ending.end == .rowCount)
-        #expect(summary.exitCode == 0)
+        #expect(summary.endedWithoutFailure)
     }
 }

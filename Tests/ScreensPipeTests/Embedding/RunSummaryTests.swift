@@ -6,7 +6,7 @@ import ScreensPipe
 /// The summary keeps a bounded sample of row errors and exact counts, so a run over a
 /// million bad rows does not hold a million errors.
 @Suite struct RunSummaryTests {
-    @Test func rowErrorsAreSampledAndCounted() {
+    @Test func rowErrorsAreSampledAndCounted() throws {
         var summary = RunSummary()
         for row in 0..<100_000 {
             summary.record(ScreensPipeError(.conversion, "bad", page: row / 100, row: row))
@@ -19,15 +19,40 @@ import ScreensPipe
         // Page, run and sink errors are always kept, whatever came before them.
         #expect(summary.failures.suffix(2).map(\.code) == [.http, .sink])
         #expect(!summary.succeeded)
-        #expect(summary.exitCode == 1)
+        #expect(!summary.endedWithoutFailure)
+        // run() throws the first failure, not a sampled row's, with the summary attached.
+        let thrown = try #require(summary.failure)
+        #expect(thrown.code == .conversion && thrown.row == 0)
+        #expect(thrown.summary?.failureCount == 100_002)
     }
 
-    @Test func aClosedOutputWithOnlyCancellationsExitsZero() {
+    @Test func aClosedOutputWithOnlyCancellationsIsNoFailure() {
         var summary = RunSummary()
         summary.outputClosed = true
         summary.record(ScreensPipeError(.cancelled, "the run was cancelled"))
-        #expect(summary.exitCode == 0)
+        #expect(summary.endedWithoutFailure)
+        #expect(summary.failure == nil)
         summary.record(ScreensPipeError(.conversion, "bad", row: 3))
-        #expect(summary.exitCode == 1)
+        #expect(!summary.endedWithoutFailure)
+        // The failure that is not the reader leaving is the one thrown.
+        #expect(summary.failure?.code == .conversion)
+    }
+
+    @Test func anInterruptedRunIsACancellationNamingItsSignal() throws {
+        var summary = RunSummary()
+        summary.selected = 7
+        summary.ending.reason = .interrupted
+        summary.ending.signal = "SIGTERM"
+        let thrown = try #require(summary.failure)
+        #expect(thrown.isCancellation)
+        #expect(thrown.message == "the run was interrupted by SIGTERM after 7 rows")
+        #expect(thrown.summary == summary)
+    }
+
+    @Test func aCompletedRunThrowsNothing() {
+        var summary = RunSummary()
+        summary.ending.reason = .completed
+        #expect(summary.endedWithoutFailure)
+        #expect(summary.failure == nil)
     }
 }

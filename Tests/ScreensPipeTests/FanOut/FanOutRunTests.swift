@@ -46,7 +46,7 @@ struct FanOutRunTests {
         spec.sink = SinkSpec(destination: .discard)
         let pipeline = Pipeline(spec: spec, environment: PipelineEnvironment(variables: variables, sandbox: BundledSandbox(configuration: sandbox)))
         let subscription = pipeline.subscribe()
-        async let summary = pipeline.run()
+        async let summary = pipeline.runReturningFailures()
         var events: [PipelineEvent] = []
         for await event in subscription { events.append(event) }
         return Run(events: events, summary: try await summary)

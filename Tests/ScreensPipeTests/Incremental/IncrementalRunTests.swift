@@ -49,7 +49,15 @@ import ScreensPipe
             let spec = try PipelineLoader().load(yaml: yaml(output: output, extra: extra), file: "<string>")
             var environment = PipelineEnvironment()
             environment.fullRefresh = fullRefresh
-            let summary = try await Pipeline(spec: spec, environment: environment).run()
+            // A failed run throws its first error, carrying the run's summary.
+            let summary: RunSummary
+            do {
+                summary = try await Pipeline(spec: spec, environment: environment).run()
+            } catch {
+                // An error before the run started carries no summary: the caller's to see.
+                guard let failed = error.summary else { throw error }
+                summary = failed
+            }
             let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
             let ids = try text.split(separator: "\n").map { try #require(try JSONValue(parsing: String($0))["id"]?.int64Value) }
             return (ids, summary)
@@ -60,7 +68,7 @@ import ScreensPipe
         let fixture = try Fixture(count: 20)
         let first = try await fixture.runOnce()
         #expect(first.ids == Array(0..<20))
-        #expect(first.summary.exitCode == 0)
+        #expect(first.summary.endedWithoutFailure)
 
         let unchanged = try await fixture.runOnce()
         #expect(unchanged.ids.isEmpty)
@@ -103,7 +111,7 @@ import ScreensPipe
         fixture.rows.append(Fixture.row(id: 5, modified: 5_000))
         try fixture.save()
         let failed = try await fixture.runOnce()
-        #expect(failed.summary.exitCode == 1)
+        #expect(!failed.summary.endedWithoutFailure)
         let failure = try #require(failed.summary.failures.first)
         #expect(failure.code == .conversion && failure.row == 1 && failure.message.contains("'modifiedDate' is not an integer"))
         // The cursor did not move: once the row is fixed, both changes come.
@@ -171,7 +179,7 @@ import ScreensPipe
         let state = IncrementalState(position: committed, pending: (pending, OutputIdentity(path: published, device: device, inode: inode)))
         try await store.commit(ListStateRecord(document: state.document(type: .integer), committedAt: Date()), for: try spec.stateKey())
         let next = try await fixture.runOnce()
-        #expect(next.summary.exitCode == 0, "\(next.summary.failures)")
+        #expect(next.summary.endedWithoutFailure, "\(next.summary.failures)")
         #expect(next.ids == (renamed ? [] : [5]))
         let settled = try #require(try await store.record(for: try spec.stateKey()))
         #expect(try IncrementalState(document: settled.document, type: .integer, key: try spec.stateKey()).pending == nil)

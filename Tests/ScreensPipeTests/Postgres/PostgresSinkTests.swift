@@ -22,7 +22,7 @@ struct PostgresSinkTests {
             sink: { type: postgres, url: "\(target.description)", tls: disable, \(sink) }
             """
         let pipeline = try Pipeline(yaml: yaml, environment: PipelineEnvironment(variables: [:]))
-        return try await pipeline.run()
+        return try await pipeline.runReturningFailures()
     }
 
     /// Every row of `table` as JSON objects ordered by `order`.

@@ -35,7 +35,7 @@ import ScreensPipe
             _ = try ResumeCheckpoint(document: document, type: nil, pipeline: "p")
         } throws: { error in
             guard let error = error as? ScreensPipeError else { return false }
-            return error.code == .configuration && error.exitCode == 2
+            return error.code == .configuration
                 && error.message.hasPrefix("cannot resume pipeline p: its stored checkpoint ") && error.message.contains(reason)
                 && error.message.hasSuffix("run it again without --resume")
         }

@@ -59,7 +59,7 @@ struct FanOutRun: Sendable {
         spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment, metrics: RunMetrics
     ) async throws(ScreensPipeError) -> FanOutRun {
         let store: (any CacheBackend)? =
-            if let cache = spec.cache { try await CacheBackends.open(spec: cache, environment: environment.variables) } else { nil }
+            if let cache = spec.cache { try await CacheBackends.open(spec: cache, environment: environment.storageVariables) } else { nil }
         let permits = spec.source.forEach?.concurrency ?? spec.source.pagination.prefetch
         return FanOutRun(
             spec: spec, baseURL: baseURL, environment: environment, store: store, client: HTTPClient(),

@@ -16,7 +16,10 @@ let file = CommandLine.arguments.dropFirst().first ?? "pipelines/bookmarks.yaml"
 let pipeline: Pipeline
 do {
     // The file's own sink would print JSON lines on stdout too: this service prints its own.
-    pipeline = try Pipeline(file: file, sink: .discard, environment: .current(sandbox: BundledSandbox()))
+    // pipelines/bookmarks.yaml caches in the default place: as the command line does, this
+    // program asks for ~/.cache/screens-pipe (unless SCREENS_PIPE_CACHE_DIR names another).
+    pipeline = try Pipeline(
+        file: file, sink: .discard, environment: .current(sandbox: BundledSandbox(), cacheDirectory: .userCache))
 } catch {
     printError("\(error)")
     exit(2)
@@ -55,7 +58,8 @@ for await event in events {
     }
 }
 
+// run() throws for a run that did not deliver every row (each error was an event above).
 switch await run.value {
-case .success(let summary): exit(failed ? 1 : summary.exitCode)
-case .failure(let error): exit(error.exitCode)
+case .success: exit(failed ? 1 : 0)
+case .failure(let error): exit(error.code == .configuration ? 2 : 1)
 }

@@ -1,0 +1,438 @@
+/// Decodes `Decodable` types straight from a ``JSONValue``: no text is written and read
+/// again, and no number is rounded or converted on the way.
+///
+/// ```swift
+/// struct Bookmark: Decodable { let entryId: Int64; let name: String; let description: String? }
+/// let bookmark = try JSONValueDecoder().decode(Bookmark.self, from: row)
+/// ```
+///
+/// What each value decodes as:
+///
+/// - An integer type (`Int`, `Int64`, `UInt8`...) takes a JSON integer that fits it, and a
+///   number written with a fraction or an exponent only when its value is that integer
+///   exactly (`3.0`, `3e2`). A number that does not fit (`300` as `UInt8`, a 20-digit id
+///   as `Int64`, `2.5` as `Int`) is a `typeMismatch` naming the number: never wrapped,
+///   truncated or rounded.
+/// - `Double` takes an integer a `Double` holds exactly (`9007199254740993`, 2^53 + 1, is
+///   refused), and a decimal of up to 15 significant digits (DBL_DIG: the nearest `Double`
+///   gives those digits back); a longer decimal, or one beyond its range, is refused.
+///   `Float` takes a number whose shortest spelling as a `Float` is the `Double`'s (`0.1`).
+/// - `String` takes only strings, `Bool` only `true` and `false`: a number is never read
+///   as a string, nor a string as a number.
+/// - ``JSONValue`` takes the value as it is, and ``JSONNumberText`` any number as its exact
+///   text (a 30-digit integer, a decimal amount): the routes for numbers no Swift number
+///   type holds.
+/// - An optional is nil for `null` and, in a keyed container, for a missing key.
+/// - Any other type decodes through its own `init(from:)`, unless ``typeDecoders`` has a
+///   decoder for it (dates, decimals).
+///
+/// Errors are the standard library's `DecodingError`, with the `codingPath` of the field.
+public struct JSONValueDecoder: Sendable {
+    /// Decodes one type from a value, instead of the type's own `init(from:)`: for types
+    /// this module cannot name, such as Foundation's `Date` and `Decimal`. Returns nil when
+    /// the value does not hold one, with what it expected in `expected`.
+    public typealias TypeDecoder = @Sendable (_ value: JSONValue) -> (any Sendable)?
+
+    /// Decoders for particular types, by `ObjectIdentifier(Type.self)`, and what each expects
+    /// (for the error when it returns nil).
+    public var typeDecoders: [ObjectIdentifier: (expected: String, decode: TypeDecoder)] = [:]
+    /// Handed to every `init(from:)` as `decoder.userInfo`.
+    public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+
+    /// A decoder with no type decoders and no user info.
+    public init() {}
+
+    /// Adds a decoder for `type`, used wherever a value of that type is decoded; `expected`
+    /// says what it takes, for the error when it returns nil (`"an ISO 8601 date string"`).
+    public mutating func addDecoder<T: Sendable>(for type: T.Type, expecting expected: String, _ decode: @escaping @Sendable (JSONValue) -> T?) {
+        typeDecoders[ObjectIdentifier(type)] = (expected, { value in decode(value) })
+    }
+
+    /// Decodes a `T` from `value`.
+    ///
+    /// - Throws: `DecodingError` with the coding path of the value that did not fit, or the
+    ///   error `T`'s own `init(from:)` threw.
+    public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
+        try JSONValueDecoding(value: value, codingPath: [], options: self).decodeValue(T.self)
+    }
+}
+
+/// A JSON number's exact text, for numbers no Swift number type holds without rounding (a
+/// decimal amount, a 30-digit id): decode a field as `JSONNumberText` and parse the text
+/// with the decimal type of your choice.
+public struct JSONNumberText: Sendable, Hashable, Decodable, CustomStringConvertible {
+    /// The number's text as received (`1.10`, `3e2`, a 30-digit integer); a number the
+    /// parser read as an `Int64` or a `Double` is written back exactly as it arrived.
+    public let text: String
+
+    /// Wraps `text` as it is.
+    public init(_ text: String) { self.text = text }
+
+    /// Decodes a JSON number (only through ``JSONValueDecoder``: other decoders do not keep
+    /// a number's text).
+    public init(from decoder: any Decoder) throws {
+        guard let decoding = decoder as? JSONValueDecoding else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "JSONNumberText decodes only with JSONValueDecoder"))
+        }
+        switch decoding.value {
+        case .int(let value): text = String(value)
+        case .double(let value): text = value.description
+        case .number(let value): text = value
+        default: throw decoding.mismatch(JSONNumberText.self, expected: "a number")
+        }
+    }
+
+    /// The text.
+    public var description: String { text }
+}
+
+/// One value being decoded, and where it is.
+struct JSONValueDecoding: Decoder {
+    let value: JSONValue
+    let codingPath: [any CodingKey]
+    let options: JSONValueDecoder
+
+    var userInfo: [CodingUserInfoKey: Any] { options.userInfo.mapValues { $0 as Any } }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard case .object(let object) = value else {
+            throw mismatch([String: JSONValue].self, expected: "an object")
+        }
+        return KeyedDecodingContainer(KeyedContainer<Key>(object: object, decoding: self))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        guard case .array(let elements) = value else {
+            throw mismatch([JSONValue].self, expected: "an array")
+        }
+        return UnkeyedContainer(elements: elements, decoding: self)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { SingleValue(decoding: self) }
+
+    /// The decoding of `child` at `key` below this value.
+    func child(_ child: JSONValue, at key: any CodingKey) -> JSONValueDecoding {
+        JSONValueDecoding(value: child, codingPath: codingPath + [key], options: options)
+    }
+
+    /// A `typeMismatch` that says what was expected and what the value is.
+    func mismatch(_ type: Any.Type, expected: String) -> DecodingError {
+        DecodingError.typeMismatch(
+            type, .init(codingPath: codingPath, debugDescription: "expected \(expected), found \(Self.describe(value))"))
+    }
+
+    /// A short description of a value for an error: its kind, and a scalar's text.
+    static func describe(_ value: JSONValue) -> String {
+        switch value {
+        case .null: "null"
+        case .bool(let flag): "\(flag)"
+        case .int(let number): "the number \(number)"
+        case .double(let number): "the number \(number)"
+        case .number(let text): "the number \(text.count > 40 ? String(text.prefix(40)) + "..." : text)"
+        case .string(let text): "a string (\(text.count) characters)"
+        case .array(let elements): "an array of \(elements.count)"
+        case .object: "an object"
+        }
+    }
+
+    // MARK: - Values
+
+    func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
+        if let custom = options.typeDecoders[ObjectIdentifier(type)] {
+            guard let decoded = custom.decode(value) as? T else { throw mismatch(type, expected: custom.expected) }
+            return decoded
+        }
+        switch type {
+        case is JSONValue.Type: return value as! T
+        case is String.Type: return try decodeString() as! T
+        case is Bool.Type: return try decodeBool() as! T
+        case is Double.Type: return try decodeDouble() as! T
+        case is Float.Type: return try decodeFloat() as! T
+        case is Int.Type: return try decodeInteger(Int.self) as! T
+        case is Int8.Type: return try decodeInteger(Int8.self) as! T
+        case is Int16.Type: return try decodeInteger(Int16.self) as! T
+        case is Int32.Type: return try decodeInteger(Int32.self) as! T
+        case is Int64.Type: return try decodeInteger(Int64.self) as! T
+        case is UInt.Type: return try decodeInteger(UInt.self) as! T
+        case is UInt8.Type: return try decodeInteger(UInt8.self) as! T
+        case is UInt16.Type: return try decodeInteger(UInt16.self) as! T
+        case is UInt32.Type: return try decodeInteger(UInt32.self) as! T
+        case is UInt64.Type: return try decodeInteger(UInt64.self) as! T
+        default: return try T(from: self)
+        }
+    }
+
+    func decodeString() throws -> String {
+        guard case .string(let text) = value else { throw mismatch(String.self, expected: "a string") }
+        return text
+    }
+
+    func decodeBool() throws -> Bool {
+        guard case .bool(let flag) = value else { throw mismatch(Bool.self, expected: "true or false") }
+        return flag
+    }
+
+    func decodeDouble() throws -> Double {
+        switch value {
+        case .double(let number): return number
+        case .int(let number):
+            guard let exact = Double(exactly: number) else {
+                throw mismatch(Double.self, expected: "a number a Double holds exactly (\(number) would be rounded)")
+            }
+            return exact
+        case .number(let text):
+            // A decimal kept as its text (`0.10`, `3e2`): the nearest Double, when that
+            // gives its digits back (15 significant digits at most, DBL_DIG); a longer one
+            // or one beyond Double's range would lose digits.
+            let digits = Self.significantDigits(text)
+            if digits <= 15, let number = Double(text), number == 0 ? digits == 0 : number.isNormal { return number }
+            throw mismatch(Double.self, expected: "a number a Double holds (decode it as JSONNumberText)")
+        default:
+            throw mismatch(Double.self, expected: "a number")
+        }
+    }
+
+    func decodeFloat() throws -> Float {
+        let number = try decodeDouble()
+        let single = Float(number)
+        // The same shortest spelling: the Float is the number the text says, as a Float.
+        guard single.isFinite == number.isFinite, single.description == number.description || Double(single) == number else {
+            throw mismatch(Float.self, expected: "a number a Float holds (\(number) would be rounded; decode it as Double)")
+        }
+        return single
+    }
+
+    func decodeInteger<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
+        switch value {
+        case .int(let number):
+            if let exact = I(exactly: number) { return exact }
+        case .double(let number):
+            if let exact = I(exactly: number) { return exact }
+        case .number(let text):
+            // A big integer's digits (an unsigned 64-bit type holds some of them), or a
+            // decimal whose value is an integer (`3e2`, `3.0`), read digit by digit.
+            if let digits = Self.integerDigits(text), let exact = I(digits, radix: 10) { return exact }
+        default:
+            throw mismatch(type, expected: "an integer")
+        }
+        throw mismatch(type, expected: "an integer that fits \(type) (\(I.min)...\(I.max)), without rounding")
+    }
+
+    /// How many significant digits a JSON number's text has (leading zeros not counted).
+    static func significantDigits(_ text: String) -> Int {
+        let mantissa = text.utf8.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
+        let digits = mantissa.filter { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        return digits.drop { $0 == UInt8(ascii: "0") }.count
+    }
+
+    /// The integer a JSON number's text is, as decimal digits with an optional `-`, when
+    /// its value is an integer; nil for a fraction, or an exponent beyond 40 digits.
+    static func integerDigits(_ text: String) -> String? {
+        var mantissa = Substring(text)
+        var exponent = 0
+        if let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+            guard let value = Int(text[text.index(after: e)...].drop { $0 == "+" }), abs(value) <= 40 else { return nil }
+            exponent = value
+            mantissa = text[..<e]
+        }
+        let negative = mantissa.hasPrefix("-")
+        if negative { mantissa = mantissa.dropFirst() }
+        var whole = Substring(mantissa.prefix { $0 != "." })
+        var fraction = mantissa.contains(".") ? Substring(mantissa.drop { $0 != "." }.dropFirst()) : ""
+        // Move the point `exponent` places: right takes digits of the fraction, left gives them.
+        if exponent > 0 {
+            let taken = fraction.prefix(exponent)
+            whole += taken + String(repeating: "0", count: exponent - taken.count)
+            fraction = fraction.dropFirst(taken.count)
+        } else if exponent < 0 {
+            let given = whole.suffix(-exponent)
+            fraction = Substring(String(repeating: "0", count: -exponent - given.count)) + given + fraction
+            whole = whole.dropLast(given.count)
+        }
+        guard fraction.allSatisfy({ $0 == "0" }) else { return nil }
+        let digits = whole.drop { $0 == "0" }
+        return digits.isEmpty ? "0" : (negative ? "-" : "") + digits
+    }
+}
+
+extension JSONValueDecoding {
+    /// The members of one object.
+    struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+        let object: JSONObject
+        let decoding: JSONValueDecoding
+
+        var codingPath: [any CodingKey] { decoding.codingPath }
+        var allKeys: [Key] { object.keys.compactMap { Key(stringValue: $0) } }
+
+        func contains(_ key: Key) -> Bool { object[key.stringValue] != nil }
+
+        private func member(_ key: Key) throws -> JSONValueDecoding {
+            guard let value = object[key.stringValue] else {
+                throw DecodingError.keyNotFound(
+                    key, .init(codingPath: codingPath, debugDescription: "no member '\(key.stringValue)'"))
+            }
+            return decoding.child(value, at: key)
+        }
+
+        func decodeNil(forKey key: Key) throws -> Bool {
+            (object[key.stringValue] ?? .null).isNull
+        }
+
+        func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+            try member(key).decodeValue(type)
+        }
+
+        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+            try member(key).container(keyedBy: type)
+        }
+
+        func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+            try member(key).unkeyedContainer()
+        }
+
+        func superDecoder() throws -> any Decoder {
+            decoding.child(object["super"] ?? .null, at: JSONKey("super"))
+        }
+
+        func superDecoder(forKey key: Key) throws -> any Decoder {
+            decoding.child(object[key.stringValue] ?? .null, at: key)
+        }
+    }
+
+    /// The elements of one array.
+    struct UnkeyedContainer: UnkeyedDecodingContainer {
+        let elements: [JSONValue]
+        let decoding: JSONValueDecoding
+        private(set) var currentIndex = 0
+
+        init(elements: [JSONValue], decoding: JSONValueDecoding) {
+            self.elements = elements
+            self.decoding = decoding
+        }
+
+        var codingPath: [any CodingKey] { decoding.codingPath }
+        var count: Int? { elements.count }
+        var isAtEnd: Bool { currentIndex >= elements.count }
+
+        private mutating func next(_ type: Any.Type) throws -> JSONValueDecoding {
+            let key = JSONKey(index: currentIndex)
+            guard !isAtEnd else {
+                throw DecodingError.valueNotFound(
+                    type, .init(codingPath: codingPath + [key], debugDescription: "the array has only \(elements.count) elements"))
+            }
+            defer { currentIndex += 1 }
+            return decoding.child(elements[currentIndex], at: key)
+        }
+
+        mutating func decodeNil() throws -> Bool {
+            guard !isAtEnd, elements[currentIndex].isNull else { return false }
+            currentIndex += 1
+            return true
+        }
+
+        mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+            try next(type).decodeValue(type)
+        }
+
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+            try next([String: JSONValue].self).container(keyedBy: type)
+        }
+
+        mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+            try next([JSONValue].self).unkeyedContainer()
+        }
+
+        mutating func superDecoder() throws -> any Decoder {
+            try next(JSONValue.self)
+        }
+    }
+
+    /// One scalar (or any value whose type decodes itself from a single value).
+    struct SingleValue: SingleValueDecodingContainer {
+        let decoding: JSONValueDecoding
+
+        var codingPath: [any CodingKey] { decoding.codingPath }
+
+        func decodeNil() -> Bool { decoding.value.isNull }
+
+        func decode<T: Decodable>(_ type: T.Type) throws -> T {
+            try decoding.decodeValue(type)
+        }
+    }
+}
+
+/// A coding key for an array index or a key no `CodingKeys` names.
+struct JSONKey: CodingKey {
+    let stringValue: String
+    let intValue: Int?
+
+    init(_ string: String) {
+        stringValue = string
+        intValue = nil
+    }
+
+    init(index: Int) {
+        stringValue = "\(index)"
+        intValue = index
+    }
+
+    init?(stringValue: String) { self.init(stringValue) }
+    init?(intValue: Int) { self.init(index: intValue) }
+}
+
+extension DecodingError {
+    /// Where the error is, as `author.tags[2].name`, and what went wrong: one line for an
+    /// error message.
+    public var pathAndReason: String {
+        let context: Context
+        switch self {
+        case .typeMismatch(_, let c), .valueNotFound(_, let c), .keyNotFound(_, let c), .dataCorrupted(let c): context = c
+        @unknown default: return "\(self)"
+        }
+        var path = ""
+        for key in context.codingPath {
+            if let index = key.intValue, key.stringValue == "\(index)" {
+                path += "[\(index)]"
+            } else {
+                path += path.isEmpty ? key.stringValue : "." + key.stringValue
+            }
+        }
+        if case .keyNotFound(let key, _) = self {
+            path += path.isEmpty ? key.stringValue : "." + key.stringValue
+        }
+        return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
+    }
+}
+
+extension JSONValue: Decodable {
+    /// The value as it is, from ``JSONValueDecoder`` (a field of type `JSONValue` takes any
+    /// JSON); from another decoder, the value its containers hold.
+    public init(from decoder: any Decoder) throws {
+        if let decoding = decoder as? JSONValueDecoding {
+            self = decoding.value
+            return
+        }
+        if let object = try? decoder.container(keyedBy: JSONKey.self) {
+            var members = JSONObject()
+            for key in object.allKeys { members[key.stringValue] = try object.decode(JSONValue.self, forKey: key) }
+            self = .object(members)
+        } else if var array = try? decoder.unkeyedContainer() {
+            var elements: [JSONValue] = []
+            while !array.isAtEnd { elements.append(try array.decode(JSONValue.self)) }
+            self = .array(elements)
+        } else {
+            let single = try decoder.singleValueContainer()
+            if single.decodeNil() {
+                self = .null
+            } else if let flag = try? single.decode(Bool.self) {
+                self = .bool(flag)
+            } else if let integer = try? single.decode(Int64.self) {
+                self = .int(integer)
+            } else if let number = try? single.decode(Double.self) {
+                self = .double(number)
+            } else {
+                self = .string(try single.decode(String.self))
+            }
+        }
+    }
+}

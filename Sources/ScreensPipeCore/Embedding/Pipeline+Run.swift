@@ -1,0 +1,81 @@
+extension Pipeline {
+    /// Loads the whole list (or up to the filter's `limit`), publishing every event, writing
+    /// the spec's sink, and finishing the bus at the end.
+    ///
+    /// Returns the summary of a run that delivered every row (or whose output's reader left
+    /// on purpose, `| head`: ``RunSummary/endedWithoutFailure``). Anything else throws a
+    /// ``ScreensPipeError``, so a plain `try await pipeline.run()` never takes a failed run
+    /// for a good one:
+    ///
+    /// - a run that cannot start (a bad expression, an output that cannot be created, a
+    ///   sandbox that does not start, ``ScreensPipeError/alreadyRan(pipeline:)``) throws its
+    ///   error, with no ``ScreensPipeError/summary``;
+    /// - a run that failed (an HTTP or authentication error such as a 401, a malformed page,
+    ///   a row that did not convert, a sink that could not write) throws its first failure,
+    ///   with its page, request (secrets redacted) and status, and the run's
+    ///   ``ScreensPipeError/summary``: the rows delivered before it, every failure counted;
+    /// - a run stopped by cancelling its task, or by ``interrupt(signal:)``, throws code
+    ///   ``ScreensPipeError/Code/cancelled``, with the summary of what was delivered (its
+    ///   ``RunSummary/ending`` names the signal). ``ScreensPipeError/isCancellation`` tells
+    ///   it from a failure.
+    ///
+    /// Rows published before a failure stay delivered: every subscriber has seen them.
+    ///
+    /// ```swift
+    /// do {
+    ///     let summary = try await pipeline.run()
+    ///     print("\(summary.selected) rows")
+    /// } catch where error.isCancellation {
+    ///     print("stopped after \(error.summary?.selected ?? 0) rows")
+    /// } catch {
+    ///     print("failed: \(error)")  // page 0: HTTP 401 ... (POST http://.../invoke)
+    /// }
+    /// ```
+    public func run() async throws(ScreensPipeError) -> RunSummary {
+        let summary = try await runReturningFailures()
+        if let failure = summary.failure { throw failure }
+        return summary
+    }
+}
+
+extension RunSummary {
+    /// The error ``Pipeline/run()`` throws for this summary, with the summary attached; nil
+    /// when the run ended without failure.
+    var failure: ScreensPipeError? {
+        if endedWithoutFailure { return nil }
+        var error: ScreensPipeError
+        if let first = failures.first(where: { $0.code != .cancelled }) ?? failures.first {
+            error = first
+        } else if ending.reason == .interrupted {
+            let by = ending.signal.map { " by \($0)" } ?? ""
+            error = .cancelled("the run was interrupted\(by) after \(selected) rows")
+        } else {
+            error = ScreensPipeError(.pagination, "the run did not deliver every row (\(failureCount) errors)")
+        }
+        error.finishedRun = FinishedRun(summary: self)
+        return error
+    }
+}
+
+extension ScreensPipeError {
+    /// The summary of the run this error ended, when ``Pipeline/run()`` threw it for a run
+    /// that had started: the pages and rows delivered before it, every failure counted, and
+    /// where a file output was kept (`<path>.partial`). Nil for an error thrown before the
+    /// run started, and for the errors inside a summary.
+    public var summary: RunSummary? { finishedRun?.summary }
+
+    /// Whether this error says the run was cancelled (its task was cancelled, or
+    /// ``Pipeline/interrupt(signal:)`` stopped it) rather than that something failed.
+    public var isCancellation: Bool { code == .cancelled }
+}
+
+/// A run's summary held by reference, so an error that carries one stays small (errors
+/// travel through every stage's typed throws and every row's verdict).
+final class FinishedRun: Sendable, Hashable {
+    let summary: RunSummary
+
+    init(summary: RunSummary) { self.summary = summary }
+
+    static func == (lhs: FinishedRun, rhs: FinishedRun) -> Bool { lhs.summary == rhs.summary }
+    func hash(into hasher: inout Hasher) { hasher.combine(summary) }
+}

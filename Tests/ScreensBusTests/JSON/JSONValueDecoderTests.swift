@@ -1,0 +1,122 @@
+import Testing
+
+@testable import ScreensJSON
+
+/// `JSONValueDecoder`: Decodable types straight from values, numbers exact or refused.
+@Suite("JSONValue decoder")
+struct JSONValueDecoderTests {
+    struct Author: Decodable, Equatable {
+        let name: String
+        let email: String?
+    }
+
+    struct Entry: Decodable, Equatable {
+        let entryId: Int64
+        let name: String
+        let visits: Int
+        let score: Double
+        let published: Bool
+        let author: Author
+        let tags: [String]
+        let note: String?
+        let rating: Int?
+    }
+
+    private func parse(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
+
+    /// The error `decode` throws, as one line (`path: reason`).
+    private func failure<T: Decodable>(_ type: T.Type, _ text: String, decoder: JSONValueDecoder = JSONValueDecoder()) throws -> String {
+        do {
+            let decoded = try decoder.decode(T.self, from: try parse(text))
+            Issue.record("decoded \(decoded) from \(text)")
+            return ""
+        } catch let error as DecodingError {
+            return error.pathAndReason
+        }
+    }
+
+    @Test("nested objects, arrays, optionals: null and a missing key are nil")
+    func nestedTypes() throws {
+        let row = try parse(
+            #"{"entryId":30001,"name":"Liferay","visits":3,"score":2.5,"published":true,"author":{"name":"Ana","email":null},"tags":["a","b"],"note":null}"#)
+        let entry = try JSONValueDecoder().decode(Entry.self, from: row)
+        #expect(entry == Entry(
+            entryId: 30001, name: "Liferay", visits: 3, score: 2.5, published: true, author: Author(name: "Ana", email: nil),
+            tags: ["a", "b"], note: nil, rating: nil))
+        #expect(try JSONValueDecoder().decode([Int8].self, from: parse("[1,-2,127]")) == [1, -2, 127])
+        #expect(try JSONValueDecoder().decode([String: Int].self, from: parse(#"{"a":1,"b":2}"#)) == ["a": 1, "b": 2])
+        #expect(try JSONValueDecoder().decode(JSONValue.self, from: row) == row)
+    }
+
+    @Test("a wrong type names the field's path and what was found, never a string as a number")
+    func wrongTypes() throws {
+        #expect(try failure(Entry.self, #"{"entryId":"30001","name":"x","visits":1,"score":1,"published":true,"author":{"name":"a"},"tags":[]}"#)
+            == "entryId: expected an integer, found a string (5 characters)")
+        #expect(try failure(Entry.self, #"{"entryId":1,"name":"x","visits":1,"score":1,"published":true,"author":{"name":7},"tags":[]}"#)
+            == "author.name: expected a string, found the number 7")
+        #expect(try failure(Entry.self, #"{"entryId":1,"name":"x","visits":1,"score":1,"published":true,"author":{"name":"a"},"tags":["a",null]}"#)
+            == "tags[1]: expected a string, found null")
+        #expect(try failure(Entry.self, #"{"entryId":1,"name":"x","visits":1,"score":1,"published":1,"author":{"name":"a"},"tags":[]}"#)
+            == "published: expected true or false, found the number 1")
+        #expect(try failure(Entry.self, #"{"entryId":1,"visits":1,"score":1,"published":true,"author":{"name":"a"},"tags":[]}"#)
+            == "name: no member 'name'")
+        #expect(try failure(Entry.self, "[1]") == "expected an object, found an array of 1")
+        #expect(try failure(String.self, "12") == "expected a string, found the number 12")
+    }
+
+    @Test("integers keep every digit: a number that does not fit the type is an error, not wrapped or rounded")
+    func bigIntegers() throws {
+        let decoder = JSONValueDecoder()
+        #expect(try decoder.decode(Int64.self, from: parse("9223372036854775807")) == .max)
+        #expect(try decoder.decode(Int64.self, from: parse("-9223372036854775808")) == .min)
+        #expect(try decoder.decode(UInt64.self, from: parse("18446744073709551615")) == .max)
+        #expect(try decoder.decode(Int.self, from: parse("3e2")) == 300)
+        #expect(try decoder.decode(Int.self, from: parse("3.0")) == 3)
+        #expect(try decoder.decode(Int64.self, from: parse("1.2345e4")) == 12_345)
+        #expect(try decoder.decode(Int.self, from: parse("-0.0")) == 0)
+        #expect(try failure(Int64.self, "12345678901234567.5").hasPrefix("expected an integer that fits Int64"))
+        #expect(try failure(Int64.self, "1e19").hasPrefix("expected an integer that fits Int64"))
+        #expect(try decoder.decode(UInt64.self, from: parse("1e19")) == 10_000_000_000_000_000_000)
+        // Decimals: the nearest Double when it gives their digits back, refused when it would not.
+        #expect(try decoder.decode(Double.self, from: parse("0.10")) == 0.1)
+        #expect(try decoder.decode(Double.self, from: parse("1.5e3")) == 1500)
+        #expect(try failure(Double.self, "3.14159265358979323846").hasPrefix("expected a number a Double holds"))
+        #expect(try failure(Double.self, "1.0e-400").hasPrefix("expected a number a Double holds"))
+        #expect(try failure(Int64.self, "9223372036854775808").hasPrefix("expected an integer that fits Int64"))
+        #expect(try failure(UInt64.self, "18446744073709551616").hasPrefix("expected an integer that fits UInt64"))
+        #expect(try failure(UInt8.self, "256").hasPrefix("expected an integer that fits UInt8 (0...255)"))
+        #expect(try failure(UInt32.self, "-1").hasPrefix("expected an integer that fits UInt32"))
+        #expect(try failure(Int.self, "2.5").hasPrefix("expected an integer that fits Int"))
+        #expect(try failure(Int.self, "1e400").hasPrefix("expected an integer that fits Int"))
+        // 2^53 + 1 is an exact Int64, and no Double holds it.
+        #expect(try decoder.decode(Int64.self, from: parse("9007199254740993")) == 9_007_199_254_740_993)
+        #expect(try failure(Double.self, "9007199254740993").hasPrefix("expected a number a Double holds exactly"))
+        #expect(try decoder.decode(Double.self, from: parse("9007199254740992")) == 9_007_199_254_740_992)
+        #expect(try failure(Double.self, "1e400").hasPrefix("expected a number a Double holds"))
+        // A Float takes what it spells the same; anything it would round is refused.
+        #expect(try decoder.decode(Float.self, from: parse("0.1")) == 0.1)
+        #expect(try failure(Float.self, "0.123456789012").hasPrefix("expected a number a Float holds"))
+    }
+
+    @Test("a number's exact text, for decimals and integers no Swift number holds")
+    func numberTexts() throws {
+        struct Price: Decodable { let amount: JSONNumberText; let id: JSONNumberText }
+        let price = try JSONValueDecoder().decode(Price.self, from: parse(#"{"amount":1.10,"id":123456789012345678901234567890}"#))
+        #expect(price.amount.text == "1.10")
+        #expect(price.id.text == "123456789012345678901234567890")
+        #expect(try failure(Price.self, #"{"amount":"1.10","id":1}"#) == "amount: expected a number, found a string (4 characters)")
+    }
+
+    @Test("a type decoder replaces a type's own init(from:), and says what it expected")
+    func typeDecoders() throws {
+        struct Day: Sendable, Equatable, Decodable { let epochDay: Int64 }
+        struct Event: Decodable { let on: Day }
+        var decoder = JSONValueDecoder()
+        decoder.addDecoder(for: Day.self, expecting: "an ISO date") { value in
+            guard case .string(let text) = value, let milliseconds = ISODate.parse(text) else { return nil }
+            return Day(epochDay: milliseconds / 86_400_000)
+        }
+        #expect(try decoder.decode(Event.self, from: parse(#"{"on":"1970-01-03"}"#)).on == Day(epochDay: 2))
+        #expect(try failure(Event.self, #"{"on":"someday"}"#, decoder: decoder) == "on: expected an ISO date, found a string (7 characters)")
+    }
+}
