@@ -24,6 +24,9 @@ public struct SandboxConfiguration: Sendable {
     public var liferayVersion: LiferayVersion
     /// The OAuth 2 provider at `/o/oauth2/token` and its clients; nil serves none.
     public var oauth2: OAuth2Plan? = .standard
+    /// Passwords that replace users.json's, by email address: a test signs in with a
+    /// password it can search every output for (users.json's are short words).
+    public var passwords: [String: String] = [:]
     /// A request budget on the data endpoints (429 beyond it); nil admits everything.
     public var rateLimit: SandboxRateLimit?
     /// Answer headless requests with compact JSON. By default they are pretty-printed with

@@ -81,7 +81,7 @@ struct Router: Sendable {
         let baseURL = request.baseURL
         var authentication = portal.data.accounts.authenticate(authorization: request.headers["authorization"])
         if let oauth2, request.path == OAuth2Authority.tokenPath {
-            return oauth2.respond(to: request)
+            return oauth2.respond(to: request, accounts: portal.data.accounts)
         }
         // The scopes of the request's OAuth 2 token; nil for any other credentials.
         var tokenScopes: Set<String>?

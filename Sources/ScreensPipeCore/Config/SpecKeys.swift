@@ -18,7 +18,7 @@ enum SpecKeys {
     }
     static let pagination = ["first-page-size", "page-size", "prefetch", "max-pages"]
     static let auth = ["basic", "bearer", "oauth2"]
-    static let oauth2Auth = ["token-url", "grant", "client-id", "client-secret", "refresh-token", "scope", "client-auth", "allow-other-token-origin", "proxy"]
+    static let oauth2Auth = ["token-url", "grant", "client-id", "client-secret", "refresh-token", "username", "password", "scope", "client-auth", "allow-other-token-origin", "proxy"]
     static let basicAuth = ["username", "password"]
     static let retry = ["attempts", "backoff", "max-backoff"]
     /// Every key of `source`, of any type, in the order the types list them.
