@@ -31,6 +31,13 @@ public final class SandboxServer: Sendable {
     /// (`client_credentials`, `password`, `refresh_token`).
     public var oauth2GrantsAnswered: [String: Int] { state.router.oauth2?.grantsAnswered ?? [:] }
 
+    /// Successful form sign-ins at `/c/portal/login`.
+    public var cookieSignIns: Int { state.router.sessions.signIns }
+
+    /// Every session cookie value and CSRF token the form sign-in handed out, so a test
+    /// can search a run's outputs for them.
+    public var cookieSessionSecrets: [String] { state.router.sessions.issuedSecrets }
+
     /// Every OAuth 2 access and refresh token the provider issued or holds, so a test can
     /// search a run's outputs for them.
     public var oauth2IssuedTokens: [String] { state.router.oauth2?.knownTokens ?? [] }
@@ -67,7 +74,7 @@ public final class SandboxServer: Sendable {
         let state = ServerState(
             router: Router(
                 portal: portal, loginRedirect: configuration.loginRedirect, version: configuration.liferayVersion,
-                oauth2: configuration.oauth2.map(OAuth2Authority.init(plan:)),
+                oauth2: configuration.oauth2.map(OAuth2Authority.init(plan:)), sessions: PortalSessions(sessionUses: configuration.sessionUses),
                 rateLimit: configuration.rateLimit.map(RateLimitGate.init(limit:)), prettyHeadless: !configuration.compactHeadless),
             faults: FaultInjector(plan: configuration.faults, seed: configuration.seed))
         let down = configuration.faults.down

@@ -70,7 +70,9 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
 
     private static func user(_ auth: AuthSpec?) -> String {
         switch auth {
+        // The same user's rows, however the user signs in.
         case .basic(let username, _): return username
+        case .cookie(let spec): return spec.username
         // 64 bits of the digest tell tokens apart without making the token recoverable.
         case .bearer(let token): return "bearer:sha256:" + SHA256.hexDigest(token.revealed, characters: 16)
         // Tokens change every run; the client (and the token endpoint) is who the rows are for.

@@ -54,7 +54,7 @@ public enum PipelineSchema {
         paginateObject["allOf"] = .array(styles.map { variant(key: "style", value: $0.rawValue, keys: ["style"] + $0.keys, required: []) })
 
         var auth = object("auth", SpecKeys.auth).objectValue ?? [:]
-        auth["oneOf"] = [["required": ["basic"]], ["required": ["bearer"]], ["required": ["oauth2"]]]
+        auth["oneOf"] = [["required": ["basic"]], ["required": ["bearer"]], ["required": ["oauth2"]], ["required": ["cookie"]]]
 
         let definitions: JSONObject = [
             "source": .object(source),
@@ -62,6 +62,7 @@ public enum PipelineSchema {
             "auth": .object(auth),
             "basic": object("basic", SpecKeys.basicAuth, required: ["username", "password"]),
             "oauth2": object("oauth2", SpecKeys.oauth2Auth, required: ["client-id"]),
+            "cookie": object("cookie", SpecKeys.cookieAuth, required: ["username", "password"]),
             "rateLimit": object("rateLimit", SpecDecoder.rateLimitKeys, required: ["requests"]),
             "responseRule": object("responseRule", SpecDecoder.responseRuleKeys, required: ["action"]),
             "responseRuleJSON": object("responseRuleJSON", SpecDecoder.responseRuleJSONKeys, required: ["path", "equals"]),
@@ -295,6 +296,10 @@ public enum PipelineSchema {
         "auth.basic": reference("basic"),
         "auth.bearer": ["anyOf": [["type": "string", "minLength": 1], reference("secret")], "description": "A bearer token."],
         "auth.oauth2": reference("oauth2"),
+        "auth.cookie": reference("cookie"),
+        "cookie.username": string("The portal login to sign in with by form (Liferay: the email address)."),
+        "cookie.password": ["type": "string", "minLength": 1, "description": "The user's password; never shown."],
+        "cookie.login-path": string("The login form's path on the server (default /c/portal/login)."),
         "source.rate-limit": reference("rateLimit"),
         "source.on-response": [
             "type": "array", "maxItems": .int(Int64(SpecDecoder.maximumResponseRules)), "items": reference("responseRule"),
