@@ -27,6 +27,17 @@ public final class SandboxServer: Sendable {
     /// OAuth 2 access tokens issued so far by `/o/oauth2/token`.
     public var oauth2TokensIssued: Int { state.router.oauth2?.tokensIssued ?? 0 }
 
+    /// Token requests `/o/oauth2/token` answered with a token, per `grant_type`
+    /// (`client_credentials`, `password`, `refresh_token`).
+    public var oauth2GrantsAnswered: [String: Int] { state.router.oauth2?.grantsAnswered ?? [:] }
+
+    /// Successful form sign-ins at `/c/portal/login`.
+    public var cookieSignIns: Int { state.router.sessions.signIns }
+
+    /// Every session cookie value and CSRF token the form sign-in handed out, so a test
+    /// can search a run's outputs for them.
+    public var cookieSessionSecrets: [String] { state.router.sessions.issuedSecrets }
+
     /// Every OAuth 2 access and refresh token the provider issued or holds, so a test can
     /// search a run's outputs for them.
     public var oauth2IssuedTokens: [String] { state.router.oauth2?.knownTokens ?? [] }
@@ -56,7 +67,10 @@ public final class SandboxServer: Sendable {
     ///
     /// - Throws: ``SandboxError`` when the data cannot be found or read, or the bind error.
     public static func start(_ configuration: SandboxConfiguration) async throws -> SandboxServer {
-        let data = try DataDirectory.load(try DataDirectory.locate(configured: configuration.dataDirectory))
+        var data = try DataDirectory.load(try DataDirectory.locate(configured: configuration.dataDirectory))
+        for index in data.accounts.users.indices {
+            if let password = configuration.passwords[data.accounts.users[index].emailAddress] { data.accounts.users[index].password = password }
+        }
         let portal = Portal(
             data: data,
             generated: configuration.generatedRows > 0 ? GeneratedBookmarks(count: configuration.generatedRows) : nil,
@@ -64,7 +78,7 @@ public final class SandboxServer: Sendable {
         let state = ServerState(
             router: Router(
                 portal: portal, loginRedirect: configuration.loginRedirect, version: configuration.liferayVersion,
-                oauth2: configuration.oauth2.map(OAuth2Authority.init(plan:)),
+                oauth2: configuration.oauth2.map(OAuth2Authority.init(plan:)), sessions: PortalSessions(sessionUses: configuration.sessionUses),
                 rateLimit: configuration.rateLimit.map(RateLimitGate.init(limit:)), prettyHeadless: !configuration.compactHeadless),
             faults: FaultInjector(plan: configuration.faults, seed: configuration.seed))
         let down = configuration.faults.down

@@ -24,6 +24,12 @@ public struct SandboxConfiguration: Sendable {
     public var liferayVersion: LiferayVersion
     /// The OAuth 2 provider at `/o/oauth2/token` and its clients; nil serves none.
     public var oauth2: OAuth2Plan? = .standard
+    /// Passwords that replace users.json's, by email address: a test signs in with a
+    /// password it can search every output for (users.json's are short words).
+    public var passwords: [String: String] = [:]
+    /// End each form sign-in's session (`/c/portal/login`) after this many data requests
+    /// carried it: the session expires mid-list; nil keeps sessions for the server's life.
+    public var sessionUses: Int?
     /// A request budget on the data endpoints (429 beyond it); nil admits everything.
     public var rateLimit: SandboxRateLimit?
     /// Answer headless requests with compact JSON. By default they are pretty-printed with

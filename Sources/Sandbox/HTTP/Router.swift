@@ -9,6 +9,8 @@ struct Router: Sendable {
     let jsonwsMatcher: JSONWSActionMatcher
     /// The OAuth 2 provider; nil serves no token endpoint.
     let oauth2: OAuth2Authority?
+    /// The form sign-in's sessions.
+    let sessions: PortalSessions
     /// The data endpoints' request budget; nil admits everything.
     let rateLimit: RateLimitGate?
     /// Whether headless answers are pretty-printed, as a portal answers `curl`.
@@ -18,12 +20,14 @@ struct Router: Sendable {
 
     init(
         portal: Portal, loginRedirect: Bool, version: LiferayVersion, oauth2: OAuth2Authority? = nil,
+        sessions: PortalSessions = PortalSessions(sessionUses: nil),
         rateLimit: RateLimitGate? = nil, prettyHeadless: Bool = true
     ) {
         changes = SandboxChanges(portal: portal)
         self.loginRedirect = loginRedirect
         self.version = version
         self.oauth2 = oauth2
+        self.sessions = sessions
         self.rateLimit = rateLimit
         self.prettyHeadless = prettyHeadless
         jsonwsMatcher = JSONWSActionMatcher(version: version)
@@ -80,8 +84,19 @@ struct Router: Sendable {
         let portal = changes.portal
         let baseURL = request.baseURL
         var authentication = portal.data.accounts.authenticate(authorization: request.headers["authorization"])
+        // A session cookie signs a request in when no Authorization header does; JSON-WS
+        // also wants the session's CSRF token (AuthTokenUtil.checkCSRFToken).
+        var missingCSRFToken = false
+        // Elsewhere a session without its token is a guest's, as PortalSessionAuthVerifier
+        // leaves a request whose CSRF check fails.
+        if case .missing = authentication, Self.isDataEndpoint(request.path), case .user(let email, let validToken) = sessions.check(request),
+            validToken || request.path == Self.invokePath
+        {
+            authentication = portal.data.accounts.users.first { $0.emailAddress == email }.map(Authentication.user) ?? .invalid
+            missingCSRFToken = !validToken
+        }
         if let oauth2, request.path == OAuth2Authority.tokenPath {
-            return oauth2.respond(to: request)
+            return oauth2.respond(to: request, accounts: portal.data.accounts)
         }
         // The scopes of the request's OAuth 2 token; nil for any other credentials.
         var tokenScopes: Set<String>?
@@ -108,6 +123,7 @@ struct Router: Sendable {
             guard case .user(let account) = authentication else {
                 return unauthenticated(request, baseURL: baseURL, body: PortalError.authenticationRequired.jsonwsBody)
             }
+            if missingCSRFToken { return PortalSessions.invalidCSRFToken(userId: account.userId, path: request.path) }
             let (status, body) = JSONWSInvoker(portal: portal, matcher: jsonwsMatcher, tokenScopes: tokenScopes).invoke(body: request.body, account: account)
             return .json(status, body)
 
@@ -157,10 +173,11 @@ struct Router: Sendable {
             return RESTEndpoints(portal: portal, trash: changes.trashedBookmarks).respond(to: request, baseURL: baseURL)
 
         case Self.loginPath:
-            return .text(
-                200,
-                "<!DOCTYPE html><html><head><title>Sign In - Liferay</title></head><body><form action=\"/c/portal/login\" method=\"post\"><input name=\"login\"><input name=\"password\" type=\"password\"></form></body></html>",
-                contentType: "text/html; charset=UTF-8")
+            if request.method == "POST" { return sessions.signIn(request, accounts: portal.data.accounts) }
+            return .text(200, PortalSessions.signInPage(), contentType: "text/html; charset=UTF-8")
+
+        case PortalSessions.landingPath:
+            return sessions.landingPage(request)
 
         case "/":
             return .text(200, "Liferay sandbox portal (screens-pipe). Endpoints: POST \(Self.invokePath), GET \(StructuredContents.pathPrefix){siteId}\(StructuredContents.pathSuffix), GET \(RESTEndpoints.pathPrefix){bookmarks|generated}/{offset|pages|cursor|next-link|link-header}\n")

@@ -15,11 +15,25 @@ final class OAuth2Authority: Sendable {
         var uses: Int
     }
 
+    /// What a refresh token stands for: the client that holds it and the user its tokens
+    /// act as (the client's own, or the one who signed in with the password grant).
+    private struct RefreshGrant {
+        var clientID: String
+        var userEmail: String
+        /// Registered in the plan (``OAuth2Plan/Client/refreshToken``): it stays valid when
+        /// used, so every run of a sample pipeline can start from it. An issued one is
+        /// rotated: spent by its refresh, as Liferay's provider does by default.
+        var registered: Bool
+        /// Used once already (rotated): kept, refused, so tests can still look for it.
+        var spent = false
+    }
+
     private struct Ledger {
         var accessTokens: [String: Issued] = [:]
-        /// Refresh token -> client id.
-        var refreshTokens: [String: String] = [:]
+        var refreshTokens: [String: RefreshGrant] = [:]
         var tokensIssued = 0
+        /// Token requests answered with a token, per `grant_type`.
+        var grantsAnswered: [String: Int] = [:]
     }
 
     let plan: OAuth2Plan
@@ -28,12 +42,19 @@ final class OAuth2Authority: Sendable {
     init(plan: OAuth2Plan) {
         self.plan = plan
         var ledger = Ledger()
-        for client in plan.clients { if let refresh = client.refreshToken { ledger.refreshTokens[refresh] = client.id } }
+        for client in plan.clients {
+            if let refresh = client.refreshToken {
+                ledger.refreshTokens[refresh] = RefreshGrant(clientID: client.id, userEmail: client.userEmail, registered: true)
+            }
+        }
         self.ledger = Mutex(ledger)
     }
 
     /// Access tokens issued so far.
     var tokensIssued: Int { ledger.withLock { $0.tokensIssued } }
+
+    /// Token requests answered with a token, per `grant_type` (`password`, `refresh_token`, ...).
+    var grantsAnswered: [String: Int] { ledger.withLock { $0.grantsAnswered } }
 
     /// Every access and refresh token issued or registered, for tests that prove none leaks.
     var knownTokens: [String] { ledger.withLock { Array($0.accessTokens.keys) + Array($0.refreshTokens.keys) } }
@@ -91,9 +112,10 @@ final class OAuth2Authority: Sendable {
             headers: [("WWW-Authenticate", "Bearer realm=\"PortalRealm\", error=\"invalid_token\", error_description=\"The access token expired\"")])
     }
 
-    /// `POST /o/oauth2/token`: RFC 6749 §4.4 and §6, form-encoded, client authentication by
-    /// form parameters or HTTP basic; errors as §5.2 bodies.
-    func respond(to request: SandboxRequest) -> SandboxResponse {
+    /// `POST /o/oauth2/token`: RFC 6749 §4.4, §4.3 (the user's password checked against
+    /// `accounts`, by email address as Liferay's default sign-in is) and §6, form-encoded,
+    /// client authentication by form parameters or HTTP basic; errors as §5.2 bodies.
+    func respond(to request: SandboxRequest, accounts: Accounts) -> SandboxResponse {
         guard request.method == "POST" else {
             var response = SandboxResponse.text(405, "Method Not Allowed\n")
             response.headers.append(("Allow", "POST"))
@@ -123,12 +145,27 @@ final class OAuth2Authority: Sendable {
         guard !scopes.isEmpty else { return Self.error(400, "invalid_scope", "The client has none of the scopes asked for") }
         switch form["grant_type"] {
         case "client_credentials":
-            return issue(to: client, scopes: scopes, refreshToken: nil)
-        case "refresh_token":
-            guard let refresh = form["refresh_token"], ledger.withLock({ $0.refreshTokens[refresh] }) == client.id else {
-                return Self.error(400, "invalid_grant", "The refresh token is invalid")
+            return issue(grant: "client_credentials", userEmail: client.userEmail, scopes: scopes, refreshFor: nil)
+        case "password":
+            guard let username = form["username"], let password = form["password"] else {
+                return Self.error(400, "invalid_request", "The password grant needs username and password")
             }
-            return issue(to: client, scopes: scopes, refreshToken: Self.randomToken())
+            // Liferay answers a wrong login as an invalid grant, naming neither part.
+            guard let user = accounts.users.first(where: { $0.emailAddress.lowercased() == username.lowercased() && $0.password == password })
+            else { return Self.error(400, "invalid_grant", "The resource owner credentials are invalid") }
+            return issue(grant: "password", userEmail: user.emailAddress, scopes: scopes, refreshFor: client.id)
+        case "refresh_token":
+            let grant = form["refresh_token"].flatMap { refresh in
+                ledger.withLock { ledger -> RefreshGrant? in
+                    guard let grant = ledger.refreshTokens[refresh], grant.clientID == client.id, !grant.spent,
+                        grant.registered || !plan.refusesIssuedRefreshTokens
+                    else { return nil }
+                    if !grant.registered { ledger.refreshTokens[refresh]?.spent = true }
+                    return grant
+                }
+            }
+            guard let grant else { return Self.error(400, "invalid_grant", "The refresh token is invalid") }
+            return issue(grant: "refresh_token", userEmail: grant.userEmail, scopes: scopes, refreshFor: client.id)
         case nil:
             return Self.error(400, "invalid_request", "Missing grant_type")
         default:
@@ -136,13 +173,19 @@ final class OAuth2Authority: Sendable {
         }
     }
 
-    private func issue(to client: OAuth2Plan.Client, scopes: Set<String>, refreshToken: String?) -> SandboxResponse {
+    /// An access token acting as `userEmail`, and a new refresh token for client `refreshFor`
+    /// when the grant brings one.
+    private func issue(grant: String, userEmail: String, scopes: Set<String>, refreshFor clientID: String?) -> SandboxResponse {
         let token = Self.randomToken()
+        let refreshToken = clientID.map { _ in Self.randomToken() }
         let seconds = max(1, plan.tokenLifetime.components.seconds)
         ledger.withLock { ledger in
-            ledger.accessTokens[token] = Issued(userEmail: client.userEmail, scopes: scopes, expires: .now + .seconds(seconds), uses: 0)
-            if let refreshToken { ledger.refreshTokens[refreshToken] = client.id }
+            ledger.accessTokens[token] = Issued(userEmail: userEmail, scopes: scopes, expires: .now + .seconds(seconds), uses: 0)
+            if let refreshToken, let clientID {
+                ledger.refreshTokens[refreshToken] = RefreshGrant(clientID: clientID, userEmail: userEmail, registered: false)
+            }
             ledger.tokensIssued += 1
+            ledger.grantsAnswered[grant, default: 0] += 1
         }
         var body: JSONObject = [
             "access_token": .string(token), "token_type": "Bearer", "expires_in": .int(seconds),

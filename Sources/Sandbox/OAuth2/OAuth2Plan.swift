@@ -36,6 +36,9 @@ public struct OAuth2Plan: Sendable {
     /// Refuse a token (401, as an expired one) after this many data requests carried it,
     /// whatever its lifetime: "the token expires after page 2" without waiting for a clock.
     public var tokenUses: Int?
+    /// Refuse every refresh token the provider issued (`invalid_grant`), as after an
+    /// administrator revokes the authorization: a password-grant client must sign in again.
+    public var refusesIssuedRefreshTokens = false
 
     /// Creates a provider plan.
     public init(clients: [Client] = [Self.sandboxClient], tokenLifetime: Duration = .seconds(600), tokenUses: Int? = nil) {

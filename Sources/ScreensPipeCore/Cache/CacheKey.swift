@@ -70,12 +70,16 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
 
     private static func user(_ auth: AuthSpec?) -> String {
         switch auth {
+        // The same user's rows, however the user signs in.
         case .basic(let username, _): return username
+        case .cookie(let spec): return spec.username
         // 64 bits of the digest tell tokens apart without making the token recoverable.
         case .bearer(let token): return "bearer:sha256:" + SHA256.hexDigest(token.revealed, characters: 16)
         // Tokens change every run; the client (and the token endpoint) is who the rows are for.
+        // The password grant acts as its user: the user separates entries as basic's does.
         case .oauth2(let spec):
-            return "oauth2:sha256:" + SHA256.hexDigest("\(spec.tokenURL)\n\(spec.clientID)\n\(spec.scope ?? "")", characters: 16)
+            let owner = spec.resourceOwner.map { "\n\($0)" } ?? ""
+            return "oauth2:sha256:" + SHA256.hexDigest("\(spec.tokenURL)\n\(spec.clientID)\n\(spec.scope ?? "")\(owner)", characters: 16)
         case nil: return "anonymous"
         }
     }

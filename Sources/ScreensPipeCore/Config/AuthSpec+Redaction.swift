@@ -9,6 +9,7 @@ extension AuthSpec: CustomStringConvertible, CustomDebugStringConvertible, Custo
         case .bearer: "bearer(token: \(redactedPlaceholder))"
         case .oauth2(let spec):
             "oauth2(token-url: \(redactedURL(spec.tokenURL)), grant: \(spec.grantName), client-id: \(spec.clientID), client-secret: \(redactedPlaceholder))"
+        case .cookie(let spec): "cookie(username: \(spec.username), password: \(redactedPlaceholder), login-path: \(spec.loginPath))"
         }
     }
 
@@ -26,6 +27,10 @@ extension AuthSpec: CustomStringConvertible, CustomDebugStringConvertible, Custo
             Mirror(
                 self,
                 children: ["token-url": redactedURL(spec.tokenURL), "grant": spec.grantName, "client-id": spec.clientID, "client-secret": redactedPlaceholder],
+                displayStyle: .enum)
+        case .cookie(let spec):
+            Mirror(
+                self, children: ["username": spec.username, "password": redactedPlaceholder, "login-path": spec.loginPath],
                 displayStyle: .enum)
         }
     }

@@ -45,6 +45,8 @@ extension SourceSpec {
             members.append(("auth", .mapping([("bearer", .raw(redactedPlaceholder))])))
         case .oauth2(let spec)?:
             members.append(("auth", .mapping([("oauth2", .mapping(spec.redactedMembers))])))
+        case .cookie(let spec)?:
+            members.append(("auth", .mapping([("cookie", .mapping(spec.redactedMembers))])))
         case nil: break
         }
         members += type.settings.redactedMembers

@@ -174,6 +174,9 @@ public enum AuthSpec: Sendable, Hashable {
     /// `Authorization: Bearer <token>` with a token obtained (and renewed) from an OAuth 2
     /// token endpoint.
     case oauth2(OAuth2Spec)
+    /// A portal session from its login form (`Cookie` and the `X-CSRF-Token` of
+    /// `Liferay.authToken`), as Liferay Screens' cookie authentication signs in.
+    case cookie(CookieSignInSpec)
 }
 
 /// Fluent pagination (docs/architecture.md, "Pagination").

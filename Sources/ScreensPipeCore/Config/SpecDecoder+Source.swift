@@ -132,8 +132,8 @@ extension SpecDecoder {
         guard kinds.count == 1, let kind = kinds.first else {
             context.fail(
                 kinds.isEmpty
-                    ? "auth needs 'basic' (username, password), 'bearer' (a token) or 'oauth2' (a token endpoint and a client)"
-                    : "auth takes one of 'basic', 'bearer' or 'oauth2', not \(kinds.map { "'\($0)'" }.joined(separator: " and "))",
+                    ? "auth needs 'basic' (username, password), 'bearer' (a token), 'oauth2' (a token endpoint and a client) or 'cookie' (username, password)"
+                    : "auth takes one of 'basic', 'bearer', 'oauth2' or 'cookie', not \(kinds.map { "'\($0)'" }.joined(separator: " and "))",
                 at: section.location)
             return nil
         }
@@ -148,6 +148,9 @@ extension SpecDecoder {
         case "bearer":
             let token = section.required("bearer").flatMap { context.nonEmptyString($0, key: "bearer") }
             return token.map { .bearer(token: Secret($0)) }
+        case "cookie":
+            guard let cookie = Section(section.mapping["cookie"]!, name: "\(section.name).cookie", context: context) else { return nil }
+            return decodeCookieSignIn(cookie).map(AuthSpec.cookie)
         default:
             guard let oauth2 = Section(section.mapping["oauth2"]!, name: "\(section.name).oauth2", context: context) else { return nil }
             return decodeOAuth2(oauth2).map(AuthSpec.oauth2)

@@ -17,8 +17,9 @@ enum SpecKeys {
         return keys
     }
     static let pagination = ["first-page-size", "page-size", "prefetch", "max-prefetch", "max-pages"]
-    static let auth = ["basic", "bearer", "oauth2"]
-    static let oauth2Auth = ["token-url", "grant", "client-id", "client-secret", "refresh-token", "scope", "client-auth", "allow-other-token-origin", "proxy"]
+    static let auth = ["basic", "bearer", "oauth2", "cookie"]
+    static let cookieAuth = ["username", "password", "login-path"]
+    static let oauth2Auth = ["token-url", "grant", "client-id", "client-secret", "refresh-token", "username", "password", "scope", "client-auth", "allow-other-token-origin", "proxy"]
     static let basicAuth = ["username", "password"]
     static let retry = ["attempts", "backoff", "max-backoff"]
     /// Every key of `source`, of any type, in the order the types list them.

@@ -54,7 +54,7 @@ public enum PipelineSchema {
         paginateObject["allOf"] = .array(styles.map { variant(key: "style", value: $0.rawValue, keys: ["style"] + $0.keys, required: []) })
 
         var auth = object("auth", SpecKeys.auth).objectValue ?? [:]
-        auth["oneOf"] = [["required": ["basic"]], ["required": ["bearer"]], ["required": ["oauth2"]]]
+        auth["oneOf"] = [["required": ["basic"]], ["required": ["bearer"]], ["required": ["oauth2"]], ["required": ["cookie"]]]
 
         let definitions: JSONObject = [
             "source": .object(source),
@@ -62,6 +62,7 @@ public enum PipelineSchema {
             "auth": .object(auth),
             "basic": object("basic", SpecKeys.basicAuth, required: ["username", "password"]),
             "oauth2": object("oauth2", SpecKeys.oauth2Auth, required: ["client-id"]),
+            "cookie": object("cookie", SpecKeys.cookieAuth, required: ["username", "password"]),
             "rateLimit": object("rateLimit", SpecDecoder.rateLimitKeys, required: ["requests"]),
             "responseRule": object("responseRule", SpecDecoder.responseRuleKeys, required: ["action"]),
             "responseRuleJSON": object("responseRuleJSON", SpecDecoder.responseRuleJSONKeys, required: ["path", "equals"]),
@@ -299,6 +300,10 @@ public enum PipelineSchema {
         "auth.basic": reference("basic"),
         "auth.bearer": ["anyOf": [["type": "string", "minLength": 1], reference("secret")], "description": "A bearer token."],
         "auth.oauth2": reference("oauth2"),
+        "auth.cookie": reference("cookie"),
+        "cookie.username": string("The portal login to sign in with by form (Liferay: the email address)."),
+        "cookie.password": ["type": "string", "minLength": 1, "description": "The user's password; never shown."],
+        "cookie.login-path": string("The login form's path on the server (default /c/portal/login)."),
         "source.rate-limit": reference("rateLimit"),
         "source.on-response": [
             "type": "array", "maxItems": .int(Int64(SpecDecoder.maximumResponseRules)), "items": reference("responseRule"),
@@ -317,10 +322,12 @@ public enum PipelineSchema {
         "rateLimit.max-wait": duration("The longest pause a server's 429 Retry-After or RateLimit-Reset may impose (default 60s)"),
         "oauth2.proxy": proxy("The token endpoint's proxy, as source.proxy (none, env, a URL or { url, username, password }); default: the section's proxy."),
         "oauth2.token-url": string("The token endpoint: a path on the server or an absolute URL (default /o/oauth2/token)."),
-        "oauth2.grant": enumeration(["client-credentials", "refresh-token"], "How the token is obtained (default client-credentials)."),
+        "oauth2.grant": enumeration(["client-credentials", "refresh-token", "password"], "How the token is obtained (default client-credentials)."),
         "oauth2.client-id": string("The OAuth 2 application's client id."),
         "oauth2.client-secret": ["type": "string", "minLength": 1, "description": "The client secret; never shown."],
         "oauth2.refresh-token": ["type": "string", "minLength": 1, "description": "The refresh token of grant refresh-token; never shown."],
+        "oauth2.username": string("The portal user of grant password (Liferay: the email address)."),
+        "oauth2.password": ["type": "string", "minLength": 1, "description": "The user's password of grant password; never shown."],
         "oauth2.scope": string("Space-separated scopes to ask for; the client's default scopes when absent."),
         "oauth2.client-auth": enumeration(OAuth2Spec.ClientAuthentication.allCases.map(\.rawValue), "form parameters (default) or HTTP basic."),
         "oauth2.allow-other-token-origin": boolean("Allow a token endpoint on another origin than the source's."),

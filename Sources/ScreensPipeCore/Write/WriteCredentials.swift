@@ -9,44 +9,43 @@ import ScreensBus
 /// redacted wherever a request is shown.
 struct WriteCredentials: Sendable {
     let settings: HTTPSourceSettings
-    /// The token's keeper, when `auth: { oauth2: ... }` and the origin rule allows its endpoint.
-    private let tokenProvider: OAuth2TokenProvider?
+    /// The keeper of credentials signed in for (an OAuth 2 token whose endpoint the origin
+    /// rule allows, a portal session).
+    private let signedIn: (any SignedInCredentials)?
     /// Sends token requests, retried as the sink's `retry` says.
     private let tokenSender: RetryingSender
 
     init(settings: HTTPSourceSettings, client: HTTPClient) {
         self.settings = settings
         tokenSender = RetryingSender(client: client, policy: settings.retry)
-        if case .oauth2(let spec) = settings.source.auth, let tokenURL = settings.oauth2TokenURL {
-            tokenProvider = OAuth2TokenProviders.shared.provider(spec: spec, tokenURL: tokenURL, source: settings.source, logger: settings.logger)
-        } else {
-            tokenProvider = nil
-        }
+        signedIn = settings.signedInCredentials()
     }
 
     /// The request as a dry run shows it: every credential but an OAuth 2 token, which is
     /// obtained only to send (a placeholder `Authorization`, redacted like any, stands for it).
     func planned(_ request: inout HTTPRequest) throws(ScreensPipeError) {
-        if try decision(for: request) == .sendWithCredentials, case .oauth2 = settings.source.auth {
+        guard try decision(for: request) == .sendWithCredentials else { return }
+        switch settings.source.auth {
+        case .oauth2:
             request.headers.replaceOrAdd(name: "Authorization", value: "Bearer (obtained from the token endpoint when sent)")
+        case .cookie:
+            request.headers.replaceOrAdd(name: "Cookie", value: "(the portal session, signed in when sent)")
+            request.headers.replaceOrAdd(name: "X-CSRF-Token", value: "(the session's Liferay.authToken)")
+        case .basic, .bearer, nil:
+            break
         }
     }
 
     /// Adds the OAuth 2 token to `request` (obtaining one first) when the sink uses one and
     /// the origin rule lets credentials go; answers that token. Headers and other
     /// credentials are already on the request (``HTTPSourceSettings/authorize(_:)``).
-    private func authorize(_ request: inout HTTPRequest) async throws(ScreensPipeError) -> Secret? {
-        guard try decision(for: request) == .sendWithCredentials, case .oauth2(let spec) = settings.source.auth else { return nil }
-        guard let tokenProvider else {
-            // The origin rule refused the token endpoint: say why rather than send no token.
-            _ = try spec.resolvedTokenURL(against: settings.configuredURL, source: settings.source)
-            throw ScreensPipeError(.configuration, "auth.oauth2.token-url cannot be used")
-        }
-        let token = try await tokenProvider.token(sender: tokenSender, source: settings.source)
-        // The transport is where the token is unwrapped; every shown form redacts it.
-        request.headers.replaceOrAdd(name: "Authorization", value: "Bearer \(token.revealed)")
-        request.secretValues.append(token.revealed)
-        return token
+    private func authorize(_ request: inout HTTPRequest) async throws(ScreensPipeError) -> SignedIn? {
+        guard try decision(for: request) == .sendWithCredentials, settings.signsIn else { return nil }
+        // The origin rule refused the token endpoint: say why rather than send no token.
+        guard let signedIn else { throw settings.signInUnavailable(page: nil) }
+        let held = try await signedIn.credentials(sender: tokenSender, source: settings.source)
+        held.apply(to: &request)
+        return held
     }
 
     /// Sends `prepared` with the credentials through `send` (one attempt, or a retrying
@@ -61,16 +60,16 @@ struct WriteCredentials: Sendable {
         var renewed = false
         while true {
             var request = prepared
-            let token = try await authorize(&request)
+            let held = try await authorize(&request)
             let result: Result<HTTPResponse, HTTPError>
             do throws(HTTPError) {
                 result = .success(try await send(request))
             } catch {
                 result = .failure(error)
             }
-            if case .success(let response) = result, response.status == 401, let token, !renewed {
-                settings.logger.info("the portal refused the OAuth2 token (HTTP 401); obtaining a new one")
-                await tokenProvider?.invalidate(token)
+            if case .success(let response) = result, let held, let signedIn, signedIn.refuses(status: response.status), !renewed {
+                settings.logger.info("the portal \(signedIn.refusalNotice(status: response.status))")
+                await signedIn.refused(held)
                 renewed = true
                 continue
             }

@@ -234,7 +234,7 @@ func writeFile(_ path: String, _ text: String) throws {
             ])
         #expect(
             configErrors("source: { type: liferay-headless, server: sandbox, path: /o/x, auth: { bearer: t, basic: {} } }") == [
-                "test.yaml:1:70: auth takes one of 'basic', 'bearer' or 'oauth2', not 'basic' and 'bearer'"
+                "test.yaml:1:70: auth takes one of 'basic', 'bearer', 'oauth2' or 'cookie', not 'basic' and 'bearer'"
             ])
     }
 

@@ -10,10 +10,10 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
     let settings: HTTPSourceSettings
     let client: HTTPClient
     private let sender: RetryingSender
-    /// The OAuth 2 access token's keeper, when `auth: { oauth2: ... }`.
-    let tokenProvider: OAuth2TokenProvider?
-    /// Sends token requests: retried as `source.retry` says, outside the rate limit of the
-    /// source's origin (the token endpoint may be elsewhere).
+    /// The keeper of credentials signed in for (an OAuth 2 token, a portal session).
+    let signedIn: (any SignedInCredentials)?
+    /// Sends token and sign-in requests: retried as `source.retry` says, outside the rate
+    /// limit of the source's origin (the token endpoint may be elsewhere).
     private let tokenSender: RetryingSender
 
     /// Without a `client`, the fetcher starts its own, with as many connections per host as
@@ -26,11 +26,7 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
         let limiter = RateLimiterRegistry.shared.limiter(origin: URLParts(settings.configuredURL).origin, spec: settings.source.rateLimit)
         sender = RetryingSender(client: client, policy: settings.retry, limiter: limiter)
         tokenSender = RetryingSender(client: client, policy: settings.retry)
-        if case .oauth2(let spec) = settings.source.auth, let tokenURL = settings.oauth2TokenURL {
-            tokenProvider = OAuth2TokenProviders.shared.provider(spec: spec, tokenURL: tokenURL, source: settings.source, logger: settings.logger)
-        } else {
-            tokenProvider = nil
-        }
+        signedIn = settings.signedInCredentials()
     }
 
     var chaining: PageChaining { wire.chaining }
@@ -44,36 +40,31 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
 
     func fetch(_ page: PageRequest, provisional: @Sendable (FetchedPage) async -> Void) async throws(ScreensPipeError) -> FetchedPage {
         let (prepared, decision) = try wire.preparedRequestAndDecision(for: page, settings: settings)
-        guard decision == .sendWithCredentials, case .oauth2(let spec) = settings.source.auth else {
+        guard decision == .sendWithCredentials, settings.signsIn else {
             return try await send(prepared, page: page)
         }
-        guard let tokenProvider else {
-            // The origin rule refused the token endpoint: say why rather than send no token.
-            _ = try spec.resolvedTokenURL(against: settings.configuredURL, source: settings.source)
-            throw ScreensPipeError(.configuration, "auth.oauth2.token-url cannot be used", page: page.index)
-        }
-        var refreshedAfterRefusal = false
+        // The origin rule refused the token endpoint: say why rather than send no token.
+        guard let signedIn else { throw settings.signInUnavailable(page: page.index) }
+        var renewedAfterRefusal = false
         while true {
             var request = prepared
-            let token: Secret
+            let held: SignedIn
             do throws(ScreensPipeError) {
-                token = try await tokenProvider.token(sender: tokenSender, source: settings.source)
+                held = try await signedIn.credentials(sender: tokenSender, source: settings.source)
             } catch {
                 var located = error
                 located.page = page.index
                 throw located
             }
-            // The transport is where the token is unwrapped; every shown form redacts it.
-            request.headers.replaceOrAdd(name: "Authorization", value: "Bearer \(token.revealed)")
-            request.secretValues.append(token.revealed)
+            held.apply(to: &request)
             do throws(ScreensPipeError) {
                 return try await send(request, page: page)
-            } catch where error.status == 401 && !refreshedAfterRefusal {
-                // A token can expire or be revoked before its announced lifetime: one new
-                // token, one more try; a second 401 is the server's final word.
-                settings.logger.info("page \(page.index): the server refused the OAuth2 token (HTTP 401); obtaining a new one")
-                await tokenProvider.invalidate(token)
-                refreshedAfterRefusal = true
+            } catch where error.status.map(signedIn.refuses) == true && !renewedAfterRefusal {
+                // A token can expire or be revoked, a session end, before their time: one
+                // new sign-in, one more try; a second refusal is the server's final word.
+                settings.logger.info("page \(page.index): the server \(signedIn.refusalNotice(status: error.status ?? 0))")
+                await signedIn.refused(held)
+                renewedAfterRefusal = true
             }
         }
     }
@@ -291,8 +282,8 @@ struct HTTPSourceSettings: Sendable {
             request.headers.replaceOrAdd(name: "Authorization", value: "Bearer \(token.revealed)")
             // A server may echo the token it was sent: every shown form redacts it.
             request.secretValues.append(token.revealed)
-        case .oauth2, nil:
-            // An OAuth 2 token is obtained at send time (HTTPPageFetcher.fetch).
+        case .oauth2, .cookie, nil:
+            // An OAuth 2 token or a portal session is obtained at send time (HTTPPageFetcher.fetch).
             break
         }
     }

@@ -26,6 +26,10 @@ extension WireFormat {
         if case .oauth2 = settings.source.auth, decision == .sendWithCredentials, let tokenURL = settings.oauth2TokenURL {
             headers.append("Authorization: Bearer \(redactedPlaceholder) (an OAuth2 token from POST \(redactedURL(tokenURL)))")
         }
+        if case .cookie(let spec) = settings.source.auth, decision == .sendWithCredentials {
+            headers.append("Cookie: \(redactedPlaceholder) (a portal session from POST \(redactedURL(spec.loginURL(against: settings.configuredURL))))")
+            headers.append("X-CSRF-Token: \(redactedPlaceholder) (the session's Liferay.authToken, as p_auth)")
+        }
         return [
             PlannedRequest(
                 page: page.index, method: request.method, url: request.shownURL, headers: headers, body: request.shownBody)

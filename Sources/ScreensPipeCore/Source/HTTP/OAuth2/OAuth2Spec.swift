@@ -1,5 +1,6 @@
 /// `auth: { oauth2: ... }`: an access token obtained from an OAuth 2 token endpoint
-/// (RFC 6749 §4.4 client credentials, §6 refresh token), as Liferay 7.2+ issues them at
+/// (RFC 6749 §4.4 client credentials, §4.3 resource owner password, §6 refresh token), as
+/// Liferay 7.2+ issues them at
 /// `/o/oauth2/token`. The token lives in memory only, for one run.
 public struct OAuth2Spec: Sendable, Hashable {
     /// How the token is obtained.
@@ -9,6 +10,11 @@ public struct OAuth2Spec: Sendable, Hashable {
         /// `grant_type=refresh_token` with this refresh token; a rotated refresh token from
         /// the answer is used for the next refresh, in memory only.
         case refreshToken(Secret)
+        /// `grant_type=password` (RFC 6749 §4.3): the client acts as this portal user, as
+        /// Screens' Login Screenlet does in its OAuth 2 username/password mode. A refresh
+        /// token from the answer renews the token (rotated ones kept, in memory only); the
+        /// password is sent again only when there is none or the server refuses it.
+        case password(username: String, password: Secret)
     }
 
     /// How the client proves who it is to the token endpoint.
@@ -60,11 +66,18 @@ public struct OAuth2Spec: Sendable, Hashable {
         return settings
     }
 
-    /// `client-credentials` or `refresh-token`, as written in a pipeline file.
+    /// `client-credentials`, `refresh-token` or `password`, as written in a pipeline file.
     var grantName: String {
         switch grant {
         case .clientCredentials: "client-credentials"
         case .refreshToken: "refresh-token"
+        case .password: "password"
         }
+    }
+
+    /// The portal user of the password grant, whom the rows are for; nil for other grants.
+    var resourceOwner: String? {
+        if case .password(let username, _) = grant { return username }
+        return nil
     }
 }

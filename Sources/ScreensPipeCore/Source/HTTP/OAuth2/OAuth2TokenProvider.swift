@@ -71,16 +71,39 @@ actor OAuth2TokenProvider {
 
     private func requestToken(sender: RetryingSender, source: SourceSpec) async -> Result<Current, ScreensPipeError> {
         let request = tokenRequest(source: source)
+        let answer = await exchange(request, sender: sender)
+        // The password grant's refresh token may have expired or been revoked while the
+        // password still holds: sign in again once, as Screens' login does, rather than fail.
+        if case .password = spec.grant, case .failure(let refusal) = answer, refusal.invalidGrant, refreshToken != nil {
+            logger.info("the token endpoint refused the refresh token (invalid_grant); signing in with the password again")
+            refreshToken = nil
+            return await exchange(tokenRequest(source: source), sender: sender).mapError(\.error)
+        }
+        return answer.mapError(\.error)
+    }
+
+    /// Why a token request failed, and whether the server's answer was `invalid_grant`.
+    private struct Refusal: Error {
+        var error: ScreensPipeError
+        var invalidGrant = false
+    }
+
+    /// One token request and its answer; a rotated refresh token is kept for the next one.
+    private func exchange(_ request: HTTPRequest, sender: RetryingSender) async -> Result<Current, Refusal> {
         let response: HTTPResponse
         do throws(HTTPError) {
             response = try await sender.send(request)
         } catch {
             let code: ScreensPipeError.Code = error.kind == .cancelled ? .cancelled : (error.isConnectivity ? .connectivity : .http)
-            return .failure(ScreensPipeError(code, "obtaining an OAuth2 token: \(error.message)", request: request.requestDescription))
+            return .failure(Refusal(error: ScreensPipeError(code, "obtaining an OAuth2 token: \(error.message)", request: request.requestDescription)))
         }
         guard response.status == 200 else {
-            let message = OAuth2TokenResponse.refusal(status: response.status, body: response.body, secrets: request.secretValues)
-            return .failure(.authentication("obtaining an OAuth2 token: \(message)", request: request.requestDescription, status: response.status))
+            let message = OAuth2TokenResponse.refusal(
+                status: response.status, body: response.body, secrets: request.secretValues, invalidGrantMeans: invalidGrantMeaning(of: request))
+            return .failure(
+                Refusal(
+                    error: .authentication("obtaining an OAuth2 token: \(message)", request: request.requestDescription, status: response.status),
+                    invalidGrant: OAuth2TokenResponse.errorCode(response.body) == "invalid_grant"))
         }
         do throws(ScreensPipeError) {
             let answer = try OAuth2TokenResponse.parse(response.body)
@@ -92,11 +115,23 @@ actor OAuth2TokenProvider {
             var located = error
             located.message = "obtaining an OAuth2 token: \(error.message)"
             located.request = request.requestDescription
-            return .failure(located)
+            return .failure(Refusal(error: located))
         }
     }
 
-    /// The form-encoded POST of RFC 6749 §4.4.2 or §6, with the client's credentials in the
+    /// What `invalid_grant` (RFC 6749 §5.2) says about `request`'s grant: the password
+    /// grant's credentials are the user's, the refresh grant's a token.
+    private func invalidGrantMeaning(of request: HTTPRequest) -> String {
+        let refreshed = refreshToken.map { request.secretValues.contains($0.revealed) } ?? false
+        switch spec.grant {
+        case .password where !refreshed: return "the username or password is wrong, or the user may not sign in"
+        case .clientCredentials: return "the client's grant is invalid or revoked"
+        case .password, .refreshToken: return "the refresh token is invalid, expired or revoked"
+        }
+    }
+
+    /// The form-encoded POST of RFC 6749 §4.4.2, §4.3.2 or §6 (the password grant's renewal
+    /// while it holds a refresh token), with the client's credentials in the
     /// form or in a basic `Authorization` header.
     private func tokenRequest(source: SourceSpec) -> HTTPRequest {
         var form: [QueryParameter] = []
@@ -110,6 +145,18 @@ actor OAuth2TokenProvider {
                 form.append(QueryParameter(name: "refresh_token", value: refreshToken.revealed))
                 secrets.append(refreshToken.revealed)
             }
+        case .password(let username, let password):
+            if let refreshToken {
+                form.append(QueryParameter(name: "grant_type", value: "refresh_token"))
+                form.append(QueryParameter(name: "refresh_token", value: refreshToken.revealed))
+                secrets.append(refreshToken.revealed)
+            } else {
+                form.append(QueryParameter(name: "grant_type", value: "password"))
+                form.append(QueryParameter(name: "username", value: username))
+                form.append(QueryParameter(name: "password", value: password.revealed))
+            }
+            // Listed either way: a server may echo it in an error about a refresh.
+            secrets.append(password.revealed)
         }
         if let scope = spec.scope { form.append(QueryParameter(name: "scope", value: scope)) }
         var request = HTTPRequest(method: "POST", url: tokenURL)
@@ -136,7 +183,7 @@ actor OAuth2TokenProvider {
 }
 
 /// The process's token providers, one per set of OAuth 2 credentials (token endpoint,
-/// grant, client, secret, refresh token, scope) and TLS settings (CA file, verification),
+/// grant, client, secret, refresh token, user and password, scope) and TLS settings (CA file, verification),
 /// named by a digest so no secret is a key in the clear. The number of entries is the
 /// number of credential sets the process uses.
 ///
@@ -150,9 +197,15 @@ final class OAuth2TokenProviders: Sendable {
 
     func provider(spec: OAuth2Spec, tokenURL: String, source: SourceSpec, logger: Logger) -> OAuth2TokenProvider {
         var refresh = ""
-        if case .refreshToken(let token) = spec.grant { refresh = token.revealed }
+        var owner = ""
+        switch spec.grant {
+        case .clientCredentials: break
+        case .refreshToken(let token): refresh = token.revealed
+        // Each user (and each of their passwords) gets a token of its own.
+        case .password(let username, let password): owner = "\(username)\n\(password.revealed)"
+        }
         let identity = [
-            tokenURL, spec.grantName, spec.clientID, spec.clientSecret?.revealed ?? "", refresh, spec.scope ?? "",
+            tokenURL, spec.grantName, spec.clientID, spec.clientSecret?.revealed ?? "", refresh, owner, spec.scope ?? "",
             spec.clientAuthentication.rawValue, source.caFile ?? "", source.insecureSkipTLSVerify ? "insecure" : "verified",
             // The route too: a token request of a pipeline that names a proxy or presents a
             // certificate must not be answered by one that goes another way.

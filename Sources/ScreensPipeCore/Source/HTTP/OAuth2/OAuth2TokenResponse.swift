@@ -63,7 +63,11 @@ struct OAuth2TokenResponse: Sendable {
 
     /// An error answer (RFC 6749 §5.2: `{"error": "invalid_client", "error_description": ...}`),
     /// as a message with the server's text sanitized; `secrets` are taken out of it too.
-    static func refusal(status: Int, body: [UInt8], secrets: [String]) -> String {
+    /// `invalidGrantMeans` says what `invalid_grant` means for the grant asked: a wrong
+    /// password, or a refresh token that no longer holds.
+    static func refusal(
+        status: Int, body: [UInt8], secrets: [String], invalidGrantMeans: String = "the refresh token is invalid, expired or revoked"
+    ) -> String {
         var text = "the token endpoint answered HTTP \(status)"
         guard body.count <= maximumBodySize, let json = try? JSONValue(parsing: body), case .object = json else {
             return text
@@ -72,7 +76,7 @@ struct OAuth2TokenResponse: Sendable {
             text += ": \(sanitizedServerText(code, limit: 60))"
             switch code {
             case "invalid_client": text += " (the client id or secret is wrong)"
-            case "invalid_grant": text += " (the refresh token is invalid, expired or revoked)"
+            case "invalid_grant": text += " (\(invalidGrantMeans))"
             case "invalid_scope": text += " (the scope is not allowed for this client)"
             case "unauthorized_client": text += " (the client may not use this grant)"
             default: break
@@ -82,6 +86,12 @@ struct OAuth2TokenResponse: Sendable {
             text += ": \(sanitizedServerText(description, limit: 200))"
         }
         return redactingValues(text, secrets)
+    }
+
+    /// The `error` code of an error answer, when it is one.
+    static func errorCode(_ body: [UInt8]) -> String? {
+        guard body.count <= maximumBodySize, let json = try? JSONValue(parsing: body) else { return nil }
+        return json["error"]?.stringValue
     }
 
     private static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {

@@ -1,11 +1,11 @@
-/// `auth: { oauth2: { token-url, grant, client-id, client-secret, refresh-token, scope,
-/// client-auth, allow-other-token-origin } }`.
+/// `auth: { oauth2: { token-url, grant, client-id, client-secret, refresh-token, username,
+/// password, scope, client-auth, allow-other-token-origin } }`.
 extension SpecDecoder {
     func decodeOAuth2(_ section: Section) -> OAuth2Spec? {
         section.checkKeys(SpecKeys.oauth2Auth)
         let grantName =
             section["grant"].flatMap {
-                context.choice($0, key: "grant", ["client-credentials": "client-credentials", "refresh-token": "refresh-token"])
+                context.choice($0, key: "grant", ["client-credentials": "client-credentials", "refresh-token": "refresh-token", "password": "password"])
             } ?? "client-credentials"
         let clientID = section.required("client-id").flatMap { context.nonEmptyString($0, key: "client-id") }
         let clientSecret = section.nonEmptyString("client-secret").map { Secret($0) }
@@ -15,7 +15,22 @@ extension SpecDecoder {
             context.fail("'token-url' must be a path or an http(s) URL without spaces", at: node.location)
         }
         let grant: OAuth2Spec.Grant
+        if grantName != "password" {
+            for key in ["username", "password"] {
+                if let node = section[key] { context.fail("'\(key)' applies to grant password only", at: node.location) }
+            }
+        }
         switch grantName {
+        case "password":
+            if let node = section["refresh-token"] {
+                context.fail("'refresh-token' applies to grant refresh-token only: grant password keeps the one its answer brings", at: node.location)
+            }
+            let username = section.required("username").flatMap { context.nonEmptyString($0, key: "username") }
+            let password = section.required("password").flatMap { context.nonEmptyString($0, key: "password") }
+            guard let username, let password else { return nil }
+            // The client secret stays optional: RFC 6749 §4.3.2 lets a public client (a
+            // native app without a secret, as Liferay registers them) use this grant.
+            grant = .password(username: username, password: Secret(password))
         case "refresh-token":
             guard let refreshToken else {
                 context.fail("grant refresh-token needs 'refresh-token' (for example ${LIFERAY_REFRESH_TOKEN})", at: section.location)
@@ -50,6 +65,10 @@ extension OAuth2Spec {
         ]
         if clientSecret != nil { members.append(("client-secret", .raw(redactedPlaceholder))) }
         if case .refreshToken = grant { members.append(("refresh-token", .raw(redactedPlaceholder))) }
+        if case .password(let username, _) = grant {
+            members.append(("username", .string(username)))
+            members.append(("password", .raw(redactedPlaceholder)))
+        }
         if let scope { members.append(("scope", .string(scope))) }
         members.append(("client-auth", .raw(clientAuthentication.rawValue)))
         if allowOtherTokenOrigin { members.append(("allow-other-token-origin", .raw("true"))) }

@@ -76,6 +76,17 @@ struct OAuth2TokenResponseTests {
         #expect(!message.contains("\u{1b}"))
         #expect(OAuth2TokenResponse.refusal(status: 500, body: Array("<html>".utf8), secrets: []) == "the token endpoint answered HTTP 500")
     }
+
+    @Test("invalid_grant says what it means for the grant asked, and an echoed password is taken out")
+    func invalidGrantMeaning() {
+        let body = Array(#"{"error":"invalid_grant","error_description":"bad credentials for joe: pa55-w0rd-Q"}"#.utf8)
+        let message = OAuth2TokenResponse.refusal(
+            status: 400, body: body, secrets: ["pa55-w0rd-Q"], invalidGrantMeans: "the username or password is wrong")
+        #expect(message.contains("HTTP 400: invalid_grant (the username or password is wrong)"), "\(message)")
+        #expect(!message.contains("pa55-w0rd-Q"))
+        #expect(OAuth2TokenResponse.errorCode(body) == "invalid_grant")
+        #expect(OAuth2TokenResponse.errorCode(Array("not json".utf8)) == nil)
+    }
 }
 
 @Suite("OAuth2 pipeline keys")
@@ -109,12 +120,48 @@ struct OAuth2SpecDecodingTests {
         #expect(!spec.redactedDescription().contains("shh-1"))
     }
 
+    @Test("a password block decodes without a client secret; plan and reflection show the user, never the password")
+    func decodesPasswordGrant() throws {
+        let spec = try loadPipeline(
+            source("grant: password\nclient-id: app\nusername: joe@liferay.com\npassword: ${P}"), environment: ["P": "pa55-w0rd-Q"])
+        guard case .oauth2(let oauth2) = spec.source.auth else {
+            Issue.record("not oauth2")
+            return
+        }
+        #expect(oauth2.grant == .password(username: "joe@liferay.com", password: Secret("pa55-w0rd-Q")))
+        #expect(oauth2.clientSecret == nil)
+        let plan = spec.redactedDescription()
+        #expect(plan.contains("joe@liferay.com"), "\(plan)")
+        #expect(plan.contains("grant: password"), "\(plan)")
+        for shown in [plan, "\(spec.source.auth!)", "\(spec.source)", String(reflecting: spec.source.auth!)] {
+            #expect(!shown.contains("pa55-w0rd-Q"))
+        }
+    }
+
+    @Test("the password grant's cache key separates users and holds neither the user nor the password in the clear")
+    func passwordGrantCacheKey() throws {
+        func key(_ user: String, _ password: String) throws -> String {
+            let spec = try loadPipeline(
+                source("grant: password\nclient-id: app\nusername: \(user)\npassword: \(password)"))
+            return try CacheKey(spec: spec).text
+        }
+        let joe = try key("joe@liferay.com", "pa55-w0rd-Q")
+        #expect(joe != (try key("test@liferay.com", "pa55-w0rd-Q")))
+        #expect(joe == (try key("joe@liferay.com", "another-pw")), "the password is who signs in, not whose rows these are")
+        #expect(!joe.contains("pa55-w0rd-Q"))
+    }
+
     @Test(
         "missing or contradictory keys are errors with positions",
         arguments: [
             ("client-secret: x", "client-id"),
             ("client-id: app", "needs 'client-secret'"),
-            ("client-id: app\nclient-secret: x\ngrant: password", "expected one of client-credentials, refresh-token"),
+            ("client-id: app\nclient-secret: x\ngrant: implicit", "expected one of client-credentials, refresh-token, password"),
+            ("client-id: app\ngrant: password\nusername: joe@liferay.com", "'password'"),
+            ("client-id: app\ngrant: password\npassword: p", "'username'"),
+            ("client-id: app\ngrant: password\nusername: u\npassword: \"\"", "password"),
+            ("client-id: app\nclient-secret: x\nusername: u", "applies to grant password only"),
+            ("client-id: app\ngrant: password\nusername: u\npassword: p\nrefresh-token: r", "applies to grant refresh-token only"),
             ("client-id: app\ngrant: refresh-token", "needs 'refresh-token'"),
             ("client-id: app\nclient-secret: x\nrefresh-token: r", "applies to grant refresh-token only"),
             ("client-id: app\nclient-secret: x\nclient-auth: jwt", "expected one of form, basic"),
