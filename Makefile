@@ -73,6 +73,7 @@ test: setup
 	  touched=$$(find "$${XDG_CACHE_HOME:-$$HOME/.cache}/screens-pipe" -newer "$$cache/started" 2>/dev/null | head -3); \
 	  if [ -n "$$touched" ]; then echo "FAILED: the tests wrote into the user's cache: $$touched" >&2; exit 1; fi; \
 	  exit $$status
+	@scripts/test-install.sh
 
 # The OTLP export against a real receiver: screens-pipe built with the OTLP trait, run under
 # scripts/otlp_receiver.py (which decodes the export with opentelemetry-proto), checked by the
@@ -133,18 +134,22 @@ soak: setup
 
 # A release build installed under PREFIX: the binary with the sandbox's resource bundle
 # beside it (where it looks for it), shell completions for bash, zsh and fish, and a man page.
+# INSTALL_CONFIG=debug installs the debug build instead (what `make test` checks, fast).
 PREFIX ?= /usr/local
-install: release
+INSTALL_CONFIG ?= release
+INSTALL_DIR = $(shell $(SWIFT) build -c $(INSTALL_CONFIG) --show-bin-path)
+install: setup
+	$(SWIFT) build -c $(INSTALL_CONFIG) $(TRAIT_FLAGS)
 	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/man/man1" \
 	  "$(DESTDIR)$(PREFIX)/share/bash-completion/completions" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions" \
 	  "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d"
-	install -m 0755 "$(RELEASE_DIR)/screens-pipe" "$(DESTDIR)$(PREFIX)/bin/screens-pipe"
+	install -m 0755 "$(INSTALL_DIR)/screens-pipe" "$(DESTDIR)$(PREFIX)/bin/screens-pipe"
 	rm -rf "$(DESTDIR)$(PREFIX)/bin/screens-pipe_Sandbox.resources"
-	cp -R "$(RELEASE_DIR)/screens-pipe_Sandbox.resources" "$(DESTDIR)$(PREFIX)/bin/"
-	"$(RELEASE_DIR)/screens-pipe" --generate-completion-script bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/screens-pipe"
-	"$(RELEASE_DIR)/screens-pipe" --generate-completion-script zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_screens-pipe"
-	"$(RELEASE_DIR)/screens-pipe" --generate-completion-script fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/screens-pipe.fish"
-	$(SWIFT) package plugin --allow-writing-to-package-directory generate-manual
+	cp -R "$(INSTALL_DIR)/screens-pipe_Sandbox.resources" "$(DESTDIR)$(PREFIX)/bin/"
+	"$(INSTALL_DIR)/screens-pipe" --generate-completion-script bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/screens-pipe"
+	"$(INSTALL_DIR)/screens-pipe" --generate-completion-script zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_screens-pipe"
+	"$(INSTALL_DIR)/screens-pipe" --generate-completion-script fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/screens-pipe.fish"
+	$(SWIFT) package plugin --allow-writing-to-package-directory generate-manual --configuration $(INSTALL_CONFIG)
 	install -m 0644 .build/plugins/GenerateManual/outputs/screens-pipe/screens-pipe.1 "$(DESTDIR)$(PREFIX)/share/man/man1/screens-pipe.1"
 	@echo "installed screens-pipe under $(DESTDIR)$(PREFIX)" >&2
 
