@@ -2,12 +2,12 @@
 # or with sudo): they install the missing system libraries first.
 
 SWIFT        ?= swift
-DEB_PACKAGES := libcurl4-openssl-dev libyaml-dev libsqlite3-dev jq curl python3 python3-jsonschema python3-yaml postgresql \
+DEB_PACKAGES := libcurl4-openssl-dev libyaml-dev libsqlite3-dev jq curl python3 python3-jsonschema python3-yaml python3-venv postgresql \
                 tinyproxy nginx-light openssl
 BIN_DIR       = $(shell $(SWIFT) build --show-bin-path)
 RELEASE_DIR   = $(shell $(SWIFT) build -c release --show-bin-path)
 
-.PHONY: setup build release test demo docs bench bench-postgres fuzz soak clean install
+.PHONY: setup build release test test-otlp demo docs bench bench-postgres fuzz soak clean install
 
 setup:
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -18,12 +18,27 @@ setup:
 	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
 	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
+	@# The OTLP receiver of `make test-otlp` decodes with PyPI's opentelemetry-proto, in a venv of its own.
+	@test -x $(OTLP_PYTHON) && $(OTLP_PYTHON) -c 'import opentelemetry.proto' 2>/dev/null \
+	  || { python3 -m venv $(OTLP_VENV) >/dev/null 2>&1 && $(OTLP_VENV)/bin/pip install -q opentelemetry-proto >/dev/null 2>&1; } \
+	  || echo "setup: opentelemetry-proto could not be installed from PyPI into $(OTLP_VENV) (make test-otlp needs it)" >&2
+
+OTLP_VENV     = .build/otlp-venv
+OTLP_PYTHON   = $(OTLP_VENV)/bin/python3
+# The OTLP build (`--traits OTLP`) has a build directory of its own, so that switching
+# between it and the default build rebuilds neither.
+OTLP_SCRATCH  = .build-otlp
+
+# Package traits to build with: `make build TRAITS=OTLP` adds the OTLP span export
+# (swift-otel), which the default build leaves out.
+TRAITS ?=
+TRAIT_FLAGS = $(if $(TRAITS),--traits $(TRAITS))
 
 build: setup
-	$(SWIFT) build
+	$(SWIFT) build $(TRAIT_FLAGS)
 
 release: setup
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release $(TRAIT_FLAGS)
 
 # The embed sample (samples/embed) builds as an example target of this package, sharing
 # its build of every dependency; samples/embed/Package.swift shows the same code as a
@@ -58,6 +73,18 @@ test: setup
 	  touched=$$(find "$${XDG_CACHE_HOME:-$$HOME/.cache}/screens-pipe" -newer "$$cache/started" 2>/dev/null | head -3); \
 	  if [ -n "$$touched" ]; then echo "FAILED: the tests wrote into the user's cache: $$touched" >&2; exit 1; fi; \
 	  exit $$status
+	@scripts/test-install.sh
+
+# The OTLP export against a real receiver: screens-pipe built with the OTLP trait, run under
+# scripts/otlp_receiver.py (which decodes the export with opentelemetry-proto), checked by the
+# OTLPExportTests (span tree, attributes, no secret). `make test` leaves these tests skipped.
+test-otlp: setup
+	$(SWIFT) build --traits OTLP --scratch-path $(OTLP_SCRATCH) --product screens-pipe
+	$(SWIFT) build --build-tests
+	@cache=$$(mktemp -d); trap 'rm -rf "$$cache"' EXIT; \
+	  export SCREENS_PIPE_CACHE_DIR="$$cache/default" SCREENS_PIPE_TEST_CACHE_DIR="$$cache/tests"; \
+	  SCREENS_PIPE_OTLP_BIN="$$($(SWIFT) build --scratch-path $(OTLP_SCRATCH) --show-bin-path)/screens-pipe" \
+	  SCREENS_PIPE_OTLP_PYTHON="$(OTLP_PYTHON)" $(SWIFT) test --skip-build --disable-xctest --filter OTLPExportTests
 
 # Any sample runs the same way: make demo DEMO=pipelines/bookmark-folder-tree.yaml
 # The demo caches in a directory of its own, removed afterwards: the in-process sandbox's
@@ -107,18 +134,22 @@ soak: setup
 
 # A release build installed under PREFIX: the binary with the sandbox's resource bundle
 # beside it (where it looks for it), shell completions for bash, zsh and fish, and a man page.
+# INSTALL_CONFIG=debug installs the debug build instead (what `make test` checks, fast).
 PREFIX ?= /usr/local
-install: release
+INSTALL_CONFIG ?= release
+INSTALL_DIR = $(shell $(SWIFT) build -c $(INSTALL_CONFIG) --show-bin-path)
+install: setup
+	$(SWIFT) build -c $(INSTALL_CONFIG) $(TRAIT_FLAGS)
 	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/man/man1" \
 	  "$(DESTDIR)$(PREFIX)/share/bash-completion/completions" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions" \
 	  "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d"
-	install -m 0755 "$(RELEASE_DIR)/screens-pipe" "$(DESTDIR)$(PREFIX)/bin/screens-pipe"
+	install -m 0755 "$(INSTALL_DIR)/screens-pipe" "$(DESTDIR)$(PREFIX)/bin/screens-pipe"
 	rm -rf "$(DESTDIR)$(PREFIX)/bin/screens-pipe_Sandbox.resources"
-	cp -R "$(RELEASE_DIR)/screens-pipe_Sandbox.resources" "$(DESTDIR)$(PREFIX)/bin/"
-	"$(RELEASE_DIR)/screens-pipe" --generate-completion-script bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/screens-pipe"
-	"$(RELEASE_DIR)/screens-pipe" --generate-completion-script zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_screens-pipe"
-	"$(RELEASE_DIR)/screens-pipe" --generate-completion-script fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/screens-pipe.fish"
-	$(SWIFT) package plugin --allow-writing-to-package-directory generate-manual
+	cp -R "$(INSTALL_DIR)/screens-pipe_Sandbox.resources" "$(DESTDIR)$(PREFIX)/bin/"
+	"$(INSTALL_DIR)/screens-pipe" --generate-completion-script bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/screens-pipe"
+	"$(INSTALL_DIR)/screens-pipe" --generate-completion-script zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_screens-pipe"
+	"$(INSTALL_DIR)/screens-pipe" --generate-completion-script fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/screens-pipe.fish"
+	$(SWIFT) package plugin --allow-writing-to-package-directory generate-manual --configuration $(INSTALL_CONFIG)
 	install -m 0644 .build/plugins/GenerateManual/outputs/screens-pipe/screens-pipe.1 "$(DESTDIR)$(PREFIX)/share/man/man1/screens-pipe.1"
 	@echo "installed screens-pipe under $(DESTDIR)$(PREFIX)" >&2
 

@@ -26,7 +26,15 @@ let package = Package(
         .library(name: "ScreensPipeService", targets: ["ScreensPipeService"]),
         // For embedders' tests, as swift-log ships InMemoryLogging: a scripted source and a run recorder.
         .library(name: "ScreensPipeTesting", targets: ["ScreensPipeTesting"]),
+        // OTLP export of the pipeline's spans (swift-otel), for the CLI and the service: built
+        // with swift-otel only with the `OTLP` trait (`swift build --traits OTLP`); without it,
+        // a bootstrap that warns once when OTEL_EXPORTER_OTLP_ENDPOINT asks for an export.
+        .library(name: "ScreensPipeOTel", targets: ["ScreensPipeOTel"]),
         .executable(name: "screens-pipe", targets: ["screens-pipe"]),
+    ],
+    // Not default: the default build does not build swift-otel and its HTTP client.
+    traits: [
+        .trait(name: "OTLP", description: "Export spans over OTLP/HTTP with swift-otel (ScreensPipeOTel)"),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -41,6 +49,10 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // `make docs` only: the DocC articles and API reference; nothing links against it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // Spans for runs, lists, pages and HTTP attempts (the API only: swift-service-context).
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        // OTLP export, only in a build with the `OTLP` trait; its HTTP exporter only (no gRPC).
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         .systemLibrary(
@@ -69,6 +81,7 @@ let package = Package(
                 "CLinkedBackends",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         .target(
@@ -107,6 +120,7 @@ let package = Package(
             name: "ScreensPipeService",
             dependencies: [
                 "ScreensPipeCore",
+                "ScreensPipeOTel",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -117,10 +131,20 @@ let package = Package(
             ]
         ),
         .target(name: "ScreensPipeTesting", dependencies: ["ScreensBus", "ScreensPipeCore"]),
+        .target(
+            name: "ScreensPipeOTel",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["OTLP"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["OTLP"])),
+            ]
+        ),
         .executableTarget(
             name: "screens-pipe",
             dependencies: [
                 "ScreensPipe",
+                "ScreensPipeOTel",
                 "Sandbox",
                 "CSystemExtras",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -157,6 +181,8 @@ let package = Package(
                 "ScreensPipe", "ScreensPipeCore", "ScreensPipeSQLite", "ScreensPipePostgres", "Sandbox", "ScreensPipeService",
                 "ScreensPipeTesting", "TestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // Spans recorded in memory, to check names, parents and attributes.
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 // A fresh database per PostgreSQL test, and reading back what the sink wrote.
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],

@@ -1,5 +1,6 @@
 import ScreensBus
 import Synchronization
+import Tracing
 
 /// One pipeline: source -> cache -> convert -> filter -> sink, wired on an ``EventBus``.
 ///
@@ -72,9 +73,12 @@ public final class Pipeline: Sendable {
         }
         let stages: Stages
         let metrics = RunMetrics(pipeline: spec.name, factory: environment.metricsFactory)
+        let span = PipelineSpans.startRun(pipeline: spec.name)
         do throws(ScreensPipeError) {
             stages = try await prepare(metrics: metrics)
         } catch {
+            PipelineSpans.fail(span, error)
+            span.end()
             metrics.failed(error)
             await bus.publish(.error(error.event(pipeline: spec.name)))
             bus.finish()
@@ -88,7 +92,8 @@ public final class Pipeline: Sendable {
 
         // Loading runs in its own task so that an interruption, or a sink that failed, can
         // stop the fetching alone: the sink still writes everything published before it.
-        let loading = Task { await self.load(stages, tally: tally) }
+        // The loading task, and every list, page and request span in it, under the run's span.
+        let loading = ServiceContext.$current.withValue(span.context) { Task { await self.load(stages, tally: tally) } }
         let interruptedEarly = interruption.withLock { state in
             state.loading = loading
             return state.requested
@@ -159,6 +164,7 @@ public final class Pipeline: Sendable {
         await stages.incremental?.close()
         await stages.resume?.finish(completed: publishes && summary.succeeded)
         await stages.listLock?.release()
+        PipelineSpans.endRun(span, summary: summary)
         return summary
     }
 
@@ -423,13 +429,14 @@ public final class Pipeline: Sendable {
         let name = spec.name
         let bus = self.bus
         let loader = PageLoader(fetcher: fetcher, pagination: SourceFactory.effectivePagination(for: spec.source), prefetch: stages.prefetch)
-        let outcome = try await loader.load(
+        let span = PipelineSpans.startList(source: fetcher.summary)
+        let outcome = try await PipelineSpans.within(span) { () throws(ScreensPipeError) in try await loader.load(
             provisional: { page in
                 await bus.publish(.response(Self.response(for: page, pipeline: name)))
             },
             deliver: { (page) throws(ScreensPipeError) -> PageLoader.Decision in
                 try await Self.deliver(page, stages: stages, pipeline: name, bus: bus, tally: tally)
-            })
+            }) }
         switch outcome {
         case .stopped where stages.incremental?.gate.endedEarly == true:
             ending.reason = .completed

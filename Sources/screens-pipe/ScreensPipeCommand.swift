@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import Logging
 import ScreensPipe
+import ScreensPipeOTel
 
 @main
 struct ScreensPipeCommand: AsyncParsableCommand {
@@ -61,6 +63,9 @@ struct ScreensPipeCommand: AsyncParsableCommand {
             Terminal.note(message)
             Foundation.exit(2)
         }
+        // Spans go out over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (ScreensPipeOTel);
+        // the export is flushed before the process exits, whatever the command's outcome.
+        let otlp = OTLPExport.start(logger: Logger(label: "screens-pipe.otlp") { _ in TerminalLogHandler(level: .warning, progress: nil) })
         do {
             var command = try parseAsRoot(FollowRunner.normalized(Array(CommandLine.arguments.dropFirst())))
             if var command = command as? AsyncParsableCommand {
@@ -68,7 +73,9 @@ struct ScreensPipeCommand: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+            await otlp?.shutdown()
         } catch {
+            await otlp?.shutdown()
             guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
             Terminal.note(fullMessage(for: error))
             Foundation.exit(2)

@@ -1,9 +1,10 @@
 import ScreensBus
 import Synchronization
+import Tracing
 
 /// Wraps a run's outermost fetcher (the cache policy, or the source when there is none) to
-/// time each page request for the latency histogram and the trace, and to count cache hits
-/// and misses. It changes nothing about what the fetcher returns or throws.
+/// time each page request for the latency histogram, the trace and its span, and to count
+/// cache hits and misses. It changes nothing about what the fetcher returns or throws.
 struct InstrumentedFetcher: PageFetcher {
     let base: any PageFetcher
     let metrics: RunMetrics
@@ -23,10 +24,18 @@ struct InstrumentedFetcher: PageFetcher {
         // cache-and-remote answers from the cache first: that is the hit, whatever follows.
         let answeredFromCache = Atomic(false)
         let metrics = self.metrics
+        // The page's span: its HTTP attempts (and a cache read) are its children.
+        let span = PipelineSpans.start(PipelineSpans.page)
+        span.attributes[PipelineSpans.Attribute.pageIndex] = request.index
         do throws(ScreensPipeError) {
-            let page = try await base.fetch(request) { early in
-                if early.origin == .cache, !answeredFromCache.exchange(true, ordering: .relaxed) { metrics.cache(hit: true) }
-                await provisional(early)
+            let page = try await PipelineSpans.within(span) { () throws(ScreensPipeError) in
+                let page = try await base.fetch(request) { early in
+                    if early.origin == .cache, !answeredFromCache.exchange(true, ordering: .relaxed) { metrics.cache(hit: true) }
+                    await provisional(early)
+                }
+                span.attributes[PipelineSpans.Attribute.rows] = page.rowsInPage
+                span.attributes[PipelineSpans.Attribute.origin] = page.origin.rawValue
+                return page
             }
             metrics.fetched(in: clock.now - started)
             if cached, !answeredFromCache.load(ordering: .relaxed) { metrics.cache(hit: page.origin == .cache) }

@@ -1,5 +1,6 @@
 import ScreensBus
 import Synchronization
+import Tracing
 
 /// Loads a source with `for-each` or `recursive` list by list.
 ///
@@ -25,6 +26,21 @@ struct FanOutRun: Sendable {
     let shownFields: [String: [String]]
     /// The parents of the list whose failure stopped the run, for the `error` event.
     let failure = FailedList()
+    /// Each list's span, by its parents: a child list's span goes under its parent row's list's.
+    let listSpans = ListSpans()
+
+    /// The span context of each list loaded so far, by its lineage (unique per list).
+    final class ListSpans: Sendable {
+        private let contexts = Mutex<[Lineage: ServiceContext]>([:])
+
+        func record(_ context: ServiceContext, of lineage: Lineage) {
+            contexts.withLock { $0[lineage] = context }
+        }
+
+        func context(of lineage: Lineage) -> ServiceContext? {
+            contexts.withLock { $0[lineage] }
+        }
+    }
 
     /// The parents of the first list that failed; later failures are the stop it caused.
     final class FailedList: Sendable {
@@ -125,6 +141,8 @@ struct FanOutRun: Sendable {
         /// The source with its placeholders, and `recursive` when the job is a tree.
         var source: SourceSpec
         var lineage: Lineage
+        /// The span of the list its parent row came from; nil: the run's.
+        var parentSpan: ServiceContext? = nil
     }
 
     /// The jobs of `source`: one per row of its parent list, or itself when it has none.
@@ -133,7 +151,7 @@ struct FanOutRun: Sendable {
         let parents = try await collect(forEach.list, lineage: lineage, limit: forEach.maxParents, name: forEach.name)
         return parents.enumerated().map { index, parent in
             let frame = Lineage.Frame(name: forEach.name, row: index, value: parent.row, shownFields: shownFields[forEach.name] ?? [])
-            return Job(source: source, lineage: parent.lineage.adding(frame))
+            return Job(source: source, lineage: parent.lineage.adding(frame), parentSpan: listSpans.context(of: parent.lineage))
         }
     }
 
@@ -218,10 +236,10 @@ struct FanOutRun: Sendable {
         do throws(ScreensPipeError) {
             if let recursion = job.source.recursive {
                 let walk = TreeWalk(recursion: recursion)
-                try await walkTree(job, walk: walk, parentKey: nil, path: [], relay: relay)
+                try await walkTree(job, walk: walk, parentKey: nil, path: [], parentSpan: job.parentSpan, relay: relay)
             } else {
                 let source = try resolve(job.source, lineage: job.lineage, parameter: nil)
-                try await loadList(source, lineage: job.lineage, relay: relay, walk: nil, depth: 0)
+                try await loadList(source, lineage: job.lineage, parentSpan: job.parentSpan, relay: relay, walk: nil, depth: 0)
             }
             _ = await relay.send(.finished)
         } catch {
@@ -230,15 +248,19 @@ struct FanOutRun: Sendable {
     }
 
     /// Lists one level of a tree, then each row's children, depth first.
-    private func walkTree(_ job: Job, walk: TreeWalk, parentKey: JSONValue?, path: [JSONValue], relay: PageRelay) async throws(ScreensPipeError) {
+    private func walkTree(
+        _ job: Job, walk: TreeWalk, parentKey: JSONValue?, path: [JSONValue], parentSpan: ServiceContext?, relay: PageRelay
+    ) async throws(ScreensPipeError) {
         var lineage = job.lineage
         lineage.tree = path
         let parameter = parentKey.map { (name: walk.recursion.param, value: $0) }
         let source = try resolve(job.source, lineage: lineage, parameter: parameter)
-        let keys = try await loadList(source, lineage: lineage, relay: relay, walk: walk, depth: path.count)
+        let keys = try await loadList(source, lineage: lineage, parentSpan: parentSpan, relay: relay, walk: walk, depth: path.count)
+        // A level's lists go under the span of the list that holds their parent rows.
+        let levelSpan = listSpans.context(of: lineage)
         for key in keys {
             if Task.isCancelled { throw ScreensPipeError.cancelled("the run was cancelled") }
-            try await walkTree(job, walk: walk, parentKey: key, path: path + [key], relay: relay)
+            try await walkTree(job, walk: walk, parentKey: key, path: path + [key], parentSpan: levelSpan, relay: relay)
         }
     }
 
@@ -246,7 +268,7 @@ struct FanOutRun: Sendable {
     /// against the rows listed before (a cycle), the depth and the size of the tree.
     @discardableResult
     private func loadList(
-        _ source: SourceSpec, lineage: Lineage, relay: PageRelay, walk: TreeWalk?, depth: Int
+        _ source: SourceSpec, lineage: Lineage, parentSpan: ServiceContext?, relay: PageRelay, walk: TreeWalk?, depth: Int
     ) async throws(ScreensPipeError) -> [JSONValue] {
         var child = spec
         child.source = source
@@ -256,7 +278,9 @@ struct FanOutRun: Sendable {
                 spec: child, baseURL: baseURL(for: source), environment: environment, store: store, client: client)
             let instrumented = InstrumentedFetcher(base: base, metrics: metrics, trace: environment.trace, cached: spec.cache != nil)
             let loader = PageLoader(fetcher: BudgetedFetcher(base: instrumented, budget: budget), pagination: SourceFactory.effectivePagination(for: source))
-            let outcome = try await loader.load(
+            let span = PipelineSpans.startList(source: base.summary, lineage: lineage.description, parent: parentSpan)
+            listSpans.record(span.context, of: lineage)
+            let outcome = try await PipelineSpans.within(span) { () throws(ScreensPipeError) in try await loader.load(
                 provisional: { page in _ = await relay.send(.provisional(page, lineage)) },
                 deliver: { (page) throws(ScreensPipeError) -> PageLoader.Decision in
                     if let walk {
@@ -264,7 +288,7 @@ struct FanOutRun: Sendable {
                         keys.withLock { $0 += pageKeys }
                     }
                     return await relay.send(.page(page, lineage)) ? .next : .stop
-                })
+                }) }
             _ = await relay.send(.listEnded(outcome, lineage))
         } catch {
             throw failure.record(error, of: lineage)

@@ -92,9 +92,23 @@ package struct RetryingSender: Sendable {
                         throw HTTPError(.cancelled, "cancelled while waiting for the rate limit", request: request.requestDescription)
                     }
                 }
-                let response = try await client.send(request)
+                // Each attempt is a client span of its own: retries show as its siblings.
+                let span = HTTPAttemptSpan(request, attempt: attempt)
+                let response: HTTPResponse
+                do throws(HTTPError) {
+                    response = try await client.send(request)
+                } catch {
+                    span.end(failure: error)
+                    throw error
+                }
                 limiter?.observe(status: response.status, headers: response.headers, now: now())
-                switch interpret(response) {
+                let verdict = interpret(response)
+                if case .retryable(_, .invalidResponse, _) = verdict {
+                    span.endInvalid(status: response.status)
+                } else {
+                    span.end(status: response.status)
+                }
+                switch verdict {
                 case .final(let value):
                     return value
                 case .retryable(let value, let why, let header):

@@ -1,0 +1,157 @@
+import Tracing
+
+/// The spans a run creates through swift-distributed-tracing, with the tracer the process
+/// bootstrapped (`InstrumentationSystem.bootstrap`): none is recorded until one is.
+///
+/// The tree, each a child of the span current when ``Pipeline/run()`` is called (a
+/// Hummingbird request's, say):
+///
+/// ```
+/// screens-pipe run                      screens_pipe.pipeline, .pages, .rows, .selected
+/// └ screens-pipe list                   screens_pipe.source, screens_pipe.parent (fan-out)
+///   ├ screens-pipe page                 screens_pipe.page.index, .rows, .origin
+///   │ ├ GET   (client)                  http.request.method, url.full, server.address,
+///   │ └ GET   (client, a retry)         server.port, http.response.status_code,
+///   │                                   http.request.resend_count, error.type
+///   └ screens-pipe list                 a fan-out child list: under the list of its parent row
+/// ```
+///
+/// Every URL is redacted by the same rule as messages and logs (``redactedURL(_:markingUserinfo:)``),
+/// and no header, body or parameter value is recorded.
+public enum PipelineSpans {
+    /// The span of one ``Pipeline/run()``.
+    public static let run = "screens-pipe run"
+    /// The span of one list: the source's, or each list of a fan-out.
+    public static let list = "screens-pipe list"
+    /// The span of one page, from the cache or the source, retries included.
+    public static let page = "screens-pipe page"
+
+    /// Attribute keys of screens-pipe's own (the HTTP ones are OpenTelemetry's).
+    public enum Attribute {
+        /// The pipeline's name.
+        public static let pipeline = "screens_pipe.pipeline"
+        /// The list's source, as the `started` event describes it (redacted).
+        public static let source = "screens_pipe.source"
+        /// The parent rows of a fan-out child list (`site #1 (id=20144)`).
+        public static let parent = "screens_pipe.parent"
+        /// The page's index, 0-based.
+        public static let pageIndex = "screens_pipe.page.index"
+        /// Rows in the page (on a page span) or delivered by the run (on the run span).
+        public static let rows = "screens_pipe.rows"
+        /// Where the page came from: `remote`, `cache` or `file`.
+        public static let origin = "screens_pipe.page.origin"
+        /// The pages the run delivered.
+        public static let pages = "screens_pipe.pages"
+        /// The rows the filter selected.
+        public static let selected = "screens_pipe.selected"
+        /// The code of the error that failed the span (`http`, `connectivity`, ...).
+        public static let errorCode = "screens_pipe.error.code"
+    }
+
+    /// Starts a span under `context` (by default the task's current one, or a new trace).
+    static func start(_ name: String, context: ServiceContext? = nil, kind: SpanKind = .internal) -> any Span {
+        startSpan(name, context: context ?? ServiceContext.current ?? .topLevel, ofKind: kind)
+    }
+
+    /// The span of a run of `pipeline`, under the task's current span.
+    static func startRun(pipeline: String) -> any Span {
+        let span = start(run)
+        span.attributes[Attribute.pipeline] = pipeline
+        return span
+    }
+
+    /// Ends a run's span with what it delivered; failed unless every row was delivered.
+    static func endRun(_ span: any Span, summary: RunSummary) {
+        span.attributes[Attribute.pages] = summary.pages
+        span.attributes[Attribute.rows] = summary.rows
+        span.attributes[Attribute.selected] = summary.selected
+        if !summary.succeeded {
+            if let first = summary.failures.first {
+                fail(span, first)
+            } else {
+                span.setStatus(SpanStatus(code: .error, message: summary.ending.reason?.rawValue ?? "not every row was delivered"))
+            }
+        }
+        span.end()
+    }
+
+    /// The span of one list, described by its (redacted) `source` summary and, in a fan-out,
+    /// its parent rows (`lineage`); under `parent` (the span of the list its parent row came
+    /// from) or else the task's current span.
+    static func startList(source: String, lineage: String = "", parent: ServiceContext? = nil) -> any Span {
+        let span = start(list, context: parent)
+        span.attributes[Attribute.source] = source
+        if !lineage.isEmpty { span.attributes[Attribute.parent] = lineage }
+        return span
+    }
+
+    /// Runs `operation` with `span` as the task's current span, so that the spans started
+    /// inside (and in child tasks) are its children; ends it afterwards, as failed when
+    /// `operation` throws.
+    static func within<T>(
+        _ span: any Span, _ operation: () async throws(ScreensPipeError) -> T
+    ) async throws(ScreensPipeError) -> T {
+        let result: Result<T, ScreensPipeError> = await ServiceContext.$current.withValue(span.context) {
+            do throws(ScreensPipeError) { return .success(try await operation()) } catch { return .failure(error) }
+        }
+        switch result {
+        case .success(let value):
+            span.end()
+            return value
+        case .failure(let error):
+            fail(span, error)
+            span.end()
+            throw error
+        }
+    }
+
+    /// Marks `span` failed with `error` (its message is redacted, as every error's is).
+    static func fail(_ span: any Span, _ error: ScreensPipeError) {
+        span.attributes[Attribute.errorCode] = error.code.name
+        if span.attributes["error.type"] == nil { span.attributes["error.type"] = error.code.name }
+        span.setStatus(SpanStatus(code: .error, message: error.message))
+    }
+}
+
+/// One HTTP attempt's client span, after OpenTelemetry's HTTP semantic conventions.
+struct HTTPAttemptSpan {
+    let span: any Span
+
+    /// Starts the span of attempt `attempt` (1 for the first) of `request`.
+    init(_ request: HTTPRequest, attempt: Int) {
+        span = PipelineSpans.start(request.method, kind: .client)
+        let url = URLParts(request.url)
+        span.attributes["http.request.method"] = request.method
+        // The one redaction rule, then the values the request marks secret whatever their names.
+        span.attributes["url.full"] = redactingValues(redactedURL(request.url), request.secretValues)
+        span.attributes["server.address"] = url.host
+        if let port = url.port { span.attributes["server.port"] = port }
+        if attempt > 1 { span.attributes["http.request.resend_count"] = attempt - 1 }
+    }
+
+    /// Ends the span on a response: 4xx and 5xx are errors, as the conventions say for clients.
+    func end(status: Int) {
+        span.attributes["http.response.status_code"] = status
+        if status >= 400 {
+            span.attributes["error.type"] = String(status)
+            span.setStatus(SpanStatus(code: .error))
+        }
+        span.end()
+    }
+
+    /// Ends the span on a response the caller could not use (a 200 whose body is not JSON).
+    /// Its reason quotes the server, so it stays out of the span: the page's span says it.
+    func endInvalid(status: Int) {
+        span.attributes["http.response.status_code"] = status
+        span.attributes["error.type"] = "invalid_response"
+        span.setStatus(SpanStatus(code: .error))
+        span.end()
+    }
+
+    /// Ends the span on a transport failure (no complete response).
+    func end(failure: HTTPError) {
+        span.attributes["error.type"] = failure.kind.rawValue
+        span.setStatus(SpanStatus(code: .error, message: failure.kind.rawValue))
+        span.end()
+    }
+}
