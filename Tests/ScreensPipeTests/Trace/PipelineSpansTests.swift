@@ -61,7 +61,15 @@ struct PipelineSpansTests {
         spec.sink = SinkSpec(destination: .discard)
         let pipeline = Pipeline(spec: spec, environment: PipelineEnvironment(variables: variables, sandbox: BundledSandbox(configuration: sandbox)))
         let root = tracer.startSpan("embedder request", context: .topLevel)
-        let summary = try await ServiceContext.$current.withValue(root.context) { try await pipeline.run() }
+        // run() throws a failed run's error, which carries its summary.
+        let summary = try await ServiceContext.$current.withValue(root.context) { () async throws -> RunSummary in
+            do {
+                return try await pipeline.run()
+            } catch let error as ScreensPipeError {
+                guard let summary = error.summary else { throw error }
+                return summary
+            }
+        }
         root.end()
         let trace = root.context.inMemorySpanContext!.traceID
         return Traced(
