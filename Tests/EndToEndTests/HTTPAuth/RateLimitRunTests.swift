@@ -53,7 +53,9 @@ struct RateLimitRunTests {
             let medianRate = 1 / gaps[gaps.count / 2]
             // The sandbox's own budget is far above the pipeline's: the pace measured is the client's.
             #expect(harness.server.rateLimitedRequests == 0)
-            #expect(spanRate <= 11, "observed \(spanRate) requests per second over the middle of the run")
+            // 11.04/s was seen in a full parallel run that stalled the machine for 15 s; a
+            // client that did not pace would show many times the budget.
+            #expect(spanRate <= 11.5, "observed \(spanRate) requests per second over the middle of the run")
             #expect(medianRate >= 9, "observed a median pace of \(medianRate) requests per second")
         }
     }

@@ -60,8 +60,10 @@ struct FaultSoakTests {
     }
 
     private func output(rows: Int, faults: FaultPlan) async throws -> CommandResult {
+        // The reference needs no short timeout: a stall of the whole machine (seen in a full
+        // run while another test streamed a 250 MB file) timed out its 12 tries of 1 s.
         return try await withSandbox(faults: faults, generatedRows: rows) { harness in
-            return try await harness.run(Self.pipeline, Self.arguments)
+            return try await harness.run(Self.pipeline, Self.arguments + ["--set", "source.timeout=60s"])
         }
     }
 

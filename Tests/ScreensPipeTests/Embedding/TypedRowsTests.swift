@@ -98,7 +98,8 @@ struct TypedRowsTests {
         consumer.cancel()
         let started = ContinuousClock.now
         let result = await consumer.result
-        #expect(ContinuousClock.now - started < .seconds(5), "the cancelled run took long to end")
+        // A hang, not a slow machine: a full parallel run once stalled every test for 15 s.
+        #expect(ContinuousClock.now - started < .seconds(60), "the cancelled run took long to end")
         guard case .failure(let error as ScreensPipeError) = result else {
             Issue.record("the sequence ended without an error: \(result)")
             return
@@ -120,7 +121,7 @@ struct TypedRowsTests {
         for try await _ in pipeline.rows(as: Row.self) { break }
         let started = ContinuousClock.now
         let seen = await watching.value
-        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(ContinuousClock.now - started < .seconds(60))
         guard case .finished(let finished)? = seen.last else {
             Issue.record("no finished event")
             return
