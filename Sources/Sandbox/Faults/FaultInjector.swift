@@ -68,12 +68,7 @@ final class FaultInjector: Sendable {
             overloadedCount.add(1, ordering: .relaxed)
             return nil
         }
-        var highest = highestInFlight.load(ordering: .relaxed)
-        while now > highest {
-            let (exchanged, original) = highestInFlight.compareExchange(expected: highest, desired: now, ordering: .relaxed)
-            if exchanged { break }
-            highest = original
-        }
+        highestInFlight.max(now, ordering: .relaxed)
         return max(1, Double(now) / Double(capacity))
     }
 

@@ -72,8 +72,7 @@ final class SandboxHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         let faults = server.faults
-        let base = server.faults.plan.latency
-        let latency = stretch == 1 ? base : .nanoseconds(Int64((Double(base.components.seconds) * 1e9 + Double(base.components.attoseconds) / 1e9) * stretch))
+        let latency = server.faults.plan.latency * stretch
         if latency > .zero {
             let due = NIODeadline.now() + TimeAmount(latency)
             if server.faults.plan.latencyCountsWork && action == .none {

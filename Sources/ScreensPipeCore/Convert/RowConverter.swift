@@ -31,15 +31,19 @@ package struct RowConverter: Sendable {
     /// Whether rows come out as they went in (no model, no field mapping).
     var isIdentity: Bool { model == nil && mapping == nil }
 
-    /// The one list of fields rows are converted with: a fixed-field model's, or the
-    /// `fields:` mapping's when there is no model; nil for a DDL record model, for a model
-    /// and a mapping both, and for no convert.
-    var singleModel: FieldListModel? {
-        switch (model, mapping) {
-        case (.fields(let fields)?, nil): fields
-        case (nil, let mapping?): mapping
-        default: nil
-        }
+    /// The one list of fields rows are converted with, when each of its fields reads one
+    /// member of the row (`entryId`, not `author.email`): a fixed-field model's, or the
+    /// `fields:` mapping's when there is no model. Nil for a field with a longer path, a DDL
+    /// record model, a model and a mapping both, and no convert: those read the row's values.
+    /// The read plan (``RowReadingStage/read``) and ``RowTextPlan`` both ask this.
+    var memberModel: FieldListModel? {
+        let single: FieldListModel? =
+            switch (model, mapping) {
+            case (.fields(let fields)?, nil): fields
+            case (nil, let mapping?): mapping
+            default: nil
+            }
+        return single.flatMap { $0.fields.allSatisfy { $0.singleKey != nil } ? $0 : nil }
     }
 
     /// The model row of `raw`, the `row`-th row of the list, on `page`.

@@ -51,9 +51,7 @@ enum RowReadingStage: Sendable {
         switch self {
         case .convert(let converter):
             guard !converter.isIdentity else { return .nothing }
-            // A model read member by member: each field is one member of the row.
-            guard let model = converter.singleModel, model.fields.allSatisfy({ $0.singleKey != nil }) else { return .values }
-            return .members
+            return converter.memberModel == nil ? .values : .members
         case .filter(let filter):
             // The members the expression names; a row it cannot decide from their texts
             // is parsed by the plan itself (``MemberTextPredicate``).
@@ -139,8 +137,7 @@ struct RowReadPlan: Sendable {
             case .incrementalCursor, .fanOut, .delivery: continue
             }
         }
-        // The declarations above and the plan's own checks are the same rule; should they
-        // ever disagree, parsing every row is the safe side.
+        // Some stage reads members, so there is a convert or a filter to plan: a plan exists.
         guard let plan = RowTextPlan(converter: converter, filter: filter) else {
             (form, textPlan) = (.values, nil)
             return

@@ -90,7 +90,7 @@ struct RowTextPlan: Sendable {
             filterSlotCount = filterKeys.count
             return
         }
-        guard let model = converter.singleModel else { return nil }
+        guard let model = converter.memberModel else { return nil }
         var slots: [[UInt8]: Int] = [:]
         var steps: [FieldStep] = []
         var names = JSONWriter()
@@ -98,6 +98,7 @@ struct RowTextPlan: Sendable {
         // unique: it refuses a name mapped twice).
         var filterSlots: [String: Int] = [:]
         for field in model.fields {
+            // A member model's fields each have one key; unwrapped, not decided, here.
             guard let key = field.singleKey.map({ Array($0.utf8) }) else { return nil }
             let slot = slots[key] ?? slots.count
             slots[key] = slot

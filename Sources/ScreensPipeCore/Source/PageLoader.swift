@@ -73,7 +73,7 @@ package struct PageLoader: Sendable {
 
     private enum Message: Sendable {
         case provisional(index: Int, page: FetchedPage)
-        case completed(index: Int, result: Result<FetchedPage, ScreensPipeError>, seconds: Double)
+        case completed(index: Int, result: Result<FetchedPage, ScreensPipeError>, elapsed: Duration)
     }
 
     private func loadIndexed(
@@ -95,18 +95,14 @@ package struct PageLoader: Sendable {
                 let request = PageRequest(index: index, pagination: pagination)
                 group.addTask {
                     let start = ContinuousClock.now
-                    func seconds() -> Double {
-                        let elapsed = ContinuousClock.now - start
-                        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-                    }
                     do throws(ScreensPipeError) {
                         var page = try await fetcher.fetch(request) { early in
                             sender.yield(.provisional(index: index, page: early))
                         }
                         PageSequenceGuard.prepare(&page)
-                        sender.yield(.completed(index: index, result: .success(page), seconds: seconds()))
+                        sender.yield(.completed(index: index, result: .success(page), elapsed: ContinuousClock.now - start))
                     } catch {
-                        sender.yield(.completed(index: index, result: .failure(error), seconds: seconds()))
+                        sender.yield(.completed(index: index, result: .failure(error), elapsed: ContinuousClock.now - start))
                     }
                 }
             }
@@ -120,12 +116,12 @@ package struct PageLoader: Sendable {
                 switch message {
                 case .provisional(let index, let page):
                     if let due = state.receiveProvisional(index: index, page: page) { await provisional(due) }
-                case .completed(let index, let result, let seconds):
+                case .completed(let index, let result, let elapsed):
                     if let prefetch, index > 0 {
                         // Page 0 goes alone, and a page from the cache says nothing of the server.
                         let failed = if case .failure = result { true } else { false }
                         let remote = if case .success(let page) = result { page.origin == .remote } else { true }
-                        if remote { prefetch.completed(seconds: seconds, failed: failed) }
+                        if remote { prefetch.completed(after: elapsed, failed: failed) }
                     }
                     state.receive(index: index, result: result)
                     // The next request goes out before this page is converted and published,

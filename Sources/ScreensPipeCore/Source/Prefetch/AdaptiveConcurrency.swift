@@ -34,7 +34,7 @@ struct AdaptiveConcurrency: Sendable, Equatable {
     /// How many times it backed off.
     private(set) var backoffs = 0
     /// The fastest round mean without back-pressure so far.
-    private(set) var baseline: Double?
+    private(set) var baseline: Duration?
     private var round = Round(size: 1)
 
     static let decreaseRatio = 0.9
@@ -46,7 +46,7 @@ struct AdaptiveConcurrency: Sendable, Equatable {
     private struct Round: Sendable, Equatable {
         var size: Int
         var responses = 0
-        var totalSeconds = 0.0
+        var total = Duration.zero
         var backpressure = false
         var reachedLimit = false
     }
@@ -72,16 +72,16 @@ struct AdaptiveConcurrency: Sendable, Equatable {
         round.backpressure = true
     }
 
-    /// A request ended after `seconds`: a page, or a failure (which is back-pressure too).
+    /// A request ended `after` it went out: a page, or a failure (which is back-pressure too).
     /// Returns the adjustment when it ended a round.
-    mutating func completed(seconds: Double, failed: Bool = false) -> Adjustment? {
+    mutating func completed(after elapsed: Duration, failed: Bool = false) -> Adjustment? {
         round.responses += 1
-        round.totalSeconds += max(0, seconds)
+        round.total += max(.zero, elapsed)
         if failed { round.backpressure = true }
         guard round.responses >= round.size else { return nil }
-        let mean = round.totalSeconds / Double(round.responses)
+        let mean = round.total / round.responses
         if !round.backpressure { baseline = min(baseline ?? mean, mean) }
-        let queued = baseline.map { mean > 0 ? Double(round.size) * (1 - $0 / mean) : 0 } ?? 0
+        let queued = baseline.map { mean > .zero ? Double(round.size) * (1 - $0 / mean) : 0 } ?? 0
         let adjustment: Adjustment
         if round.backpressure || queued > Self.queueCeiling {
             limit = max(1, Int((Double(limit) * Self.decreaseRatio).rounded(.down)))
@@ -99,9 +99,8 @@ struct AdaptiveConcurrency: Sendable, Equatable {
     }
 }
 
-/// The pages a loader keeps in flight: a fixed `prefetch`, or an ``AdaptiveConcurrency``
-/// that the loader and the source's retries both feed (retries are reported from the
-/// source's own tasks, hence the lock).
+/// `prefetch: auto`'s ``AdaptiveConcurrency``, fed by the loader (each page's time) and by
+/// the source's retries, which are reported from the source's own tasks: hence the lock.
 final class PrefetchController: Sendable {
     private let state: Mutex<AdaptiveConcurrency>
     /// Told each new limit (a metric).
@@ -116,10 +115,6 @@ final class PrefetchController: Sendable {
 
     /// Pages to keep in flight now.
     var limit: Int { state.withLock { $0.limit } }
-    /// The highest limit reached so far.
-    var highest: Int { state.withLock { $0.highest } }
-    /// The ceiling it never exceeds.
-    var ceiling: Int { state.withLock { $0.ceiling } }
 
     func launched(inFlight: Int) {
         state.withLock { $0.launched(inFlight: inFlight) }
@@ -130,8 +125,8 @@ final class PrefetchController: Sendable {
     }
 
     @discardableResult
-    func completed(seconds: Double, failed: Bool) -> AdaptiveConcurrency.Adjustment? {
-        let adjustment = state.withLock { $0.completed(seconds: seconds, failed: failed) }
+    func completed(after elapsed: Duration, failed: Bool) -> AdaptiveConcurrency.Adjustment? {
+        let adjustment = state.withLock { $0.completed(after: elapsed, failed: failed) }
         switch adjustment {
         case .grew(let limit)?, .backedOff(let limit)?: onChange?(limit)
         case .held?, nil: break

@@ -12,7 +12,7 @@ import Testing
         for inFlight in 1...size { machine.launched(inFlight: inFlight) }
         if backpressure { machine.sawBackpressure() }
         var adjustment: AdaptiveConcurrency.Adjustment?
-        for _ in 0..<size { adjustment = machine.completed(seconds: seconds) }
+        for _ in 0..<size { adjustment = machine.completed(after: .seconds(seconds)) }
         return adjustment
     }
 
@@ -36,7 +36,7 @@ import Testing
         // The client, not the server, was the bottleneck: one request at a time.
         for _ in 0..<3 {
             machine.launched(inFlight: 1)
-            _ = machine.completed(seconds: 0.05)
+            _ = machine.completed(after: .milliseconds(50))
         }
         #expect(machine.limit == 3)
     }
@@ -59,9 +59,9 @@ import Testing
         Self.fullRound(&machine, seconds: 0.05)
         #expect(machine.limit == 3)
         for inFlight in 1...3 { machine.launched(inFlight: inFlight) }
-        _ = machine.completed(seconds: 0.05)
-        _ = machine.completed(seconds: 0.05, failed: true)
-        #expect(machine.completed(seconds: 0.05) == .backedOff(to: 2))
+        _ = machine.completed(after: .milliseconds(50))
+        _ = machine.completed(after: .milliseconds(50), failed: true)
+        #expect(machine.completed(after: .milliseconds(50)) == .backedOff(to: 2))
     }
 
     @Test func risingResponseTimesBackOffAndNoiseDoesNot() {
