@@ -2,8 +2,8 @@
 # or with sudo): they install the missing system libraries first.
 
 SWIFT        ?= swift
-DEB_PACKAGES := libcurl4-openssl-dev libyaml-dev libsqlite3-dev jq curl python3 python3-jsonschema python3-yaml python3-venv postgresql \
-                tinyproxy nginx-light openssl
+DEB_PACKAGES := libcurl4-openssl-dev libyaml-dev libsqlite3-dev jq curl python3 python3-jsonschema python3-yaml postgresql \
+                tinyproxy nginx-light openssl man-db
 BIN_DIR       = $(shell $(SWIFT) build --show-bin-path)
 RELEASE_DIR   = $(shell $(SWIFT) build -c release --show-bin-path)
 
@@ -18,13 +18,19 @@ setup:
 	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
 	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
-	@# The OTLP receiver of `make test-otlp` decodes with PyPI's opentelemetry-proto, in a venv of its own.
-	@test -x $(OTLP_PYTHON) && $(OTLP_PYTHON) -c 'import opentelemetry.proto' 2>/dev/null \
-	  || { python3 -m venv $(OTLP_VENV) >/dev/null 2>&1 && $(OTLP_VENV)/bin/pip install -q opentelemetry-proto >/dev/null 2>&1; } \
-	  || echo "setup: opentelemetry-proto could not be installed from PyPI into $(OTLP_VENV) (make test-otlp needs it)" >&2
 
 OTLP_VENV     = .build/otlp-venv
 OTLP_PYTHON   = $(OTLP_VENV)/bin/python3
+
+# The OTLP receiver of `make test-otlp` decodes with PyPI's opentelemetry-proto, in a venv of
+# its own: made only for that target, so `setup` (and `make test`) never reach for PyPI.
+$(OTLP_PYTHON):
+	@dpkg-query -W -f='$${Status}' python3-venv 2>/dev/null | grep -q "install ok installed" \
+	  || { if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+	       $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv; }
+	@# A venv whose install failed is removed, so the next run tries again.
+	python3 -m venv $(OTLP_VENV) && $(OTLP_VENV)/bin/pip install -q opentelemetry-proto || { rm -rf $(OTLP_VENV); exit 1; }
+
 # The OTLP build (`--traits OTLP`) has a build directory of its own, so that switching
 # between it and the default build rebuilds neither.
 OTLP_SCRATCH  = .build-otlp
@@ -78,7 +84,7 @@ test: setup
 # The OTLP export against a real receiver: screens-pipe built with the OTLP trait, run under
 # scripts/otlp_receiver.py (which decodes the export with opentelemetry-proto), checked by the
 # OTLPExportTests (span tree, attributes, no secret). `make test` leaves these tests skipped.
-test-otlp: setup
+test-otlp: setup $(OTLP_PYTHON)
 	$(SWIFT) build --traits OTLP --scratch-path $(OTLP_SCRATCH) --product screens-pipe
 	$(SWIFT) build --build-tests
 	@cache=$$(mktemp -d); trap 'rm -rf "$$cache"' EXIT; \
@@ -97,7 +103,7 @@ demo: build
 
 # The DocC documentation (articles and API reference) of each library, as static sites
 # under .build/docs/<Module>/ (open index.html through any static file server).
-DOC_TARGETS = ScreensJSON ScreensBus ScreensPipeCore ScreensPipeSQLite ScreensPipePostgres ScreensPipe Sandbox ScreensPipeSandbox ScreensPipeService ScreensPipeTesting screens-pipe
+DOC_TARGETS = ScreensJSON ScreensBus ScreensPipeCore ScreensPipeSQLite ScreensPipePostgres ScreensPipe Sandbox ScreensPipeSandbox ScreensPipeService ScreensPipeTesting ScreensPipeOTel screens-pipe
 docs: setup
 	@rm -rf .build/docs; mkdir -p .build/docs; for target in $(DOC_TARGETS); do \
 	  $(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target $$target \

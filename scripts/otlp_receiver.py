@@ -94,8 +94,13 @@ def receive(out, command):
     server = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     environment = dict(os.environ)
+    # Only this receiver, whatever the caller's environment says: variables that would send
+    # the spans elsewhere, in another protocol, or nowhere are removed.
+    for name in ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_SDK_DISABLED",
+                 "OTEL_TRACES_EXPORTER"):
+        environment.pop(name, None)
     environment["OTEL_EXPORTER_OTLP_ENDPOINT"] = "http://127.0.0.1:%d" % server.server_address[1]
-    environment.setdefault("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
+    environment["OTEL_EXPORTER_OTLP_PROTOCOL"] = "http/protobuf"
     # Export each batch at once, so the test does not wait for the exporter's schedule.
     environment.setdefault("OTEL_BSP_SCHEDULE_DELAY", "100")
     status = subprocess.call(command, env=environment)

@@ -29,8 +29,11 @@ rows=$(cd "$work" && SCREENS_PIPE_CACHE_DIR="$work/cache" "$bin" run bookmarks.y
 
 page="$prefix/share/man/man1/screens-pipe.1"
 [ -s "$page" ] || fail "no man page at $page"
-MANPAGER=cat MANWIDTH=80 man -l "$page" 2>"$prefix/man.log" | grep -q 'screens-pipe' \
-  || { cat "$prefix/man.log" >&2; fail "man -l $page shows nothing"; }
+# Into a file, then read: `man | grep -q` fails under pipefail when grep's early exit
+# leaves man a SIGPIPE. (make setup installs man-db.)
+MANPAGER=cat MANWIDTH=80 man -l "$page" >"$prefix/man.txt" 2>"$prefix/man.log" \
+  || { cat "$prefix/man.log" >&2; fail "man -l $page failed"; }
+grep -q 'screens-pipe' "$prefix/man.txt" || fail "man -l $page shows nothing"
 
 completion="$prefix/share/bash-completion/completions/screens-pipe"
 bash -c 'source "$1" && complete -p screens-pipe' _ "$completion" >/dev/null 2>"$prefix/bash.log" \

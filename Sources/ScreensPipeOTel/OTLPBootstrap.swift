@@ -21,8 +21,11 @@ import ServiceLifecycle
 /// export, and returns nil.
 ///
 /// Only traces are exported (logs and metrics keep the process's own backends), over
-/// OTLP/HTTP with protobuf unless `OTEL_EXPORTER_OTLP_PROTOCOL` says otherwise; the service
-/// is named `screens-pipe` unless `OTEL_SERVICE_NAME` names it.
+/// OTLP/HTTP: `http/protobuf` (the default) or `http/json` as `OTEL_EXPORTER_OTLP_PROTOCOL`
+/// says; `grpc` is refused with a warning, as this build has no gRPC exporter. The service
+/// is named `screens-pipe` unless `OTEL_SERVICE_NAME` or a `service.name` in
+/// `OTEL_RESOURCE_ATTRIBUTES` names it. `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none`
+/// turn the export off.
 public final class OTLPExport: Sendable {
     /// The variable that turns the export on (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`).
     public static let endpointVariable = "OTEL_EXPORTER_OTLP_ENDPOINT"
@@ -41,9 +44,30 @@ public final class OTLPExport: Sendable {
         "\(endpointVariable) is set, but this screens-pipe was built without OTLP export, so no span is exported; "
         + "build it with `swift build --traits OTLP` (or `make build TRAITS=OTLP`)"
 
-    /// Whether `environment` asks for an export.
+    /// Whether `environment` asks for an export: an endpoint is set, and neither
+    /// `OTEL_SDK_DISABLED=true` nor `OTEL_TRACES_EXPORTER=none` turns it off.
     public static func isRequested(in environment: [String: String]) -> Bool {
-        [endpointVariable, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"].contains { !(environment[$0] ?? "").isEmpty }
+        guard environment["OTEL_SDK_DISABLED"]?.lowercased() != "true",
+            environment["OTEL_TRACES_EXPORTER"]?.lowercased() != "none"
+        else { return false }
+        return [endpointVariable, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"].contains { !(environment[$0] ?? "").isEmpty }
+    }
+
+    /// The protocol the environment asks for (the traces-specific variable first), when it
+    /// is one this build cannot speak: swift-otel stops the process with a fatal error for
+    /// `grpc` without its gRPC trait, so it is refused here instead.
+    static func unsupportedProtocol(in environment: [String: String]) -> String? {
+        let asked = environment["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"] ?? environment["OTEL_EXPORTER_OTLP_PROTOCOL"]
+        guard let asked, !asked.isEmpty, !["http/protobuf", "http/json"].contains(asked) else { return nil }
+        return asked
+    }
+
+    /// Whether `environment` names the service itself (swift-otel then takes its name).
+    static func namesService(_ environment: [String: String]) -> Bool {
+        if !(environment["OTEL_SERVICE_NAME"] ?? "").isEmpty { return true }
+        return (environment["OTEL_RESOURCE_ATTRIBUTES"] ?? "").split(separator: ",").contains {
+            $0.split(separator: "=", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces) == "service.name"
+        }
     }
 
     #if OTLP
@@ -70,12 +94,16 @@ public final class OTLPExport: Sendable {
         environment: [String: String] = ProcessInfo.processInfo.environment, logger: Logger
     ) -> OTLPExport? {
         guard isRequested(in: environment) else { return nil }
+        if let asked = unsupportedProtocol(in: environment) {
+            logger.warning("no OTLP export: OTEL_EXPORTER_OTLP_PROTOCOL=\(asked) is not supported; use http/protobuf or http/json")
+            return nil
+        }
         #if OTLP
         var configuration = OTel.Configuration.default
-        configuration.serviceName = "screens-pipe"
+        // swift-otel keeps a service.name of OTEL_RESOURCE_ATTRIBUTES only while this is the default.
+        if !namesService(environment) { configuration.serviceName = "screens-pipe" }
         configuration.logs.enabled = false
         configuration.metrics.enabled = false
-        configuration.traces.otlpExporter.protocol = .httpProtobuf
         configuration.diagnosticLogger = .custom(logger)
         configuration.diagnosticLogLevel = .warning
         do {

@@ -26,15 +26,17 @@ struct InstrumentedFetcher: PageFetcher {
         let metrics = self.metrics
         // The page's span: its HTTP attempts (and a cache read) are its children.
         let span = PipelineSpans.start(PipelineSpans.page)
-        span.attributes[PipelineSpans.Attribute.pageIndex] = request.index
+        if span.isRecording { span.attributes[PipelineSpans.Attribute.pageIndex] = request.index }
         do throws(ScreensPipeError) {
             let page = try await PipelineSpans.within(span) { () throws(ScreensPipeError) in
                 let page = try await base.fetch(request) { early in
                     if early.origin == .cache, !answeredFromCache.exchange(true, ordering: .relaxed) { metrics.cache(hit: true) }
                     await provisional(early)
                 }
-                span.attributes[PipelineSpans.Attribute.rows] = page.rowsInPage
-                span.attributes[PipelineSpans.Attribute.origin] = page.origin.rawValue
+                if span.isRecording {
+                    span.attributes[PipelineSpans.Attribute.rows] = page.rowsInPage
+                    span.attributes[PipelineSpans.Attribute.origin] = page.origin.rawValue
+                }
                 return page
             }
             metrics.fetched(in: clock.now - started)

@@ -16,8 +16,9 @@ import Tracing
 ///   └ screens-pipe list                 a fan-out child list: under the list of its parent row
 /// ```
 ///
-/// Every URL is redacted by the same rule as messages and logs (``redactedURL(_:markingUserinfo:)``),
-/// and no header, body or parameter value is recorded.
+/// Every URL is redacted by the same rules as messages and logs, written as OpenTelemetry's
+/// conventions ask (``HTTPRequest/telemetryURL``), and no header, body or parameter value is
+/// recorded. With no tracer recording, no attribute is worked out (``Span/isRecording``).
 public enum PipelineSpans {
     /// The span of one ``Pipeline/run()``.
     public static let run = "screens-pipe run"
@@ -56,12 +57,13 @@ public enum PipelineSpans {
     /// The span of a run of `pipeline`, under the task's current span.
     static func startRun(pipeline: String) -> any Span {
         let span = start(run)
-        span.attributes[Attribute.pipeline] = pipeline
+        if span.isRecording { span.attributes[Attribute.pipeline] = pipeline }
         return span
     }
 
     /// Ends a run's span with what it delivered; failed unless every row was delivered.
     static func endRun(_ span: any Span, summary: RunSummary) {
+        guard span.isRecording else { return span.end() }
         span.attributes[Attribute.pages] = summary.pages
         span.attributes[Attribute.rows] = summary.rows
         span.attributes[Attribute.selected] = summary.selected
@@ -78,10 +80,15 @@ public enum PipelineSpans {
     /// The span of one list, described by its (redacted) `source` summary and, in a fan-out,
     /// its parent rows (`lineage`); under `parent` (the span of the list its parent row came
     /// from) or else the task's current span.
-    static func startList(source: String, lineage: String = "", parent: ServiceContext? = nil) -> any Span {
+    /// The descriptions are made only when a tracer records the span.
+    static func startList(
+        source: @autoclosure () -> String, lineage: @autoclosure () -> String = "", parent: ServiceContext? = nil
+    ) -> any Span {
         let span = start(list, context: parent)
-        span.attributes[Attribute.source] = source
-        if !lineage.isEmpty { span.attributes[Attribute.parent] = lineage }
+        guard span.isRecording else { return span }
+        span.attributes[Attribute.source] = source()
+        let parents = lineage()
+        if !parents.isEmpty { span.attributes[Attribute.parent] = parents }
         return span
     }
 
@@ -107,23 +114,25 @@ public enum PipelineSpans {
 
     /// Marks `span` failed with `error` (its message is redacted, as every error's is).
     static func fail(_ span: any Span, _ error: ScreensPipeError) {
+        guard span.isRecording else { return }
         span.attributes[Attribute.errorCode] = error.code.name
         if span.attributes["error.type"] == nil { span.attributes["error.type"] = error.code.name }
         span.setStatus(SpanStatus(code: .error, message: error.message))
     }
 }
 
-/// One HTTP attempt's client span, after OpenTelemetry's HTTP semantic conventions.
+/// One HTTP attempt's client span, after OpenTelemetry's HTTP semantic conventions. With no
+/// tracer recording (the default), no attribute is worked out: this is once per request.
 struct HTTPAttemptSpan {
     let span: any Span
 
     /// Starts the span of attempt `attempt` (1 for the first) of `request`.
     init(_ request: HTTPRequest, attempt: Int) {
         span = PipelineSpans.start(request.method, kind: .client)
+        guard span.isRecording else { return }
         let url = URLParts(request.url)
         span.attributes["http.request.method"] = request.method
-        // The one redaction rule, then the values the request marks secret whatever their names.
-        span.attributes["url.full"] = redactingValues(redactedURL(request.url), request.secretValues)
+        span.attributes["url.full"] = request.telemetryURL
         span.attributes["server.address"] = url.host
         if let port = url.port { span.attributes["server.port"] = port }
         if attempt > 1 { span.attributes["http.request.resend_count"] = attempt - 1 }
@@ -131,6 +140,7 @@ struct HTTPAttemptSpan {
 
     /// Ends the span on a response: 4xx and 5xx are errors, as the conventions say for clients.
     func end(status: Int) {
+        guard span.isRecording else { return span.end() }
         span.attributes["http.response.status_code"] = status
         if status >= 400 {
             span.attributes["error.type"] = String(status)
@@ -142,6 +152,7 @@ struct HTTPAttemptSpan {
     /// Ends the span on a response the caller could not use (a 200 whose body is not JSON).
     /// Its reason quotes the server, so it stays out of the span: the page's span says it.
     func endInvalid(status: Int) {
+        guard span.isRecording else { return span.end() }
         span.attributes["http.response.status_code"] = status
         span.attributes["error.type"] = "invalid_response"
         span.setStatus(SpanStatus(code: .error))
@@ -150,6 +161,7 @@ struct HTTPAttemptSpan {
 
     /// Ends the span on a transport failure (no complete response).
     func end(failure: HTTPError) {
+        guard span.isRecording else { return span.end() }
         span.attributes["error.type"] = failure.kind.rawValue
         span.setStatus(SpanStatus(code: .error, message: failure.kind.rawValue))
         span.end()

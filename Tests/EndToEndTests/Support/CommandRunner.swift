@@ -48,7 +48,8 @@ enum CommandRunner {
         return merged
     }
 
-    private static func execute(_ executable: String, _ arguments: [String], environment: [String: String], directory: URL?) async throws -> CommandResult {
+    /// Runs `executable` (the binary, or another build of it) with the tests' environment.
+    static func execute(_ executable: String, _ arguments: [String], environment: [String: String], directory: URL?) async throws -> CommandResult {
         let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

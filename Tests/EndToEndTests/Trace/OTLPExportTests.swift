@@ -129,14 +129,23 @@ struct OTLPExportTests {
             #expect(attempt.int("http.response.status_code") == 200)
             #expect(attempt.string("url.full")?.hasPrefix("http://127.0.0.1:") == true)
         }
-        #expect(attempts.contains { $0.string("url.full")?.contains("api_key=<redacted>") == true })
+        #expect(attempts.contains { $0.string("url.full")?.contains("api_key=REDACTED") == true })
 
         let raw = String(decoding: export.raw, as: UTF8.self)
         #expect(!export.raw.isEmpty)
         for secret in Self.secretForms { #expect(!raw.contains(secret), "\(secret) in the export") }
     }
 
-    @Test("a password in the server URL appears nowhere in the export; url.full has no userinfo")
+    @Test("OTEL_EXPORTER_OTLP_PROTOCOL=grpc in the OTLP build: refused with a warning, not swift-otel's fatal error; the run completes")
+    func grpcRefused() async throws {
+        let result = try await CommandRunner.execute(
+            try #require(OTLPTesting.binary), ["run", "pipelines/bookmarks.yaml", "--quiet"],
+            environment: ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"], directory: nil)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutLines.count == 73 && result.stderr.contains("grpc is not supported"), "\(result.stderr)")
+    }
+
+    @Test("a password in the server URL appears nowhere in the export; url.full shows userinfo as REDACTED:REDACTED")
     func passwordInURL() async throws {
         let data = try Self.dataDirectory()
         try await withConfiguredSandbox({ $0.dataDirectory = data }) { harness in try await passwordInURL(harness) }
@@ -157,7 +166,8 @@ struct OTLPExportTests {
         #expect(export.result.status == 0, "\(export.result.stderr)")
         let attempts = export.spans.filter { $0.name == "POST" }
         #expect(!attempts.isEmpty, "\(export.tree)")
-        #expect(attempts.allSatisfy { $0.string("url.full")?.hasPrefix("http://127.0.0.1:") == true })
+        // As OpenTelemetry's HTTP conventions write credentials in url.full.
+        #expect(attempts.allSatisfy { $0.string("url.full")?.hasPrefix("http://REDACTED:REDACTED@127.0.0.1:") == true })
         let raw = String(decoding: export.raw, as: UTF8.self)
         for secret in Self.secretForms { #expect(!raw.contains(secret), "\(secret) in the export") }
     }

@@ -29,7 +29,8 @@ struct FanOutRun: Sendable {
     /// Each list's span, by its parents: a child list's span goes under its parent row's list's.
     let listSpans = ListSpans()
 
-    /// The span context of each list loaded so far, by its lineage (unique per list).
+    /// The span context of each list loaded so far, by its lineage (unique per list); empty
+    /// unless a tracer records spans.
     final class ListSpans: Sendable {
         private let contexts = Mutex<[Lineage: ServiceContext]>([:])
 
@@ -279,7 +280,8 @@ struct FanOutRun: Sendable {
             let instrumented = InstrumentedFetcher(base: base, metrics: metrics, trace: environment.trace, cached: spec.cache != nil)
             let loader = PageLoader(fetcher: BudgetedFetcher(base: instrumented, budget: budget), pagination: SourceFactory.effectivePagination(for: source))
             let span = PipelineSpans.startList(source: base.summary, lineage: lineage.description, parent: parentSpan)
-            listSpans.record(span.context, of: lineage)
+            // Kept only for a tracer that records: lineages hold their parent rows.
+            if span.isRecording { listSpans.record(span.context, of: lineage) }
             let outcome = try await PipelineSpans.within(span) { () throws(ScreensPipeError) in try await loader.load(
                 provisional: { page in _ = await relay.send(.provisional(page, lineage)) },
                 deliver: { (page) throws(ScreensPipeError) -> PageLoader.Decision in

@@ -8,6 +8,9 @@ internal import Foundation
 
 /// The text that replaces a secret value.
 package let redactedPlaceholder = "<redacted>"
+/// What OpenTelemetry's HTTP conventions write for a secret in `url.full`: `REDACTED`, and
+/// `REDACTED:REDACTED@` for userinfo, so that the attribute stays a valid URL.
+package let telemetryRedactedPlaceholder = "REDACTED"
 
 /// `headers` with the values of secret-bearing fields (Authorization, Cookie, API keys,
 /// tokens, passwords) replaced by `<redacted>`. Names and order are kept.
@@ -36,6 +39,8 @@ package func isSecretParameterName(_ name: String) -> Bool {
     ]
     if fragments.contains(where: { lower.contains($0) }) { return true }
     // "key" alone, "api_key", "apiKey", "x-api-key", "access-key", but not "keyword" or "monkey".
+    // Signed URLs' credentials, which OpenTelemetry's conventions name: Azure SAS `sig`, AWS's `AWSAccessKeyId`.
+    if lower == "sig" || lower == "awsaccesskeyid" { return true }
     return lower == "key" || lower.hasSuffix("_key") || lower.hasSuffix("-key") || lower.hasSuffix("apikey")
         || lower.hasSuffix("accesskey") || lower.hasSuffix("privatekey")
 }
@@ -101,6 +106,16 @@ extension HTTPRequest {
     /// The URL as people see it: no userinfo, secret-named query values and every value of
     /// ``secretValues`` redacted.
     package var shownURL: String { redactingValues(redactedURL(url), secretValues) }
+
+    /// The URL as a span's `url.full` holds it, after OpenTelemetry's HTTP conventions: the
+    /// same secrets as ``shownURL`` redacted, written `REDACTED` (userinfo as
+    /// `REDACTED:REDACTED@`), so it stays a valid URL.
+    package var telemetryURL: String {
+        let redacted = replacingSecrets(
+            in: url, userinfo: { _ in "\(telemetryRedactedPlaceholder):\(telemetryRedactedPlaceholder)@" },
+            value: { _ in telemetryRedactedPlaceholder })
+        return redactingValues(redacted, secretValues, placeholder: telemetryRedactedPlaceholder)
+    }
 
     /// The body as people see it (``redactedBody(_:)``, then ``secretValues``); nil when
     /// there is none.
@@ -192,14 +207,14 @@ extension Substring {
 
 /// `text` with each of `secrets` replaced by `<redacted>`, as written, percent-encoded and
 /// JSON-escaped (the forms a value takes in a URL, a header and a body).
-package func redactingValues(_ text: String, _ secrets: [String]) -> String {
+package func redactingValues(_ text: String, _ secrets: [String], placeholder: String = redactedPlaceholder) -> String {
     var result = text
     for secret in secrets where !secret.isEmpty {
         var forms = [secret]
         if let encoded = secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) { forms.append(encoded) }
         let escaped = JSONValue.string(secret).jsonString.dropFirst().dropLast()
         forms.append(String(escaped))
-        for form in Set(forms) where !form.isEmpty { result = result.replacingOccurrences(of: form, with: redactedPlaceholder) }
+        for form in Set(forms) where !form.isEmpty { result = result.replacingOccurrences(of: form, with: placeholder) }
     }
     return result
 }
