@@ -37,12 +37,12 @@ struct CookieSignInTests {
         }
     }
 
-    @Test("a wrong password answers the sign-in page again, 200, with no session and without the password")
+    @Test("a wrong password is a 500, as LoginAction's uncaught exception (the Mobile SDK reads it so), with no session and without the password")
     func wrongPassword() async throws {
         try await withSandbox { client, server in
             let answer = try client.send(
                 "POST", "/c/portal/login", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: form("test@liferay.com", "WRONG-77")
-            ).expect(200)
+            ).expect(500)
             #expect(answer.text.contains("Authentication failed"))
             #expect(!answer.text.contains("WRONG-77"))
             #expect(!answer.headers.contains { $0.name.lowercased() == "set-cookie" })
@@ -66,19 +66,25 @@ struct CookieSignInTests {
                 body: Array(Self.count.utf8)
             ).expect(200).json()
             #expect(byParameter == .int(73))
+            // An empty p_auth falls back to the header, as SessionAuthToken reads them.
+            let emptyParameter = try client.send(
+                "POST", "/api/jsonws/invoke?p_auth=", headers: [("Content-Type", "application/json"), cookie, ("X-CSRF-Token", session.token)],
+                body: Array(Self.count.utf8)
+            ).expect(200).json()
+            #expect(emptyParameter == .int(73))
             // Another session's token is not this one's.
             let joe = try signIn(client, "joe@liferay.com", "joe")
             _ = try client.invoke(Self.count, headers: [cookie, ("X-CSRF-Token", joe.token)]).expect(403)
         }
     }
 
-    @Test("a session ended after its requests is a guest: JSON-WS answers 401 Authenticated access required")
+    @Test("a session ended after its requests is a guest: JSON-WS answers 403 Authenticated access required (SecurityException is SC_FORBIDDEN)")
     func sessionExpires() async throws {
         try await withSandbox(.init { $0.sessionUses = 1 }) { client, _ in
             let session = try signIn(client)
             let headers = [("Cookie", "COOKIE_SUPPORT=true; \(session.cookie)"), ("X-CSRF-Token", session.token)]
             _ = try client.invoke(Self.count, headers: headers).expect(200)
-            let expired = try client.invoke(Self.count, headers: headers).expect(401).json()
+            let expired = try client.invoke(Self.count, headers: headers).expect(403).json()
             #expect(expired["error"]?["message"] == "Authenticated access required")
         }
     }

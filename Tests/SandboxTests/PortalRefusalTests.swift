@@ -128,6 +128,23 @@ struct PortalRefusalTests {
             #expect(once["access_token"]?.stringValue != nil)
         }
     }
+
+    @Test("a client that fails Basic authentication gets 401 invalid_client with WWW-Authenticate (RFC 6749 section 5.2)")
+    func basicClientFailureNamesTheScheme() async throws {
+        try await withSandbox { client, _ in
+            let form = ("Content-Type", "application/x-www-form-urlencoded")
+            let wrong = ("Authorization", "Basic " + Data("sandbox-client:wrong-secret".utf8).base64EncodedString())
+            let byHeader = try client.send("POST", "/o/oauth2/token", headers: [form, wrong], body: Array("grant_type=client_credentials".utf8)).expect(401)
+            #expect(try byHeader.json()["error"] == "invalid_client")
+            #expect(byHeader.headers.contains { $0.name.lowercased() == "www-authenticate" && $0.value.hasPrefix("Basic") })
+            // By form parameters the header is not required (the client named no scheme).
+            let byForm = try client.send(
+                "POST", "/o/oauth2/token", headers: [form],
+                body: Array("grant_type=client_credentials&client_id=sandbox-client&client_secret=wrong".utf8)
+            ).expect(401)
+            #expect(try byForm.json()["error"] == "invalid_client")
+        }
+    }
 }
 
 /// The sandbox answers as a portal answers `curl`: headless pretty-printed with two-space

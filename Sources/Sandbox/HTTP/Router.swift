@@ -121,6 +121,10 @@ struct Router: Sendable {
         case Self.invokePath:
             guard request.method == "POST" else { return methodNotAllowed("POST") }
             guard case .user(let account) = authentication else {
+                // A session cookie the portal does not know (ended, timed out) makes a guest.
+                if case .missing = authentication, PortalSessions.carriesSessionCookie(request) {
+                    return .json(PortalSessions.endedSession.status, PortalSessions.endedSession.jsonwsBody)
+                }
                 return unauthenticated(request, baseURL: baseURL, body: PortalError.authenticationRequired.jsonwsBody)
             }
             if missingCSRFToken { return PortalSessions.invalidCSRFToken(userId: account.userId, path: request.path) }

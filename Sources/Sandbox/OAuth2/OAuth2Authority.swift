@@ -137,7 +137,12 @@ final class OAuth2Authority: Sendable {
             clientSecret = secret
         }
         guard let clientID, let client = plan.clients.first(where: { $0.id == clientID }), client.secret == clientSecret else {
-            return Self.error(401, "invalid_client", "Client authentication failed")
+            // RFC 6749 §5.2: a client that authenticated by the Authorization header gets a 401
+            // with WWW-Authenticate naming the scheme it used.
+            let usedBasic = Self.basicCredentials(request.headers["authorization"]) != nil
+            return Self.error(
+                401, "invalid_client", "Client authentication failed",
+                headers: usedBasic ? [("WWW-Authenticate", "Basic realm=\"PortalRealm\"")] : [])
         }
         // The scopes asked for that the client has (RFC 6749 section 3.3), or all of its own.
         let asked = form["scope"].map { Set($0.split(separator: " ").map(String.init)) }
@@ -204,8 +209,10 @@ final class OAuth2Authority: Sendable {
         return (decode(text[..<colon]), decode(text[text.index(after: colon)...]))
     }
 
-    private static func error(_ status: Int, _ code: String, _ description: String) -> SandboxResponse {
-        .json(status, ["error": .string(code), "error_description": .string(description)], headers: [("Cache-Control", "no-store")])
+    private static func error(
+        _ status: Int, _ code: String, _ description: String, headers: [(String, String)] = []
+    ) -> SandboxResponse {
+        .json(status, ["error": .string(code), "error_description": .string(description)], headers: [("Cache-Control", "no-store")] + headers)
     }
 
     private static func randomToken() -> String {

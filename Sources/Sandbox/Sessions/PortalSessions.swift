@@ -52,7 +52,8 @@ final class PortalSessions: Sendable {
     /// Checks (and counts a use of) the session the request's `Cookie` names.
     func check(_ request: SandboxRequest) -> Verdict {
         guard let id = Self.cookie(Self.cookieName, in: request.headers["cookie"]) else { return .guest }
-        let carried = request.query["p_auth"] ?? request.headers["x-csrf-token"]
+        // SessionAuthToken reads p_auth, and the X-CSRF-Token header when p_auth is empty.
+        let carried = request.query["p_auth"].flatMap { $0.isEmpty ? nil : $0 } ?? request.headers["x-csrf-token"]
         return ledger.withLock { ledger in
             guard var session = ledger.sessions[id] else { return .guest }
             session.uses += 1
@@ -67,14 +68,15 @@ final class PortalSessions: Sendable {
 
     /// `POST /c/portal/login`: a good login starts a session (a new `JSESSIONID`, so a
     /// session id known before signing in is never the signed-in one) and redirects to the
-    /// landing page; a bad one answers the sign-in page again with Liferay's message,
-    /// status 200, as the portal's login portlet does.
+    /// landing page. A bad one is a 500: Liferay's `LoginAction` lets the failed login's
+    /// exception through to the servlet, and the Mobile SDK's `CookieSignIn` reads a 500 as
+    /// "cookie invalid or empty".
     func signIn(_ request: SandboxRequest, accounts: Accounts) -> SandboxResponse {
         let form = QueryString(String(decoding: request.body, as: UTF8.self))
         guard let login = form["login"], let password = form["password"],
             let user = accounts.users.first(where: { $0.emailAddress.lowercased() == login.lowercased() && $0.password == password })
         else {
-            return .text(200, Self.signInPage(message: "Authentication failed. Please try again."), contentType: "text/html; charset=UTF-8")
+            return .text(500, Self.errorPage(message: "Authentication failed. Please try again."), contentType: "text/html; charset=UTF-8")
         }
         let id = Self.randomHex(16).uppercased()
         let token = Self.randomAlphanumeric(8)
@@ -107,12 +109,27 @@ final class PortalSessions: Sendable {
         return .text(200, html, contentType: "text/html; charset=UTF-8")
     }
 
+    /// The JSON-WS answer to a request whose session cookie the portal no longer knows: it
+    /// runs as the guest, whose call fails with a SecurityException, which
+    /// `JSONWebServiceServiceAction` answers with SC_FORBIDDEN.
+    static let endedSession = PortalError(status: 403, type: "java.lang.SecurityException", message: "Authenticated access required")
+
+    /// Whether the request names a session cookie (known to the portal or not).
+    static func carriesSessionCookie(_ request: SandboxRequest) -> Bool {
+        cookie(cookieName, in: request.headers["cookie"]) != nil
+    }
+
     /// The JSON-WS answer to a signed-in session that did not send its CSRF token.
     static func invalidCSRFToken(userId: Int64, path: String) -> SandboxResponse {
         let error = PortalError(
             status: 403, type: "com.liferay.portal.kernel.security.auth.PrincipalException$MustHaveValidCSRFToken",
             message: "User \(userId) did not provide a valid CSRF token for \(path)")
         return .json(error.status, error.jsonwsBody)
+    }
+
+    /// The portal's page for an uncaught exception.
+    static func errorPage(message: String) -> String {
+        "<!DOCTYPE html><html><head><title>Error - Liferay</title></head><body><h1>An unexpected error occurred.</h1><p>\(message)</p></body></html>"
     }
 
     static func signInPage(message: String? = nil) -> String {

@@ -4,8 +4,13 @@ import ScreensBus
 enum URLText {
     static func appending(query: [QueryParameter], to url: String) -> String {
         guard !query.isEmpty else { return url }
-        let encoded = query.map { "\(encode($0.name))=\(encode($0.value))" }.joined(separator: "&")
-        return url + (url.contains("?") ? "&" : "?") + encoded
+        return url + (url.contains("?") ? "&" : "?") + formEncoded(query)
+    }
+
+    /// `parameters` as `name=value&...`, each part encoded by ``encode(_:alsoKeeping:)``: a
+    /// query, or an `application/x-www-form-urlencoded` body (a sign-in form, a token request).
+    static func formEncoded(_ parameters: [QueryParameter]) -> String {
+        parameters.map { "\(encode($0.name))=\(encode($0.value))" }.joined(separator: "&")
     }
 
     /// `text` as one query value or path segment: every byte but RFC 3986's unreserved

@@ -70,7 +70,8 @@ struct CookieSignInRunTests {
             #expect(result.status == 0, "stderr: \(result.stderr)")
             #expect(result.stdoutLines == reference)
             #expect(harness.server.cookieSignIns >= 2)
-            #expect(result.stderr.contains("ended the portal session (HTTP 401); signing in again"), "stderr: \(result.stderr)")
+            // A portal answers a JSON-WS call whose session ended as a guest: 403 (SecurityException).
+            #expect(result.stderr.contains("ended the portal session (HTTP 403); signing in again"), "stderr: \(result.stderr)")
         }
     }
 

@@ -48,6 +48,12 @@ package struct HTTPError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The code of the error a run reports for this failure: `cancelled`, `connectivity` for
+    /// the failures worth a retry, else `http`.
+    package var pipelineCode: ScreensPipeError.Code {
+        kind == .cancelled ? .cancelled : (isConnectivity ? .connectivity : .http)
+    }
+
     /// `"connection refused: Failed to connect to 127.0.0.1 port 1 (GET http://127.0.0.1:1/)"`.
     package var description: String { "\(kind.rawValue): \(message) (\(request))" }
 }

@@ -96,13 +96,7 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
                 })
         } catch {
             logger.debug("page \(page.index): \(description) -> \(redactingValues(error.message, secrets))")
-            let code: ScreensPipeError.Code =
-                switch error.kind {
-                case .cancelled: .cancelled
-                case _ where error.isConnectivity: .connectivity
-                default: .http
-                }
-            throw ScreensPipeError(code, error.message, page: page.index, request: description).redacting(secrets)
+            throw ScreensPipeError(error.pipelineCode, error.message, page: page.index, request: description).redacting(secrets)
         }
         let decoded: DecodedPage
         do throws(ScreensPipeError) { decoded = try outcome.get() } catch { throw error.redacting(secrets) }

@@ -9,15 +9,25 @@ import Synchronization
 /// page they end on. Requests then carry `Cookie` and the token as `X-CSRF-Token`, which
 /// Liferay's `AuthTokenUtil` reads as it reads `p_auth`.
 ///
-/// Concurrent pages share one session and one sign-in; when the portal refuses the session
-/// (it expired: a 401, or a redirect to its login page) the next request signs in again.
+/// Concurrent pages share one session and one sign-in. A session ends on the portal after
+/// `session.timeout` minutes unused (30 by default), and the portal does not say so: the
+/// next request is a guest's, which JSON-WS refuses with a 403 (`JSONWebServiceServiceAction`
+/// answers SC_FORBIDDEN to a PrincipalException or SecurityException) or answers with only
+/// what a guest may see. So a session unused for ``defaultIdleLimit`` is not sent again but
+/// replaced, as the Mobile SDK refreshes its cookie before it expires; and a 401, a 403 or
+/// a redirect (to the login page) makes the next request sign in again, once.
 actor PortalSessionKeeper: SignedInCredentials {
-    /// What the keeper holds: nothing, a sign-in under way, or a session.
+    /// What the keeper holds: nothing, a sign-in under way, or a session and when it was
+    /// last handed out.
     private enum State {
         case empty
         case obtaining(Task<Result<SignedIn, ScreensPipeError>, Never>)
-        case holding(SignedIn)
+        case holding(SignedIn, lastUsed: ContinuousClock.Instant)
     }
+
+    /// How long a held session may go unused: under Liferay's default `session.timeout` of
+    /// 30 minutes, with a margin for the request in flight.
+    static let defaultIdleLimit: Duration = .seconds(25 * 60)
 
     /// Redirects followed after the sign-in before giving up (Liferay sends one or two).
     static let maximumRedirects = 5
@@ -25,26 +35,31 @@ actor PortalSessionKeeper: SignedInCredentials {
     private let spec: CookieSignInSpec
     private let loginURL: String
     private let logger: Logger
+    /// ``defaultIdleLimit``, or a test's.
+    private let idleLimit: Duration
     private var state: State = .empty
 
-    init(spec: CookieSignInSpec, loginURL: String, logger: Logger) {
+    init(spec: CookieSignInSpec, loginURL: String, logger: Logger, idleLimit: Duration = defaultIdleLimit) {
         self.spec = spec
         self.loginURL = loginURL
         self.logger = logger
+        self.idleLimit = idleLimit
     }
 
     func credentials(sender: RetryingSender, source: SourceSpec) async throws(ScreensPipeError) -> SignedIn {
+        let now = ContinuousClock.now
         switch state {
-        case .holding(let session):
+        case .holding(let session, let lastUsed) where now - lastUsed < idleLimit:
+            state = .holding(session, lastUsed: now)
             return session
         case .obtaining(let task):
             return try await task.value.get()
-        case .empty:
+        case .holding, .empty:
             let task = Task { await self.signIn(sender: sender, source: source) }
             state = .obtaining(task)
             let result = await task.value
             switch result {
-            case .success(let session): state = .holding(session)
+            case .success(let session): state = .holding(session, lastUsed: ContinuousClock.now)
             case .failure: state = .empty
             }
             return try result.get()
@@ -52,10 +67,13 @@ actor PortalSessionKeeper: SignedInCredentials {
     }
 
     func refused(_ held: SignedIn) {
-        if case .holding(let current) = state, current.mark == held.mark { state = .empty }
+        if case .holding(let current, _) = state, current.mark == held.mark { state = .empty }
     }
 
-    nonisolated func refuses(status: Int) -> Bool { status == 401 || (300..<400).contains(status) }
+    /// A session the portal no longer knows makes the request a guest's: a 401 or 403, or a
+    /// redirect to the login page. A 403 may also be the user's own lack of permission: that
+    /// costs one sign-in and one resend before the request fails as it would have.
+    nonisolated func refuses(status: Int) -> Bool { status == 401 || status == 403 || (300..<400).contains(status) }
 
     nonisolated func refusalNotice(status: Int) -> String { "ended the portal session (HTTP \(status)); signing in again" }
 
@@ -67,8 +85,9 @@ actor PortalSessionKeeper: SignedInCredentials {
         request.headers.add(name: "Accept", value: "text/html")
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         request.headers.add(name: "Cookie", value: jar.header)
-        let form = [("login", spec.username), ("password", spec.password.revealed)]
-        request.body = Array(form.map { "\(URLText.encode($0.0))=\(URLText.encode($0.1))" }.joined(separator: "&").utf8)
+        request.body = Array(
+            URLText.formEncoded([QueryParameter(name: "login", value: spec.username), QueryParameter(name: "password", value: spec.password.revealed)])
+                .utf8)
         request.secretValues = [spec.password.revealed]
         let signInDescription = request.requestDescription
         var response: HTTPResponse
@@ -78,11 +97,11 @@ actor PortalSessionKeeper: SignedInCredentials {
             return .failure(error)
         }
         guard (300..<400).contains(response.status) else {
-            if response.status == 200 {
-                return .failure(
-                    .authentication(
-                        "signing in: the portal answered its sign-in page again instead of a session: the username or password is wrong, or the account may not sign in",
-                        request: signInDescription, status: 200))
+            // Liferay's LoginAction lets the failed login's exception through: a 500, which the
+            // Mobile SDK's CookieSignIn reads as a wrong login; a portal whose login page
+            // handles it answers that page again (200).
+            if response.status == 500 || response.status == 200 {
+                return .failure(Self.wrongLogin(signInDescription, status: response.status))
             }
             return .failure(.authentication("signing in: the portal answered HTTP \(response.status)", request: signInDescription, status: response.status))
         }
@@ -119,6 +138,11 @@ actor PortalSessionKeeper: SignedInCredentials {
             return .failure(
                 .authentication("signing in: the page after the sign-in answered HTTP \(response.status)", request: signInDescription, status: response.status))
         }
+        // Every portal page carries a Liferay.authToken, a guest's too: landing on the
+        // sign-in page again means no one signed in.
+        if Self.isSignInPage(url, loginURL: loginURL) {
+            return .failure(Self.wrongLogin(signInDescription, status: response.status))
+        }
         guard jar.holdsSession else {
             return .failure(.authentication("signing in: the portal set no session cookie", request: signInDescription))
         }
@@ -132,36 +156,41 @@ actor PortalSessionKeeper: SignedInCredentials {
             SignedIn(headers: [("Cookie", cookie), ("X-CSRF-Token", token)], secrets: jar.values + [token, cookie], mark: Secret(cookie)))
     }
 
+    private static func wrongLogin(_ request: String, status: Int) -> ScreensPipeError {
+        .authentication(
+            "signing in: the portal did not start a session (HTTP \(status)): the username or password is wrong, or the account may not sign in",
+            request: request, status: status)
+    }
+
+    /// Whether `url` is the portal's sign-in page: the login form's own path, or a page
+    /// showing the login portlet.
+    static func isSignInPage(_ url: String, loginURL: String) -> Bool {
+        func path(_ url: String) -> Substring {
+            let rest = URLParts(url).rest
+            return rest[..<(rest.firstIndex { $0 == "?" || $0 == "#" } ?? rest.endIndex)]
+        }
+        return path(url) == path(loginURL) || URLParts(url).rest.contains("p_p_id=com_liferay_login_web_portlet_LoginPortlet")
+    }
+
     /// One request of the sign-in, its failures located at the sign-in request.
     private func send(_ request: HTTPRequest, sender: RetryingSender) async throws(ScreensPipeError) -> HTTPResponse {
         do throws(HTTPError) {
             return try await sender.send(request)
         } catch {
-            let code: ScreensPipeError.Code = error.kind == .cancelled ? .cancelled : (error.isConnectivity ? .connectivity : .http)
-            throw ScreensPipeError(code, "signing in: \(redactingValues(error.message, request.secretValues))", request: request.requestDescription)
+            throw ScreensPipeError(error.pipelineCode, "signing in: \(redactingValues(error.message, request.secretValues))", request: request.requestDescription)
         }
     }
 }
 
-/// The process's portal sessions, one per login URL, user, password and transport route,
-/// named by a digest so no password is a key in the clear.
+/// The process's portal sessions, one per login URL, user, password and route.
 final class PortalSessionKeepers: Sendable {
     static let shared = PortalSessionKeepers()
 
-    private let keepers = Mutex<[String: PortalSessionKeeper]>([:])
+    private let holders = CredentialHolders<PortalSessionKeeper>()
 
     func keeper(spec: CookieSignInSpec, loginURL: String, source: SourceSpec, logger: Logger) -> PortalSessionKeeper {
-        let identity = [
-            loginURL, spec.username, spec.password.revealed, source.caFile ?? "", source.insecureSkipTLSVerify ? "insecure" : "verified",
-            "\(source.proxy.hashValue)", "\(source.clientCertificate.hashValue)",
-        ]
-        let key = CacheKey.digest(identity.joined(separator: "\n"))
-        return keepers.withLock { keepers in
-            if let existing = keepers[key] { return existing }
-            let made = PortalSessionKeeper(spec: spec, loginURL: loginURL, logger: logger)
-            keepers[key] = made
-            return made
-        }
+        let identity = [loginURL, spec.username, spec.password.revealed] + source.signInRoute(proxy: source.proxy)
+        return holders.holder(identity: identity) { PortalSessionKeeper(spec: spec, loginURL: loginURL, logger: logger) }
     }
 }
 

@@ -32,8 +32,17 @@ struct PortalCookieJar: Sendable {
     /// The `Cookie` header.
     var header: String { cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ") }
 
-    /// The values the portal set, which every shown form of a request redacts.
-    var values: [String] { cookies.filter { $0.name != "COOKIE_SUPPORT" && $0.value.count >= 4 }.map(\.value) }
+    /// The values the portal set, which every shown form of a request redacts: all but
+    /// Liferay's cookies that say nothing about the user (the cookie check, the guest's
+    /// language, the session's last-access time), whose values ("en_US", a timestamp)
+    /// would otherwise blank out the same text wherever a message shows it.
+    var values: [String] {
+        cookies.filter { !Self.isPublic($0.name) && $0.value.count >= 4 }.map(\.value)
+    }
+
+    private static func isPublic(_ name: String) -> Bool {
+        name == "COOKIE_SUPPORT" || name == "GUEST_LANGUAGE_ID" || name.hasPrefix("LFR_SESSION_STATE_")
+    }
 
     private static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
         scalar.isASCII && scalar.value > 32 && scalar.value < 127 && !"()<>@,;:\\\"/[]?={}".unicodeScalars.contains(scalar)

@@ -94,8 +94,7 @@ actor OAuth2TokenProvider {
         do throws(HTTPError) {
             response = try await sender.send(request)
         } catch {
-            let code: ScreensPipeError.Code = error.kind == .cancelled ? .cancelled : (error.isConnectivity ? .connectivity : .http)
-            return .failure(Refusal(error: ScreensPipeError(code, "obtaining an OAuth2 token: \(error.message)", request: request.requestDescription)))
+            return .failure(Refusal(error: ScreensPipeError(error.pipelineCode, "obtaining an OAuth2 token: \(error.message)", request: request.requestDescription)))
         }
         guard response.status == 200 else {
             let message = OAuth2TokenResponse.refusal(
@@ -133,7 +132,7 @@ actor OAuth2TokenProvider {
     /// The form-encoded POST of RFC 6749 §4.4.2, §4.3.2 or §6 (the password grant's renewal
     /// while it holds a refresh token), with the client's credentials in the
     /// form or in a basic `Authorization` header.
-    private func tokenRequest(source: SourceSpec) -> HTTPRequest {
+    func tokenRequest(source: SourceSpec) -> HTTPRequest {
         var form: [QueryParameter] = []
         var secrets: [String] = []
         switch spec.grant {
@@ -164,36 +163,33 @@ actor OAuth2TokenProvider {
         request.maxResponseSize = OAuth2TokenResponse.maximumBodySize
         request.headers.add(name: "Accept", value: "application/json")
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        switch spec.clientAuthentication {
-        case .form:
+        switch (spec.clientAuthentication, spec.clientSecret) {
+        case (.basic, let secret?):
+            // RFC 6749 §2.3.1: both parts form-encoded before the base64.
+            let pair = "\(URLText.encode(spec.clientID)):\(URLText.encode(secret.revealed))"
+            request.headers.add(name: "Authorization", value: "Basic \(Data(pair.utf8).base64EncodedString())")
+        case (.form, _), (.basic, nil):
+            // A public client (no secret) names itself with client_id in the body (RFC 6749
+            // §3.2.1), as the Mobile SDK's TokenRequester does, whatever client-auth says.
             form.append(QueryParameter(name: "client_id", value: spec.clientID))
             if let secret = spec.clientSecret {
                 form.append(QueryParameter(name: "client_secret", value: secret.revealed))
             }
-        case .basic:
-            // RFC 6749 §2.3.1: both parts form-encoded before the base64.
-            let pair = "\(URLText.encode(spec.clientID)):\(URLText.encode(spec.clientSecret?.revealed ?? ""))"
-            request.headers.add(name: "Authorization", value: "Basic \(Data(pair.utf8).base64EncodedString())")
         }
         if let secret = spec.clientSecret { secrets.append(secret.revealed) }
         request.secretValues = secrets
-        request.body = Array(form.map { "\(URLText.encode($0.name))=\(URLText.encode($0.value))" }.joined(separator: "&").utf8)
+        request.body = Array(URLText.formEncoded(form).utf8)
         return request
     }
 }
 
 /// The process's token providers, one per set of OAuth 2 credentials (token endpoint,
-/// grant, client, secret, refresh token, user and password, scope) and TLS settings (CA file, verification),
-/// named by a digest so no secret is a key in the clear. The number of entries is the
-/// number of credential sets the process uses.
-///
-/// The TLS settings are part of the identity because the provider's token requests carry
-/// the client secret: a pipeline that verifies its server must never be served by a token
-/// request that another pipeline configured with `insecure-skip-tls-verify` or another CA.
+/// grant, client, secret, refresh token, user and password, scope) and route
+/// (``SourceSpec/signInRoute(proxy:)``: the token requests carry the client secret).
 final class OAuth2TokenProviders: Sendable {
     static let shared = OAuth2TokenProviders()
 
-    private let providers = Mutex<[String: OAuth2TokenProvider]>([:])
+    private let holders = CredentialHolders<OAuth2TokenProvider>()
 
     func provider(spec: OAuth2Spec, tokenURL: String, source: SourceSpec, logger: Logger) -> OAuth2TokenProvider {
         var refresh = ""
@@ -206,17 +202,8 @@ final class OAuth2TokenProviders: Sendable {
         }
         let identity = [
             tokenURL, spec.grantName, spec.clientID, spec.clientSecret?.revealed ?? "", refresh, owner, spec.scope ?? "",
-            spec.clientAuthentication.rawValue, source.caFile ?? "", source.insecureSkipTLSVerify ? "insecure" : "verified",
-            // The route too: a token request of a pipeline that names a proxy or presents a
-            // certificate must not be answered by one that goes another way.
-            "\(spec.tokenEndpointSettings(of: source).proxy.hashValue)", "\(source.clientCertificate.hashValue)",
-        ]
-        let key = CacheKey.digest(identity.joined(separator: "\n"))
-        return providers.withLock { providers in
-            if let existing = providers[key] { return existing }
-            let made = OAuth2TokenProvider(spec: spec, tokenURL: tokenURL, logger: logger)
-            providers[key] = made
-            return made
-        }
+            spec.clientAuthentication.rawValue,
+        ] + source.signInRoute(proxy: spec.tokenEndpointSettings(of: source).proxy)
+        return holders.holder(identity: identity) { OAuth2TokenProvider(spec: spec, tokenURL: tokenURL, logger: logger) }
     }
 }

@@ -32,6 +32,12 @@ struct PortalSignInPageTests {
         #expect(jar.holdsSession)
         #expect(jar.header == "COOKIE_SUPPORT=true; COMPANY_ID=20099; JSESSIONID=NEWER999")
         #expect(jar.values.sorted() == ["20099", "NEWER999"])
+        var liferay: HTTPHeaders = [:]
+        liferay.add(name: "Set-Cookie", value: "GUEST_LANGUAGE_ID=en_US; Path=/")
+        liferay.add(name: "Set-Cookie", value: "LFR_SESSION_STATE_20123=1764206400000; Path=/")
+        liferay.add(name: "Set-Cookie", value: "USER_UUID=\"mMxY8zQ2rT\"; Path=/")
+        jar.take(liferay)
+        #expect(jar.values.sorted() == ["20099", "NEWER999", "mMxY8zQ2rT"], "a user's cookies are redacted, the language and access time are not")
     }
 
     @Test("auth: cookie decodes; plan and reflection show the user, never the password; the cache key's user is the login")

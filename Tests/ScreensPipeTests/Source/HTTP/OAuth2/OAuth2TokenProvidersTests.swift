@@ -44,4 +44,22 @@ struct OAuth2TokenProvidersTests {
         let second = OAuth2TokenProviders.shared.provider(spec: other, tokenURL: tokenURL, source: source(), logger: logger)
         #expect(first !== second)
     }
+
+    /// RFC 6749 §2.3.1 is for clients with a password; a public client names itself with
+    /// client_id in the body (§3.2.1), as the Mobile SDK's TokenRequester does.
+    @Test("client-auth basic without a secret sends client_id in the form, not Basic 'id:'")
+    func publicClientUsesTheForm() async {
+        let client = OAuth2Spec(
+            grant: .password(username: "joe@liferay.com", password: Secret("joe")), clientID: "public id", clientSecret: nil,
+            clientAuthentication: .basic)
+        let request = await OAuth2TokenProvider(spec: client, tokenURL: tokenURL, logger: logger).tokenRequest(source: source())
+        let body = String(decoding: request.body ?? [], as: UTF8.self)
+        #expect(body.contains("client_id=public%20id") && request.headers["Authorization"] == nil, "\(body)")
+        // With a secret, Basic as configured, and no client_id in the form.
+        var confidential = client
+        confidential.clientSecret = Secret("s3cret")
+        let basic = await OAuth2TokenProvider(spec: confidential, tokenURL: tokenURL, logger: logger).tokenRequest(source: source())
+        #expect(basic.headers["Authorization"]?.hasPrefix("Basic ") == true)
+        #expect(!String(decoding: basic.body ?? [], as: UTF8.self).contains("client_id"))
+    }
 }
