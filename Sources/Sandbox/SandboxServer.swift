@@ -51,6 +51,8 @@ public final class SandboxServer: Sendable {
 
     /// The most client connections that were open at once since the server started.
     public var peakConnectionCount: Int { state.connectionGauge.peak }
+    /// Connections accepted since the start: fewer than requests when clients reuse them.
+    public var acceptedConnectionCount: Int { state.connectionGauge.accepted }
     /// With `FaultPlan.capacity`: the most data requests in flight at once.
     public var peakRequestsInFlight: Int { state.faults.peakInFlight }
     /// With `FaultPlan.overloadAt`: the data requests refused with a 503 as overload.

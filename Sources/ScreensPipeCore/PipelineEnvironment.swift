@@ -48,6 +48,9 @@ public struct PipelineEnvironment: Sendable {
     var cacheSnapshot: (id: String, reuse: Bool)?
     /// Told the size of each HTTP response body (metrics).
     var onResponseBody: (@Sendable (Int) -> Void)?
+    /// The HTTP client and cache stores of the ``ScreensPipeClient`` that made this
+    /// environment, which its runs borrow; nil: each run opens and closes its own.
+    package var shared: SharedResources?
 
     /// An environment with no variables, no sandbox, no default cache directory, the
     /// system clock and a logger that discards everything, unless given.

@@ -93,26 +93,16 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
 
     private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
         let path = head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.uri
-        let status: HTTPResponseStatus
-        let body: [UInt8]
+        let response =
+            path == "/metrics"
+            ? MetricsResponder(registry: registry).response(method: head.method.rawValue)
+            : MetricsResponder.Response(status: 404, text: "metrics are at /metrics\n")
         var headers = HTTPHeaders([("Connection", "close")])
-        switch (path, head.method) {
-        case ("/metrics", .GET), ("/metrics", .HEAD):
-            status = .ok
-            body = registry.emitToBuffer()
-            headers.add(name: "Content-Type", value: "text/plain; version=0.0.4; charset=utf-8")
-        case ("/metrics", _):
-            status = .methodNotAllowed
-            body = Array("only GET /metrics\n".utf8)
-            headers.add(name: "Allow", value: "GET, HEAD")
-        default:
-            status = .notFound
-            body = Array("metrics are at /metrics\n".utf8)
-        }
-        headers.add(name: "Content-Length", value: String(body.count))
+        headers.add(contentsOf: response.headers)
+        let status = HTTPResponseStatus(statusCode: response.status)
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
-        if head.method != .HEAD {
-            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
+        if !response.body.isEmpty {
+            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: response.body)))), promise: nil)
         }
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }

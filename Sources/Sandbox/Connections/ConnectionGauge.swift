@@ -5,13 +5,15 @@ import Synchronization
 /// requests it made.
 final class ConnectionGauge: Sendable {
     /// Both counts change under one lock, so the peak never misses a moment.
-    private let counts = Mutex<(open: Int, peak: Int)>((0, 0))
+    private let counts = Mutex<(open: Int, peak: Int, accepted: Int)>((0, 0, 0))
 
     var peak: Int { counts.withLock { $0.peak } }
+    var accepted: Int { counts.withLock { $0.accepted } }
 
     func opened() {
         counts.withLock { counts in
             counts.open += 1
+            counts.accepted += 1
             counts.peak = max(counts.peak, counts.open)
         }
     }

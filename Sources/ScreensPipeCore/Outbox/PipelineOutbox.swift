@@ -79,7 +79,8 @@ public enum PipelineOutbox {
         defer { bus.finish() }
         let place = try await open(spec: spec, environment: environment)
         let lock = try await place.lock(spec: spec, environment: environment)
-        let client = HTTPClient()
+        let lease = environment.httpClient()
+        let client = lease.client
         let outcome: Result<OutboxSyncSummary, ScreensPipeError>
         do throws(ScreensPipeError) {
             await bus.publish(.started(RunStarted(pipeline: spec.name, source: "outbox sync to \(place.target)")))
@@ -100,7 +101,7 @@ public enum PipelineOutbox {
             outcome = .failure(error)
         }
         await lock.release()
-        await client.shutdown()
+        await lease.release()
         return try outcome.get()
     }
 

@@ -4,15 +4,14 @@ enum SourceFactory {
     static func makeFetcher(
         spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment, rows: RowForm = .values
     ) async throws(ScreensPipeError) -> any PageFetcher {
-        let store: (any CacheBackend)? =
-            if let cache = spec.cache { try await CacheBackends.open(spec: cache, environment: environment.storageVariables) } else { nil }
-        return try await makeFetcher(spec: spec, baseURL: baseURL, environment: environment, rows: rows, store: store, client: nil)
+        let store: (any CacheBackend)? = if let cache = spec.cache { try await environment.openCache(cache) } else { nil }
+        return try await makeFetcher(spec: spec, baseURL: baseURL, environment: environment, rows: rows, store: store, client: environment.shared?.client)
     }
 
     /// The source stage over a cache store and an HTTP client that are already open: a
     /// fan-out builds one fetcher per child list on the run's one store and one client, and
-    /// shuts that client down itself once, after every list (never through a child's
-    /// fetcher, whose `shutdown()` would close the client for all of them).
+    /// shuts that client down itself once, after every list; a ``ScreensPipeClient``'s
+    /// runs share its client. A fetcher never shuts down a client it was given.
     static func makeFetcher(
         spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment, rows: RowForm = .values, store: (any CacheBackend)?,
         client: HTTPClient?

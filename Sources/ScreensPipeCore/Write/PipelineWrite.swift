@@ -78,7 +78,8 @@ public enum PipelineWrite {
         case nil:
             throw ScreensPipeError.configuration("sink type 'liferay' needs a server")
         }
-        let client = HTTPClient()
+        let lease = environment.httpClient()
+        let client = lease.client
         let rejects = RejectsFile(path: options.rejectsPath)
         var lock: RunLock?
         do throws(ScreensPipeError) {
@@ -148,14 +149,14 @@ public enum PipelineWrite {
             finished.skipped = summary.skipped
             await bus.publish(.finished(finished))
             await lock?.release()
-            await client.shutdown()
+            await lease.release()
             await server?.stop()
             return summary
         } catch {
             _ = try? rejects.close(succeeded: false)
             await bus.publish(.error(error.event(pipeline: spec.name)))
             await lock?.release()
-            await client.shutdown()
+            await lease.release()
             await server?.stop()
             throw error
         }

@@ -17,7 +17,9 @@ struct FanOutRun: Sendable {
     let baseURL: String?
     let environment: PipelineEnvironment
     let store: (any CacheBackend)?
-    let client: HTTPClient
+    /// The run's one client (or its ScreensPipeClient's), which every list sends with.
+    let clientLease: HTTPClientLease
+    var client: HTTPClient { clientLease.client }
     let budget: InFlightBudget
     let metrics: RunMetrics
     /// Child lists loaded at once.
@@ -75,11 +77,13 @@ struct FanOutRun: Sendable {
     static func make(
         spec: PipelineSpec, baseURL: String?, environment: PipelineEnvironment, metrics: RunMetrics
     ) async throws(ScreensPipeError) -> FanOutRun {
+        // A store of the run's own even under a ScreensPipeClient: on PostgreSQL, closing
+        // it is what gives up the refresh locks of child lists a failed run left.
         let store: (any CacheBackend)? =
             if let cache = spec.cache { try await CacheBackends.open(spec: cache, environment: environment.storageVariables) } else { nil }
         let permits = spec.source.forEach?.concurrency ?? spec.source.pagination.prefetch
         return FanOutRun(
-            spec: spec, baseURL: baseURL, environment: environment, store: store, client: HTTPClient(),
+            spec: spec, baseURL: baseURL, environment: environment, store: store, clientLease: environment.httpClient(),
             budget: InFlightBudget(permits: permits), metrics: metrics, concurrency: permits,
             shownFields: Self.shownFields(of: spec.source))
     }
@@ -116,7 +120,7 @@ struct FanOutRun: Sendable {
     /// one by one (that would close what the others share); on PostgreSQL, closing the store
     /// ends its sessions, which releases every child list's refresh lock at once.
     func shutdown() async {
-        await client.shutdown()
+        await clientLease.release()
         await store?.close()
     }
 

@@ -9,6 +9,8 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
     let wire: Format
     let settings: HTTPSourceSettings
     let client: HTTPClient
+    /// Whether the fetcher started ``client``, so shuts it down (a given one is shared).
+    private let ownsClient: Bool
     private let sender: RetryingSender
     /// The keeper of credentials signed in for (an OAuth 2 token, a portal session).
     let signedIn: (any SignedInCredentials)?
@@ -19,6 +21,7 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
     /// Without a `client`, the fetcher starts its own, with as many connections per host as
     /// the pipeline keeps pages in flight (`prefetch`), plus one.
     init(wire: Format, settings: HTTPSourceSettings, client: HTTPClient? = nil) {
+        ownsClient = client == nil
         let client = client ?? HTTPClient(configuration: .following(prefetch: settings.source.pagination.prefetch))
         self.wire = wire
         self.settings = settings
@@ -123,7 +126,7 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
     }
 
     func shutdown() async {
-        await client.shutdown()
+        if ownsClient { await client.shutdown() }
     }
 
     // MARK: - Responses
