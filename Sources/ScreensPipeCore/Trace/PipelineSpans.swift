@@ -112,10 +112,14 @@ public enum PipelineSpans {
         }
     }
 
-    /// Marks `span` failed with `error` (its message is redacted, as every error's is).
+    /// Marks `span` failed with `error` (its message is redacted, as every error's is). A
+    /// cancelled one is not an error: a page prefetched past a `limit`, or a run stopped by
+    /// a signal, was given up, and a trace backend should not count it as a failure; it
+    /// keeps the code, so the trace says why it ended.
     static func fail(_ span: any Span, _ error: ScreensPipeError) {
         guard span.isRecording else { return }
         span.attributes[Attribute.errorCode] = error.code.name
+        guard error.code != .cancelled else { return }
         if span.attributes["error.type"] == nil { span.attributes["error.type"] = error.code.name }
         span.setStatus(SpanStatus(code: .error, message: error.message))
     }
@@ -126,8 +130,9 @@ public enum PipelineSpans {
 struct HTTPAttemptSpan {
     let span: any Span
 
-    /// Starts the span of attempt `attempt` (1 for the first) of `request`.
-    init(_ request: HTTPRequest, attempt: Int) {
+    /// Starts the span of a send of `request` that `resendCount` sends preceded (0 for the
+    /// first; retries and a send again after a credentials refusal count alike).
+    init(_ request: HTTPRequest, resendCount: Int) {
         span = PipelineSpans.start(request.method, kind: .client)
         guard span.isRecording else { return }
         let url = URLParts(request.url)
@@ -135,7 +140,7 @@ struct HTTPAttemptSpan {
         span.attributes["url.full"] = request.telemetryURL
         span.attributes["server.address"] = url.host
         if let port = url.port { span.attributes["server.port"] = port }
-        if attempt > 1 { span.attributes["http.request.resend_count"] = attempt - 1 }
+        if resendCount > 0 { span.attributes["http.request.resend_count"] = resendCount }
     }
 
     /// Ends the span on a response: 4xx and 5xx are errors, as the conventions say for clients.
@@ -159,9 +164,10 @@ struct HTTPAttemptSpan {
         span.end()
     }
 
-    /// Ends the span on a transport failure (no complete response).
+    /// Ends the span on a transport failure (no complete response); a transfer the run
+    /// cancelled (it needed the page no more) is not an error.
     func end(failure: HTTPError) {
-        guard span.isRecording else { return span.end() }
+        guard span.isRecording, failure.kind != .cancelled else { return span.end() }
         span.attributes["error.type"] = failure.kind.rawValue
         span.setStatus(SpanStatus(code: .error, message: failure.kind.rawValue))
         span.end()

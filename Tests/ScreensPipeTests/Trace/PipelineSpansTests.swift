@@ -175,6 +175,58 @@ struct PipelineSpansTests {
         #expect(traced.named(PipelineSpans.page).allSatisfy { $0.status?.code != .error })
     }
 
+    @Test("a request sent again after its session was refused is a resend: resend_count counts it under the same page")
+    func resendAfterRefusal() async throws {
+        var sandbox = SandboxConfiguration()
+        sandbox.sessionUses = 3
+        let yaml = """
+            name: cookie
+            source:
+              type: liferay-jsonws
+              server: sandbox
+              auth: { cookie: { username: joe@liferay.com, password: joe } }
+              rows: { service: /bookmarks.bookmarksentry/get-entries, params: { groupId: 20143, folderId: 0 } }
+              count: { service: /bookmarks.bookmarksentry/get-entries-count, params: { groupId: 20143, folderId: 0 } }
+              pagination: { first-page-size: 10, page-size: 10, prefetch: 1 }
+              retry: { attempts: 1 }
+            """
+        let traced = try await Self.run(yaml, sandbox: sandbox)
+        #expect(traced.summary.succeeded, "\(traced.summary.failures)")
+        // The list's requests (not the sign-in's), grouped by their page.
+        let invokes = traced.named("POST").filter { Self.string($0, "url.full")?.contains("/api/jsonws/invoke") == true }
+        let refused = invokes.filter { Self.int($0, "http.response.status_code") == 403 }
+        #expect(!refused.isEmpty, "the session ended mid-list: \(traced.spans.map { ($0.operationName, $0.attributes) })")
+        for attempt in refused {
+            #expect(Self.int(attempt, "http.request.resend_count") == nil)
+            let again = invokes.filter { $0.parentSpanID == attempt.parentSpanID && $0.spanID != attempt.spanID }
+            #expect(again.count == 1)
+            #expect(again.first.map { Self.int($0, "http.response.status_code") } == 200)
+            #expect(again.first.flatMap { Self.int($0, "http.request.resend_count") } == 1)
+        }
+    }
+
+    @Test("pages prefetched past a limit are given up, not failed: no span of the run is an error")
+    func limitCancelsWithoutErrors() async throws {
+        let slow = SandboxConfiguration(faults: FaultPlan(latency: .milliseconds(150)))
+        let yaml = """
+            name: limited
+            source:
+              type: liferay-jsonws
+              server: sandbox
+              auth: { basic: { username: test@liferay.com, password: test } }
+              rows: { service: /bookmarks.bookmarksentry/get-entries, params: { groupId: 20143, folderId: 0 } }
+              count: { service: /bookmarks.bookmarksentry/get-entries-count, params: { groupId: 20143, folderId: 0 } }
+              pagination: { first-page-size: 2, page-size: 2, prefetch: 6 }
+            filter: { limit: 3 }
+            """
+        let traced = try await Self.run(yaml, sandbox: slow)
+        #expect(traced.summary.succeeded, "\(traced.summary.failures)")
+        #expect(traced.summary.selected == 3)
+        let pages = traced.named(PipelineSpans.page)
+        #expect(pages.count > 2, "pages were in flight when the limit was reached")
+        for span in traced.spans { #expect(span.status?.code != .error, "\(span.operationName) \(span.attributes)") }
+    }
+
     @Test("a failed run: the page, list and run spans are errors naming the code")
     func failure() async throws {
         let yaml = """

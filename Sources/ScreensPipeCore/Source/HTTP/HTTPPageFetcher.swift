@@ -44,11 +44,14 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
     func fetch(_ page: PageRequest, provisional: @Sendable (FetchedPage) async -> Void) async throws(ScreensPipeError) -> FetchedPage {
         let (prepared, decision) = try wire.preparedRequestAndDecision(for: page, settings: settings)
         guard decision == .sendWithCredentials, settings.signsIn else {
-            return try await send(prepared, page: page)
+            var sent = 0
+            return try await send(prepared, page: page, sent: &sent)
         }
         // The origin rule refused the token endpoint: say why rather than send no token.
         guard let signedIn else { throw settings.signInUnavailable(page: page.index) }
         var renewedAfterRefusal = false
+        // The same request sent again with new credentials is a resend (its attempt spans say so).
+        var sent = 0
         while true {
             var request = prepared
             let held: SignedIn
@@ -61,7 +64,7 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
             }
             held.apply(to: &request)
             do throws(ScreensPipeError) {
-                return try await send(request, page: page)
+                return try await send(request, page: page, sent: &sent)
             } catch where error.status.map(signedIn.refuses) == true && !renewedAfterRefusal {
                 // A token can expire or be revoked, a session end, before their time: one
                 // new sign-in, one more try; a second refusal is the server's final word.
@@ -73,7 +76,7 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
     }
 
     /// Sends one prepared request with retries and turns the answer into the page.
-    private func send(_ request: HTTPRequest, page: PageRequest) async throws(ScreensPipeError) -> FetchedPage {
+    private func send(_ request: HTTPRequest, page: PageRequest, sent: inout Int) async throws(ScreensPipeError) -> FetchedPage {
         let description = request.requestDescription
         // What a server says is quoted in errors, retry notices and logs; it may echo the
         // credentials it was sent (a token in a 401 body), so each is redacted here.
@@ -84,7 +87,7 @@ struct HTTPPageFetcher<Format: WireFormat>: PageFetcher {
         let outcome: Result<DecodedPage, ScreensPipeError>
         do throws(HTTPError) {
             outcome = try await sender.send(
-                request,
+                request, sent: &sent,
                 onRetry: { attempt in
                     var notice = RetryNotice(page: page.index, attempt: attempt)
                     notice.reason = redactingValues(notice.reason, secrets)

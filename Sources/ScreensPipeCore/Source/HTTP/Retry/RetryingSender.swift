@@ -80,6 +80,19 @@ package struct RetryingSender: Sendable {
         _ request: HTTPRequest, onRetry: @Sendable (RetryAttempt) -> Void = { _ in },
         interpret: (HTTPResponse) -> Verdict<Value>
     ) async throws(HTTPError) -> Value {
+        var sent = 0
+        return try await send(request, sent: &sent, onRetry: onRetry, interpret: interpret)
+    }
+
+    /// The same, for a request that may have been sent before.
+    ///
+    /// - Parameter sent: the sends of the same request before this call (one refused for
+    ///   its credentials and sent again with new ones); each attempt adds one. Attempt spans
+    ///   number their resends from it, as OpenTelemetry counts a resend for any reason.
+    package func send<Value: Sendable>(
+        _ request: HTTPRequest, sent: inout Int, onRetry: @Sendable (RetryAttempt) -> Void = { _ in },
+        interpret: (HTTPResponse) -> Verdict<Value>
+    ) async throws(HTTPError) -> Value {
         var attempt = 1
         while true {
             let reason: RetryAttempt.Reason
@@ -93,7 +106,8 @@ package struct RetryingSender: Sendable {
                     }
                 }
                 // Each attempt is a client span of its own: retries show as its siblings.
-                let span = HTTPAttemptSpan(request, attempt: attempt)
+                let span = HTTPAttemptSpan(request, resendCount: sent)
+                sent += 1
                 let response: HTTPResponse
                 do throws(HTTPError) {
                     response = try await client.send(request)
