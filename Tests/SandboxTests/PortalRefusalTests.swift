@@ -145,6 +145,26 @@ struct PortalRefusalTests {
             #expect(try byForm.json()["error"] == "invalid_client")
         }
     }
+
+    @Test("a grant the application does not allow is 400 unauthorized_client, before the credentials are looked at")
+    func grantNotAllowedIsUnauthorizedClient() async throws {
+        var plan = OAuth2Plan()
+        plan.clients = [OAuth2Plan.Client(id: "machine", secret: "machine-secret", userEmail: "test@liferay.com", grantTypes: ["client_credentials"])]
+        try await withSandbox(.init { $0.oauth2 = plan }) { client, _ in
+            let form = ("Content-Type", "application/x-www-form-urlencoded")
+            let password = try client.send(
+                "POST", "/o/oauth2/token", headers: [form],
+                body: Array("grant_type=password&client_id=machine&client_secret=machine-secret&username=joe@liferay.com&password=wrong".utf8)
+            ).expect(400)
+            #expect(try password.json()["error"] == "unauthorized_client")
+            // The grant it allows still works.
+            let allowed = try client.send(
+                "POST", "/o/oauth2/token", headers: [form],
+                body: Array("grant_type=client_credentials&client_id=machine&client_secret=machine-secret".utf8)
+            ).expect(200)
+            #expect(try allowed.json()["access_token"] != nil)
+        }
+    }
 }
 
 /// The sandbox answers as a portal answers `curl`: headless pretty-printed with two-space

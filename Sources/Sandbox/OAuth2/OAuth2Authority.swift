@@ -144,6 +144,14 @@ final class OAuth2Authority: Sendable {
                 401, "invalid_client", "Client authentication failed",
                 headers: usedBasic ? [("WWW-Authenticate", "Basic realm=\"PortalRealm\"")] : [])
         }
+        // Before the grant is looked at, as the portal's token service (CXF's
+        // AccessTokenService) checks it: a grant the application does not allow is
+        // unauthorized_client (RFC 6749 section 5.2), whatever else the request says.
+        if let grant = form["grant_type"], !client.grantTypes.contains(grant),
+            ["client_credentials", "password", "refresh_token", "authorization_code"].contains(grant)
+        {
+            return Self.error(400, "unauthorized_client", "The client is not authorized to use the \(grant) grant")
+        }
         // The scopes asked for that the client has (RFC 6749 section 3.3), or all of its own.
         let asked = form["scope"].map { Set($0.split(separator: " ").map(String.init)) }
         let scopes = asked.map { $0.intersection(client.scopes) } ?? Set(client.scopes)

@@ -12,6 +12,13 @@ public struct OAuth2Plan: Sendable {
         /// The scopes the application may be granted: a token asked with `scope` gets
         /// those of them it names, one asked without gets them all.
         public var scopes: [String]
+        /// The grant types the application allows (Liferay's "Allowed Authorization Types":
+        /// `client_credentials`, `password`, `refresh_token`); a token request with another
+        /// is refused with `unauthorized_client`, as the portal's token service refuses it.
+        public var grantTypes: Set<String>
+
+        /// The grants of a confidential client that acts for itself and signs users in.
+        public static let allGrantTypes: Set<String> = ["client_credentials", "password", "refresh_token"]
 
         /// Every scope of headless delivery and of JSON-WS, read and write.
         public static let allScopes = [
@@ -20,7 +27,11 @@ public struct OAuth2Plan: Sendable {
         ]
 
         /// Creates a client acting as `userEmail`.
-        public init(id: String, secret: String, userEmail: String, refreshToken: String? = nil, scopes: [String] = Self.allScopes) {
+        public init(
+            id: String, secret: String, userEmail: String, refreshToken: String? = nil, scopes: [String] = Self.allScopes,
+            grantTypes: Set<String> = Self.allGrantTypes
+        ) {
+            self.grantTypes = grantTypes
             self.id = id
             self.secret = secret
             self.userEmail = userEmail

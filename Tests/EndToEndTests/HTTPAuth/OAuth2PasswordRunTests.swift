@@ -77,6 +77,20 @@ struct OAuth2PasswordRunTests {
         }
     }
 
+    @Test("an application that does not allow the password grant: unauthorized_client named and explained, on page 0")
+    func grantNotAllowed() async throws {
+        var plan = OAuth2Plan.standard
+        plan.clients[0].grantTypes = ["client_credentials"]
+        try await withOAuth2Sandbox(plan) { harness in
+            let result = try await harness.run(try passwordPipeline(), ["-v"], environment: ["USER_PASSWORD": "joe-GRANT-pw-77"])
+            #expect(result.status != 0)
+            #expect(result.stderr.contains("unauthorized_client (the client may not use this grant)"), "stderr: \(result.stderr)")
+            #expect(result.stderr.contains("page 0"), "stderr: \(result.stderr)")
+            #expect(!result.stderr.contains("joe-GRANT-pw-77"))
+            #expect(harness.server.oauth2TokensIssued == 0)
+        }
+    }
+
     @Test("renewal uses the refresh token of the answer, each rotated one in turn: the password is sent once")
     func renewsWithTheRefreshToken() async throws {
         var plan = OAuth2Plan.standard
