@@ -105,6 +105,11 @@ extension Discussions {
     /// The first id of a written comment: far above the data directory's.
     static let firstWrittenCommentId: Int64 = 7_100_000
 
+    /// A table of its own with the same comments, for one sandbox to change.
+    func copy() -> Discussions {
+        Discussions(table.withLock { $0 })
+    }
+
     /// The comment with `commentId`, if it exists.
     func comment(_ commentId: Int64) -> DiscussionComment? {
         table.withLock { rows in rows.first { $0.commentId == commentId } }

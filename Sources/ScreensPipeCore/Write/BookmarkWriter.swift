@@ -101,8 +101,9 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
             await result(row, "unchanged", entryId: record.entryId, reason: "written by an earlier run (journal)")
             return
         }
+        if model.sendsAlone(row) { try await flush() }
         batch.append(row)
-        if batch.count >= spec.batchSize { try await flush() }
+        if batch.count >= spec.batchSize || model.sendsAlone(row) { try await flush() }
     }
 
     private func reject(line: Int, input: String?, truncated: Bool, reason: String) async throws(ScreensPipeError) {

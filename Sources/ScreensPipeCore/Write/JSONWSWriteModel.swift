@@ -39,6 +39,10 @@ protocol JSONWSWriteModel: Sendable {
     /// What the row's entry is once ``addCommand(_:)`` is carried out: `created`, unless the
     /// row itself names an entry to change or delete (a comment's `commentId`).
     func outcome(ofFirstCommand row: Row) -> WriteJournal.State
+    /// Whether the row goes in a request of its own: the portal's refusal of it is then
+    /// its own, never settled by a lookup that cannot tell "done" from "never there" (a
+    /// delete of a comment that does not exist).
+    func sendsAlone(_ row: Row) -> Bool
     /// The command that changes `found` to hold the row's values.
     func updateCommand(_ row: Row, _ found: FoundEntry) -> JSONWSCommand
     /// The id in an add or update command's result.
@@ -54,6 +58,7 @@ protocol JSONWSWriteModel: Sendable {
 extension JSONWSWriteModel {
     var canUpdate: Bool { true }
     func outcome(ofFirstCommand row: Row) -> WriteJournal.State { .created }
+    func sendsAlone(_ row: Row) -> Bool { false }
 }
 
 extension ScreensPipeError {

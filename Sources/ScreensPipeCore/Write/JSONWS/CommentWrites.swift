@@ -59,8 +59,8 @@ struct CommentRow: JournaledRow, Hashable {
 /// `className` must read as a Java class name and a body may hold no control character but
 /// tab and line breaks, so neither reaches the portal. Exactly once: an add whose answer was
 /// lost is looked up among the asset's comments (`get-comments`) by its body; an update is
-/// sent again (it sets the same body); a delete is looked up with `get-comment`, which fails
-/// once the comment is gone.
+/// sent again (it sets the same body); a delete goes in a request of its own, and when its
+/// answer was lost it is looked up with `get-comment`, which fails once the comment is gone.
 struct CommentWriteModel: JSONWSWriteModel {
     /// `ClassName_.value` holds at most 200 characters (the portal's model hints).
     static let classNameLength = 200
@@ -146,6 +146,11 @@ struct CommentWriteModel: JSONWSWriteModel {
         }
         return body
     }
+
+    /// A delete of a comment that is gone cannot be told from one of a comment that never
+    /// was: sent alone, the portal's NoSuchMessageException is the row's own refusal, and a
+    /// lookup settles only a delete whose answer was lost.
+    func sendsAlone(_ row: CommentRow) -> Bool { row.operation == .delete }
 
     func outcome(ofFirstCommand row: CommentRow) -> WriteJournal.State {
         switch row.operation {
