@@ -73,6 +73,9 @@ public final class SandboxServer: Sendable {
         for index in data.accounts.users.indices {
             if let password = configuration.passwords[data.accounts.users[index].emailAddress] { data.accounts.users[index].password = password }
         }
+        // The parsed data is shared by every sandbox of the process; comment writes change
+        // this sandbox's own copy of the discussions.
+        data.discussions = data.discussions.copy()
         let portal = Portal(
             data: data,
             generated: configuration.generatedRows > 0 ? GeneratedBookmarks(count: configuration.generatedRows) : nil,

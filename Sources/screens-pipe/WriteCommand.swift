@@ -124,11 +124,13 @@ struct WriteCommand: AsyncParsableCommand {
         let unchanged = "\(summary.unchanged + summary.skipped) unchanged (\(summary.skipped) from the journal), \(summary.rejected) rejected"
         guard dryRun else {
             let pending = summary.pending > 0 ? ", \(summary.pending) pending in the outbox" : ""
-            return "screens-pipe: \(summary.created) created, \(summary.updated) updated, \(unchanged)\(pending) in \(summary.batches) requests"
+            let deleted = summary.deleted > 0 ? "\(summary.deleted) deleted, " : ""
+            return "screens-pipe: \(summary.created) created, \(summary.updated) updated, \(deleted)\(unchanged)\(pending) in \(summary.batches) requests"
         }
         let requests = summary.plannedRequests == 1 ? "1 request" : "\(summary.plannedRequests) requests"
         var planned = "\(summary.plannedCreates) to create, \(summary.plannedUpdates) to update"
         if summary.plannedUpserts > 0 { planned += ", \(summary.plannedUpserts) to create or update (PUT)" }
+        if summary.plannedDeletes > 0 { planned += ", \(summary.plannedDeletes) to delete" }
         return "screens-pipe: dry run, nothing sent: \(planned), \(unchanged) in \(requests)"
     }
 }

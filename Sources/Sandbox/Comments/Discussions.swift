@@ -63,7 +63,8 @@ enum DiscussionPermission {
 /// The portal's comments as they stand: the data directory's `comments.json`, plus what
 /// writes change while the sandbox runs. One lock holds the table (sample data is small).
 final class Discussions: Sendable {
-    private let table: Mutex<[DiscussionComment]>
+    /// The comments, oldest first; writes (CommentWriteService.swift) change them in place.
+    let table: Mutex<[DiscussionComment]>
 
     init(_ comments: [DiscussionComment]) {
         table = Mutex(comments)

@@ -43,19 +43,19 @@ struct StructuredContentComments: Sendable {
             throw HeadlessError.notFound("No JournalArticle exists with the key {resourcePrimKey=\(id)}")
         }
         let range = HeadlessPaging.range(page: page, pageSize: pageSize, count: comments.count)
-        let items = comments[range].map { Self.item($0) }
+        let items = comments[range].map { Self.item($0, replies: portal.data.discussions.replies(to: $0.commentId)) }
         return HeadlessPaging.body(items: items, page: page, pageSize: pageSize, totalCount: comments.count)
     }
 
     /// One comment as a headless `Comment`; dates to the second, as headless writes them.
-    static func item(_ comment: DiscussionComment) -> JSONValue {
+    static func item(_ comment: DiscussionComment, replies: Int) -> JSONValue {
         var item: JSONObject = [
             "actions": [:],
             "creator": ["contentType": "UserAccount", "id": .int(comment.userId), "name": .string(comment.userName)],
             "dateCreated": .string(ISODate.format(epochMilliseconds: comment.createDate - comment.createDate % 1000)),
             "dateModified": .string(ISODate.format(epochMilliseconds: comment.modifiedDate - comment.modifiedDate % 1000)),
             "id": .int(comment.commentId),
-            "numberOfComments": 0,
+            "numberOfComments": .int(Int64(replies)),
             "text": .string(comment.body),
         ]
         // Liferay leaves unset values out: a comment on the asset itself has no parent.

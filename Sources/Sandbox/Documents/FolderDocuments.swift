@@ -37,11 +37,16 @@ struct FolderDocuments: Sendable {
             throw error.status == 403 ? HeadlessError.forbidden(error.message) : HeadlessError.notFound(error.message)
         }
         let range = HeadlessPaging.range(page: page, pageSize: pageSize, count: rows.count)
-        return HeadlessPaging.body(items: rows[range].map(Self.item), page: page, pageSize: pageSize, totalCount: rows.count)
+        return HeadlessPaging.body(items: rows[range].map { row in
+            Self.item(row, numberOfComments: portal.data.discussions.count(className: Self.fileEntry, classPK: row["fileEntryId"]?.int64Value ?? 0))
+        }, page: page, pageSize: pageSize, totalCount: rows.count)
     }
 
-    /// One file entry as a headless `Document`; dates to the second.
-    static func item(_ row: JSONValue) -> JSONValue {
+    static let fileEntry = "com.liferay.document.library.kernel.model.DLFileEntry"
+
+    /// One file entry as a headless `Document`; dates to the second; `numberOfComments` is
+    /// its discussion's.
+    static func item(_ row: JSONValue, numberOfComments: Int) -> JSONValue {
         func long(_ key: String) -> Int64 { row[key]?.int64Value ?? 0 }
         func text(_ key: String) -> String { row[key]?.stringValue ?? "" }
         func date(_ key: String) -> JSONValue {
@@ -64,7 +69,7 @@ struct FolderDocuments: Sendable {
             "fileName": .string(text("fileName")),
             "id": .int(long("fileEntryId")),
             "keywords": [],
-            "numberOfComments": 0,
+            "numberOfComments": .int(Int64(numberOfComments)),
             "relatedContents": [],
             "siteId": .int(long("groupId")),
             "sizeInBytes": .int(long("size")),

@@ -147,7 +147,8 @@ struct StructuredContents: Sendable {
             "key": .string(row["articleId"]?.stringValue ?? ""),
             "keywords": [],
             "neverExpire": .bool(row["expirationDate"]?.int64Value == nil),
-            "numberOfComments": 0,
+            "numberOfComments": .int(
+                Int64(portal.data.discussions.count(className: StructuredContentComments.journalArticle, classPK: row["resourcePrimKey"]?.int64Value ?? 0))),
             "relatedContents": [],
             "renderedContents": [],
             "siteId": .int(article.groupId),

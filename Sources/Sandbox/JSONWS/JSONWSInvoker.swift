@@ -58,6 +58,7 @@ struct JSONWSInvoker: Sendable {
                 ?? JournalArticleWriteService.actions[signature.path]
                 ?? DDLRecordWriteService.actions[signature.path]
                 ?? ScreensCommentService.actions[signature.path]
+                ?? CommentWriteService.actions[signature.path]
                 ?? DLAppService.actions[signature.path]
         else { throw PortalError.noSuchAction(path) }
         let params = ServiceParameters(raw).restricted(to: signature)

@@ -6,6 +6,8 @@ import ScreensJSON
 struct Account: Sendable {
     var userId: Int64
     var emailAddress: String
+    /// `firstName lastName`, as `User.getFullName()` writes a comment's `userName`.
+    var fullName: String
     var password: String
     var tokens: [String]
     /// Sites the user is a member of; other sites answer 403.
@@ -20,6 +22,7 @@ struct Account: Sendable {
             throw SandboxError("\(reader.directory)/users.json: a user needs emailAddress and password")
         }
         emailAddress = email
+        fullName = [json["firstName"]?.stringValue, json["lastName"]?.stringValue].compactMap { $0 }.joined(separator: " ")
         self.password = password
         tokens = (json["tokens"]?.arrayValue ?? []).compactMap(\.stringValue)
         groupIds = Set((json["groupIds"]?.arrayValue ?? []).compactMap(\.int64Value))

@@ -101,8 +101,9 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
             await result(row, "unchanged", entryId: record.entryId, reason: "written by an earlier run (journal)")
             return
         }
+        if model.sendsAlone(row) { try await flush() }
         batch.append(row)
-        if batch.count >= spec.batchSize { try await flush() }
+        if batch.count >= spec.batchSize || model.sendsAlone(row) { try await flush() }
     }
 
     private func reject(line: Int, input: String?, truncated: Bool, reason: String) async throws(ScreensPipeError) {
@@ -164,7 +165,12 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
                 try await publishPlan(commands)
                 summary.plannedRequests += 1
                 for item in remaining {
-                    if case .add = item.operation { summary.plannedCreates += 1 } else { summary.plannedUpdates += 1 }
+                    switch item.operation {
+                    case .add where model.outcome(ofFirstCommand: item.row) == .deleted: summary.plannedDeletes += 1
+                    case .add where model.outcome(ofFirstCommand: item.row) == .updated: summary.plannedUpdates += 1
+                    case .add: summary.plannedCreates += 1
+                    case .update: summary.plannedUpdates += 1
+                    }
                     await result(item.row, "planned", entryId: nil)
                 }
                 return
@@ -178,7 +184,7 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
                 var outcomes: [(row: Row, state: WriteJournal.State, entryId: Int64?)] = []
                 for (item, answer) in zip(remaining, results) {
                     let entryId = model.id(ofResult: answer)
-                    let state: WriteJournal.State = if case .add = item.operation { .created } else { .updated }
+                    let state: WriteJournal.State = if case .add = item.operation { model.outcome(ofFirstCommand: item.row) } else { .updated }
                     outcomes.append((item.row, state, entryId))
                 }
                 try await journal?.record(outcomes)
@@ -258,7 +264,13 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
             }
             if entry.content == item.row.content {
                 let state: WriteJournal.State =
-                    if case .update = item.operation { .updated } else if sent || journaled[item.row.key]?.state == .pending { .created } else { .unchanged }
+                    if case .update = item.operation {
+                        .updated
+                    } else if sent || journaled[item.row.key]?.state == .pending {
+                        model.outcome(ofFirstCommand: item.row)
+                    } else {
+                        .unchanged
+                    }
                 outcomes.append((item.row, state, entry.id))
             } else if model.canUpdate {
                 missing.append(Planned(row: item.row, operation: .update(entry)))
@@ -298,6 +310,7 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
         switch state {
         case .created: summary.created += 1
         case .updated: summary.updated += 1
+        case .deleted: summary.deleted += 1
         case .unchanged, .pending: summary.unchanged += 1
         }
         journaled[row.key] = WriteJournal.Record(state: state, content: row.content, entryId: entryId)
@@ -327,6 +340,8 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
 public struct WriteSummary: Sendable, Hashable {
     public var created = 0
     public var updated = 0
+    /// Rows that deleted their entry (`service: comment`, `op: delete`).
+    public var deleted = 0
     public var unchanged = 0
     /// Rows the journal says an earlier run wrote, with the same values.
     public var skipped = 0
@@ -342,6 +357,8 @@ public struct WriteSummary: Sendable, Hashable {
     public var plannedCreates = 0
     public var plannedUpdates = 0
     public var plannedUpserts = 0
+    /// `--dry-run`: rows a request would delete (`service: comment`).
+    public var plannedDeletes = 0
     public var plannedRequests = 0
     /// The rejects file, when a row was rejected.
     public var rejectsPath: String?

@@ -33,8 +33,16 @@ protocol JSONWSWriteModel: Sendable {
 
     /// Checks one row against the service's parameters (the `validateData` of a Screenlet).
     func row(_ value: JSONValue, line: Int) throws(RowRejection) -> Row
-    /// The command that creates the row's entry.
+    /// The command that creates the row's entry (or, for a service whose rows say what
+    /// they do, the row's own command: ``outcome(ofFirstCommand:)``).
     func addCommand(_ row: Row) -> JSONWSCommand
+    /// What the row's entry is once ``addCommand(_:)`` is carried out: `created`, unless the
+    /// row itself names an entry to change or delete (a comment's `commentId`).
+    func outcome(ofFirstCommand row: Row) -> WriteJournal.State
+    /// Whether the row goes in a request of its own: the portal's refusal of it is then
+    /// its own, never settled by a lookup that cannot tell "done" from "never there" (a
+    /// delete of a comment that does not exist).
+    func sendsAlone(_ row: Row) -> Bool
     /// The command that changes `found` to hold the row's values.
     func updateCommand(_ row: Row, _ found: FoundEntry) -> JSONWSCommand
     /// The id in an add or update command's result.
@@ -49,6 +57,8 @@ protocol JSONWSWriteModel: Sendable {
 
 extension JSONWSWriteModel {
     var canUpdate: Bool { true }
+    func outcome(ofFirstCommand row: Row) -> WriteJournal.State { .created }
+    func sendsAlone(_ row: Row) -> Bool { false }
 }
 
 extension ScreensPipeError {

@@ -84,6 +84,10 @@ public enum WriteService: String, Sendable, Hashable, CaseIterable {
     case custom
     /// A dynamic data list record: `/ddl.ddlrecord/add-record` and `update-record`.
     case ddlRecord = "ddl-record"
+    /// A comment of an asset's discussion: Screens' `/screens.screenscomment/add-comment` and
+    /// `update-comment`, and `/comment.commentmanagerjsonws/delete-comment`; each row says
+    /// which (Write/JSONWS/CommentWrites.swift).
+    case comment
 
     /// The fields that may identify an entry of this kind (`key`); a custom command's are
     /// its declared parameters.
@@ -91,7 +95,7 @@ public enum WriteService: String, Sendable, Hashable, CaseIterable {
         switch self {
         case .bookmark: ["url", "folderId", "name"]
         case .webContent: ["title", "friendlyUrlPath"]
-        case .custom, .ddlRecord: []
+        case .custom, .ddlRecord, .comment: []
         }
     }
 
@@ -101,7 +105,7 @@ public enum WriteService: String, Sendable, Hashable, CaseIterable {
         switch self {
         case .bookmark: ["url", "folderId"]
         case .webContent: ["title"]
-        case .custom, .ddlRecord: []
+        case .custom, .ddlRecord, .comment: []
         }
     }
 }
@@ -144,7 +148,8 @@ extension SpecDecoder {
         let folderId = section.int("folder-id", atLeast: 0, atMost: Int.max).map(Int64.init)
         var groupId = section.int("group-id", atLeast: 1, atMost: Int.max).map(Int64.init)
         if groupId == nil { groupId = connection.serverContext?.groupId }
-        if groupId == nil { context.fail("sink type 'liferay' needs 'group-id' (or server.group-id): the site the entries go to", at: section.location) }
+        // A comment goes to its asset's site, which the portal finds from className/classPK.
+        if groupId == nil, service != .comment { context.fail("sink type 'liferay' needs 'group-id' (or server.group-id): the site the entries go to", at: section.location) }
         let declared = service == .custom ? decodeDeclaredService(section) : nil
         let recordSetId = section.int("record-set-id", atLeast: 1, atMost: Int.max).map(Int64.init)
         if service == .ddlRecord, recordSetId == nil, section["record-set-id"] == nil {
@@ -158,7 +163,11 @@ extension SpecDecoder {
             }
         }
         var key = declared.map { $0.parameters.map(\.name) } ?? service.defaultKey
-        if let node = section["key"] {
+        if service == .comment, let node = section["key"] {
+            context.fail(
+                "'key' is not for 'service: comment': an added comment is identified by its className, classPK and body, a changed or deleted one by its commentId",
+                at: node.location)
+        } else if let node = section["key"] {
             let allowed: Set<String>? = service == .ddlRecord ? nil : declared.map { Set($0.parameters.map(\.name)) } ?? service.keyFields
             key = decodeWriteKey(node, allowed: allowed, of: service)
         }
@@ -185,15 +194,27 @@ extension SpecDecoder {
             }
         case (.ddlRecord, .headless):
             context.fail("Liferay's headless DDL records are another API (headless-form); write records with 'transport: jsonws'", at: section["transport"]?.location ?? section.location)
+        case (.comment, .headless):
+            context.fail(
+                "'service: comment' is written over 'transport: jsonws' (Screens' screens.screenscomment commands); headless comments are not supported yet",
+                at: section["transport"]?.location ?? section.location)
         case (.custom, .headless):
             context.fail("'service: custom' names a JSON-WS command: write it with 'transport: jsonws'", at: section["transport"]?.location ?? section.location)
+        case (.comment, .jsonws):
+            for name in ["folder-id", "content-structure-id"] where section[name] != nil {
+                context.fail("'\(name)' is not for 'service: comment': a row names its asset with className and classPK", at: section[name]?.location ?? section.location)
+            }
         case (.bookmark, .jsonws), (.custom, .jsonws), (.ddlRecord, .jsonws):
             if structureId != nil {
                 context.fail("'content-structure-id' is for 'service: web-content'", at: section.location)
             }
         }
         let writePolicy = section.choice("write-policy", WritePolicy.self) ?? .remoteOnly
-        if writePolicy.usesOutbox, transport != .jsonws {
+        if writePolicy.usesOutbox, service == .comment {
+            context.fail(
+                "'write-policy: \(writePolicy.rawValue)' keeps pending writes for bookmarks, web content, DDL records and custom commands; comments are written with 'remote-only'",
+                at: section["write-policy"]?.location ?? section.location)
+        } else if writePolicy.usesOutbox, transport != .jsonws {
             context.fail(
                 "'write-policy: \(writePolicy.rawValue)' keeps pending writes for JSON-WS services; web content over headless is written with 'remote-only'",
                 at: section["write-policy"]?.location ?? section.location)
@@ -210,7 +231,7 @@ extension SpecDecoder {
         if (structureKey != nil || templateKey != nil) && !(service == .webContent && transport == .jsonws) {
             context.fail("'structure-key' and 'template-key' are for 'service: web-content' over 'transport: jsonws'", at: section.location)
         }
-        guard let groupId, context.errors.isEmpty else { return nil }
+        guard let groupId = groupId ?? (service == .comment ? 0 : nil), context.errors.isEmpty else { return nil }
         var spec = LiferaySinkSpec(
             connection: connection, service: service, transport: transport, batchSize: batchSize, groupId: groupId,
             folderId: folderId, key: key, contentStructureId: structureId)

@@ -144,8 +144,9 @@ public enum PipelineWrite {
             var summary = try await writer.finish()
             try await outboxWrite?.send(&summary, client: client, bus: bus, logger: environment.logger)
             var finished = RunFinished(
-                pipeline: spec.name, pages: summary.batches, rows: summary.created + summary.updated + summary.unchanged + summary.skipped + summary.rejected + summary.pending,
-                selected: summary.created + summary.updated, errors: summary.rejected, succeeded: summary.rejected == 0)
+                pipeline: spec.name, pages: summary.batches, rows: summary.created + summary.updated + summary.deleted + summary.unchanged + summary.skipped + summary.rejected
+                    + summary.pending,
+                selected: summary.created + summary.updated + summary.deleted, errors: summary.rejected, succeeded: summary.rejected == 0)
             finished.skipped = summary.skipped
             await bus.publish(.finished(finished))
             await lock?.release()
@@ -187,6 +188,9 @@ public enum PipelineWrite {
         case (.custom, _):
             guard let declared = sink.declared else { throw ScreensPipeError.configuration("service: custom needs 'command' and 'fields'") }
             return try await batches(DeclaredServiceModel(spec: sink, service: declared))
+        case (.comment, _):
+            // The pipeline decoder refuses comments over headless (not supported yet).
+            return try await batches(CommentWriteModel())
         case (.bookmark, _):
             // The pipeline decoder refuses bookmarks over headless: Liferay has no such API.
             return try await batches(BookmarkWriteModel(spec: sink))

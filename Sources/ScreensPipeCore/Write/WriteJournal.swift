@@ -11,6 +11,8 @@
 package struct WriteJournal: Sendable {
     package enum State: String, Sendable {
         case pending, created, updated, unchanged
+        /// The row deleted its entry (a comment's `op: delete`).
+        case deleted
     }
 
     package struct Record: Sendable {

@@ -177,6 +177,7 @@ final class StructuredContentWriter: RowWriter {
         switch state {
         case .created: summary.created += 1
         case .updated: summary.updated += 1
+        case .deleted: summary.deleted += 1
         case .unchanged, .pending: summary.unchanged += 1
         }
         journaled[row.key] = WriteJournal.Record(state: state, content: row.content, entryId: id)

@@ -7,6 +7,9 @@ struct DDLRecordRow: JournaledRow, Hashable {
     /// The field values, names sorted: the same record always reads the same.
     var fields: JSONObject
     var key: String
+    /// The record a row names with a top-level `recordId`: the row updates it
+    /// (`update-record`), as DDL Form Screenlet submits a form it loaded; nil adds a record.
+    var recordId: Int64? = nil
     var content: String { JSONValue.object(fields).jsonString }
 }
 
@@ -19,6 +22,12 @@ struct DDLRecordRow: JournaledRow, Hashable {
 ///
 /// A row's fields are its `modelValues` (a row read from a record list copies as it is),
 /// else its `fields`, else the row itself; each value a text, number or boolean.
+///
+/// A row with a top-level `recordId` updates that record (add or update by `recordId`, as
+/// `Liferay70DDLFormSubmitConnector` does: `update-record` with `mergeFields` false); the
+/// journal knows it by that id, so a rerun sends nothing and changed fields are one more
+/// update. A `recordId` inside `modelAttributes` (a row copied from a record list) does
+/// not: the copy adds a record, never changes one of the same id on another portal.
 struct DDLRecordWriteModel: JSONWSWriteModel {
     let spec: LiferaySinkSpec
     let recordSetId: Int64
@@ -41,7 +50,14 @@ struct DDLRecordWriteModel: JSONWSWriteModel {
             throw RowRejection(message: "the record has \(source.count) fields, more than \(Self.maximumFields)")
         }
         var fields = JSONObject(minimumCapacity: source.count)
-        for name in source.keys.sorted() where nested != nil || name != "displayIndex" {
+        var recordId: Int64?
+        if let given = value["recordId"], !given.isNull {
+            guard let number = given.int64Value, number > 0 else {
+                throw RowRejection(message: "'recordId' must be a record id (a positive whole number), found \(given.jsonString.prefix(100))")
+            }
+            recordId = number
+        }
+        for name in source.keys.sorted() where nested != nil || (name != "displayIndex" && name != "recordId") {
             guard let field = source[name] else { continue }
             switch field {
             case .string, .int, .double, .bool: fields.appendUnchecked(key: name, value: field)
@@ -50,6 +66,11 @@ struct DDLRecordWriteModel: JSONWSWriteModel {
             }
         }
         let displayIndex = value["modelAttributes"]?["displayIndex"]?.int64Value ?? value["displayIndex"]?.int64Value ?? 0
+        if let recordId {
+            // The record is named: its id is the key, whatever fields the row changes.
+            guard !fields.isEmpty else { throw RowRejection(message: "a record needs at least one field") }
+            return DDLRecordRow(line: line, displayIndex: displayIndex, fields: fields, key: WriteKey.encode(["recordId", String(recordId)]), recordId: recordId)
+        }
         for name in spec.key where fields[name] == nil {
             throw RowRejection(message: "missing '\(name)', a field of the key")
         }
@@ -57,7 +78,13 @@ struct DDLRecordWriteModel: JSONWSWriteModel {
         return DDLRecordRow(line: line, displayIndex: displayIndex, fields: fields, key: key)
     }
 
+    func outcome(ofFirstCommand row: DDLRecordRow) -> WriteJournal.State {
+        row.recordId == nil ? .created : .updated
+    }
+
+    /// `add-record`, or for a row naming its record, `update-record` of that record.
     func addCommand(_ row: DDLRecordRow) -> JSONWSCommand {
+        if let recordId = row.recordId { return updateCommand(row, FoundEntry(id: recordId, content: row.content)) }
         var params = JSONObject(minimumCapacity: 5)
         params.appendUnchecked(key: "groupId", value: .int(spec.groupId))
         params.appendUnchecked(key: "recordSetId", value: .int(recordSetId))
@@ -97,6 +124,7 @@ struct DDLRecordWriteModel: JSONWSWriteModel {
 
     func details(_ row: DDLRecordRow) -> JSONObject {
         var details: JSONObject = ["recordSetId": .int(recordSetId)]
+        if let recordId = row.recordId { details["recordId"] = .int(recordId) }
         for name in spec.key { details[name] = row.fields[name] ?? .null }
         return details
     }
