@@ -314,14 +314,16 @@ extension JSONValueDecoding {
         var count: Int? { elements.count }
         var isAtEnd: Bool { currentIndex >= elements.count }
 
-        private mutating func next(_ type: Any.Type) throws -> JSONValueDecoding {
-            let key = JSONKey(index: currentIndex)
+        /// The decoding of the current element, without moving past it: the index moves only
+        /// once the element decoded, as in Foundation's JSONDecoder, so
+        /// a caller that catches an element's error can decode the same element again (a
+        /// placeholder that skips it) rather than the next one.
+        private func current(_ type: Any.Type) throws -> JSONValueDecoding {
             guard !isAtEnd else {
                 throw DecodingError.valueNotFound(
-                    type, .init(codingPath: codingPath + [key], debugDescription: "the array has only \(elements.count) elements"))
+                    type, .init(codingPath: codingPath + [JSONKey(index: currentIndex)], debugDescription: "the array has only \(elements.count) elements"))
             }
-            defer { currentIndex += 1 }
-            return decoding.child(elements[currentIndex], at: key)
+            return decoding.child(elements[currentIndex], at: JSONKey(index: currentIndex))
         }
 
         mutating func decodeNil() throws -> Bool {
@@ -331,19 +333,27 @@ extension JSONValueDecoding {
         }
 
         mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-            try next(type).decodeValue(type)
+            let decoded = try current(type).decodeValue(type)
+            currentIndex += 1
+            return decoded
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
-            try next([String: JSONValue].self).container(keyedBy: type)
+            let nested = try current([String: JSONValue].self).container(keyedBy: type)
+            currentIndex += 1
+            return nested
         }
 
         mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
-            try next([JSONValue].self).unkeyedContainer()
+            let nested = try current([JSONValue].self).unkeyedContainer()
+            currentIndex += 1
+            return nested
         }
 
         mutating func superDecoder() throws -> any Decoder {
-            try next(JSONValue.self)
+            let decoder = try current(JSONValue.self)
+            currentIndex += 1
+            return decoder
         }
     }
 

@@ -98,6 +98,47 @@ struct JSONValueDecoderTests {
         #expect(try failure(Float.self, "0.123456789012").hasPrefix("expected a number a Float holds"))
     }
 
+    /// A "skip bad elements" array: each element decodes as `Element`, or, when it does not,
+    /// as a placeholder that takes its place.
+    struct Lossy<Element: Decodable>: Decodable {
+        let elements: [Element]
+
+        private struct Skipped: Decodable {}
+
+        init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            var elements: [Element] = []
+            while !container.isAtEnd {
+                if let element = try? container.decode(Element.self) {
+                    elements.append(element)
+                } else {
+                    _ = try container.decode(JSONValue.self)
+                }
+            }
+            self.elements = elements
+        }
+    }
+
+    @Test("an array element that fails to decode is still the current one: a lossy array skips only it")
+    func failedElementIsNotSkipped() throws {
+        #expect(try JSONValueDecoder().decode(Lossy<Int>.self, from: parse(#"[1,"x",3]"#)).elements == [1, 3])
+        #expect(try JSONValueDecoder().decode(Lossy<Int>.self, from: parse(#"[{"a":1},2,[3],4,true]"#)).elements == [2, 4])
+        // A nested container that cannot be opened leaves the element current too.
+        let nestedFirst = try JSONValueDecoder().decode(NestedFirst.self, from: parse(#"[7,8]"#))
+        #expect(nestedFirst.number == 7)
+    }
+
+    /// Tries the first element as an array, then decodes it as a number.
+    struct NestedFirst: Decodable {
+        let number: Int
+        init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            #expect(throws: DecodingError.self) { _ = try container.nestedUnkeyedContainer() }
+            #expect(throws: DecodingError.self) { _ = try container.nestedContainer(keyedBy: JSONKey.self) }
+            number = try container.decode(Int.self)
+        }
+    }
+
     @Test("a number's exact text, for decimals and integers no Swift number holds")
     func numberTexts() throws {
         struct Price: Decodable { let amount: JSONNumberText; let id: JSONNumberText }
