@@ -26,7 +26,10 @@
 /// - Any other type decodes through its own `init(from:)`, unless ``typeDecoders`` has a
 ///   decoder for it (dates, decimals).
 ///
-/// Errors are the standard library's `DecodingError`, with the `codingPath` of the field.
+/// Errors are the standard library's `DecodingError`, with the `codingPath` of the field:
+/// `null` where a non-optional value is expected is `valueNotFound` (a type that decodes
+/// itself through `init(from:)` still sees the null), a value of another kind
+/// `typeMismatch`, a missing member `keyNotFound`.
 public struct JSONValueDecoder: Sendable {
     /// Decodes one type from a value, instead of the type's own `init(from:)`: for types
     /// this module cannot name, such as Foundation's `Date` and `Decimal`. Returns nil when
@@ -115,10 +118,12 @@ struct JSONValueDecoding: Decoder {
         JSONValueDecoding(value: child, codingPath: codingPath + [key], options: options)
     }
 
-    /// A `typeMismatch` that says what was expected and what the value is.
+    /// The error for a value that is not the `type` expected, saying what was expected and
+    /// what the value is: `valueNotFound` for `null` (a non-optional value is missing, as
+    /// Foundation's JSONDecoder says), `typeMismatch` for anything else.
     func mismatch(_ type: Any.Type, expected: String) -> DecodingError {
-        DecodingError.typeMismatch(
-            type, .init(codingPath: codingPath, debugDescription: "expected \(expected), found \(Self.describe(value))"))
+        let context = DecodingError.Context(codingPath: codingPath, debugDescription: "expected \(expected), found \(Self.describe(value))")
+        return value.isNull ? .valueNotFound(type, context) : .typeMismatch(type, context)
     }
 
     /// A short description of a value for an error: its kind, and a scalar's text.

@@ -64,6 +64,59 @@ struct JSONValueDecoderTests {
         #expect(try failure(String.self, "12") == "expected a string, found the number 12")
     }
 
+    /// Whether decoding `text` as `T` throws `valueNotFound` (and not `typeMismatch`).
+    private func isValueNotFound<T: Decodable>(_ type: T.Type, _ text: String, decoder: JSONValueDecoder = JSONValueDecoder()) throws -> Bool {
+        do {
+            _ = try decoder.decode(T.self, from: try parse(text))
+            return false
+        } catch DecodingError.valueNotFound {
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Reads `null` itself, through its own `init(from:)`.
+    struct NullMeansZero: Decodable, Equatable {
+        let value: Int
+        init(value: Int) { self.value = value }
+        init(from decoder: any Decoder) throws {
+            let single = try decoder.singleValueContainer()
+            value = single.decodeNil() ? 0 : try single.decode(Int.self)
+        }
+    }
+
+    @Test("null where a value is expected is valueNotFound; optionals and a type's own init(from:) still see it")
+    func nullIsValueNotFound() throws {
+        #expect(try isValueNotFound(String.self, "null"))
+        #expect(try isValueNotFound(Bool.self, "null"))
+        #expect(try isValueNotFound(Int64.self, "null"))
+        #expect(try isValueNotFound(UInt8.self, "null"))
+        #expect(try isValueNotFound(Double.self, "null"))
+        #expect(try isValueNotFound(Float.self, "null"))
+        #expect(try isValueNotFound(JSONNumberText.self, "null"))
+        #expect(try isValueNotFound(Author.self, "null"))
+        #expect(try isValueNotFound([String].self, "null"))
+        #expect(try isValueNotFound([String].self, #"["a",null]"#))
+        #expect(try isValueNotFound(Author.self, #"{"name":null}"#))
+        // A wrong kind of value stays a typeMismatch.
+        #expect(try !isValueNotFound(String.self, "1"))
+        #expect(try !isValueNotFound(Author.self, "[]"))
+        // The message says the same as before.
+        #expect(try failure(Author.self, #"{"name":null}"#) == "name: expected a string, found null")
+        #expect(try failure([Int].self, "null") == "expected an array, found null")
+        // A type decoder that does not take null.
+        struct Day: Sendable, Decodable {}
+        var decoder = JSONValueDecoder()
+        decoder.addDecoder(for: Day.self, expecting: "a day") { $0.stringValue.map { _ in Day() } }
+        #expect(try isValueNotFound(Day.self, "null", decoder: decoder))
+        // Optionals and types that read null themselves.
+        #expect(try JSONValueDecoder().decode(String?.self, from: parse("null")) == nil)
+        #expect(try JSONValueDecoder().decode([Int?].self, from: parse("[1,null]")) == [1, nil])
+        #expect(try JSONValueDecoder().decode([NullMeansZero].self, from: parse("[null,5]")) == [NullMeansZero(value: 0), NullMeansZero(value: 5)])
+        #expect(try JSONValueDecoder().decode(JSONValue.self, from: parse("null")) == .null)
+    }
+
     @Test("integers keep every digit: a number that does not fit the type is an error, not wrapped or rounded")
     func bigIntegers() throws {
         let decoder = JSONValueDecoder()
