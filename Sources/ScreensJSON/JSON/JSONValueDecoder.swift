@@ -189,8 +189,11 @@ struct JSONValueDecoding: Decoder {
             // A decimal kept as its text (`0.10`, `3e2`): the nearest Double, when that
             // gives its digits back (15 significant digits at most, DBL_DIG); a longer one
             // or one beyond Double's range would lose digits.
-            let digits = Self.significantDigits(text)
-            if digits <= 15, let number = Double(text), number == 0 ? digits == 0 : number.isNormal { return number }
+            if let exact = ExactDecimal(text: text), exact.digits.count <= 15, let number = Double(text),
+                number == 0 ? exact.digits.isEmpty : number.isNormal
+            {
+                return number
+            }
             throw mismatch(Double.self, expected: "a number a Double holds (decode it as JSONNumberText)")
         default:
             throw mismatch(Double.self, expected: "a number")
@@ -216,47 +219,11 @@ struct JSONValueDecoding: Decoder {
         case .number(let text):
             // A big integer's digits (an unsigned 64-bit type holds some of them), or a
             // decimal whose value is an integer (`3e2`, `3.0`), read digit by digit.
-            if let digits = Self.integerDigits(text), let exact = I(digits, radix: 10) { return exact }
+            if let exact = ExactDecimal(text: text)?.integer(as: I.self) { return exact }
         default:
             throw mismatch(type, expected: "an integer")
         }
         throw mismatch(type, expected: "an integer that fits \(type) (\(I.min)...\(I.max)), without rounding")
-    }
-
-    /// How many significant digits a JSON number's text has (leading zeros not counted).
-    static func significantDigits(_ text: String) -> Int {
-        let mantissa = text.utf8.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
-        let digits = mantissa.filter { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
-        return digits.drop { $0 == UInt8(ascii: "0") }.count
-    }
-
-    /// The integer a JSON number's text is, as decimal digits with an optional `-`, when
-    /// its value is an integer; nil for a fraction, or an exponent beyond 40 digits.
-    static func integerDigits(_ text: String) -> String? {
-        var mantissa = Substring(text)
-        var exponent = 0
-        if let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
-            guard let value = Int(text[text.index(after: e)...].drop { $0 == "+" }), abs(value) <= 40 else { return nil }
-            exponent = value
-            mantissa = text[..<e]
-        }
-        let negative = mantissa.hasPrefix("-")
-        if negative { mantissa = mantissa.dropFirst() }
-        var whole = Substring(mantissa.prefix { $0 != "." })
-        var fraction = mantissa.contains(".") ? Substring(mantissa.drop { $0 != "." }.dropFirst()) : ""
-        // Move the point `exponent` places: right takes digits of the fraction, left gives them.
-        if exponent > 0 {
-            let taken = fraction.prefix(exponent)
-            whole += taken + String(repeating: "0", count: exponent - taken.count)
-            fraction = fraction.dropFirst(taken.count)
-        } else if exponent < 0 {
-            let given = whole.suffix(-exponent)
-            fraction = Substring(String(repeating: "0", count: -exponent - given.count)) + given + fraction
-            whole = whole.dropLast(given.count)
-        }
-        guard fraction.allSatisfy({ $0 == "0" }) else { return nil }
-        let digits = whole.drop { $0 == "0" }
-        return digits.isEmpty ? "0" : (negative ? "-" : "") + digits
     }
 }
 

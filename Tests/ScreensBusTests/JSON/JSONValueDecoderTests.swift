@@ -192,6 +192,24 @@ struct JSONValueDecoderTests {
         }
     }
 
+    @Test("trailing zeros are not significant: a number is judged by its exact value, not its spelling")
+    func trailingZeros() throws {
+        let decoder = JSONValueDecoder()
+        // Exactly 1, with 19 digits written: a Double and an integer.
+        #expect(try decoder.decode(Double.self, from: parse("1.000000000000000000")) == 1)
+        #expect(try decoder.decode(Int.self, from: parse("1.000000000000000000")) == 1)
+        // 1e20 written out is exact as a Double; it fits no 64-bit integer.
+        #expect(try decoder.decode(Double.self, from: parse("100000000000000000000")) == 1e20)
+        #expect(try decoder.decode(Double.self, from: parse("-2500000000000000000000.000")) == -2.5e21)
+        #expect(try failure(UInt64.self, "100000000000000000000").hasPrefix("expected an integer that fits UInt64"))
+        #expect(try decoder.decode(Int64.self, from: parse("-9223372036854775808.000")) == .min)
+        #expect(try decoder.decode(UInt8.self, from: parse("0.0255e4")) == 255)
+        #expect(try decoder.decode(Int.self, from: parse("0e400")) == 0)
+        // 16 significant digits are still refused, whatever the zeros around them.
+        #expect(try failure(Double.self, "1.234567890123456000").hasPrefix("expected a number a Double holds"))
+        #expect(try failure(Int.self, "1.0000000000000000001").hasPrefix("expected an integer that fits Int"))
+    }
+
     @Test("a number's exact text, for decimals and integers no Swift number holds")
     func numberTexts() throws {
         struct Price: Decodable { let amount: JSONNumberText; let id: JSONNumberText }
