@@ -37,7 +37,9 @@ public struct JSONValueDecoder: Sendable {
     public typealias TypeDecoder = @Sendable (_ value: JSONValue) -> (any Sendable)?
 
     /// Decoders for particular types, by `ObjectIdentifier(Type.self)`, and what each expects
-    /// (for the error when it returns nil).
+    /// (for the error when it returns nil). Consulted only for types the decoder does not
+    /// handle itself: a decoder for `String`, `Bool`, a number type or ``JSONValue`` is never
+    /// called (those rules stay the same everywhere, and most fields skip the lookup).
     public var typeDecoders: [ObjectIdentifier: (expected: String, decode: TypeDecoder)] = [:]
     /// Handed to every `init(from:)` as `decoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
@@ -47,6 +49,7 @@ public struct JSONValueDecoder: Sendable {
 
     /// Adds a decoder for `type`, used wherever a value of that type is decoded; `expected`
     /// says what it takes, for the error when it returns nil (`"an ISO 8601 date string"`).
+    /// `type` is one the decoder does not handle itself (see ``typeDecoders``).
     public mutating func addDecoder<T: Sendable>(for type: T.Type, expecting expected: String, _ decode: @escaping @Sendable (JSONValue) -> T?) {
         typeDecoders[ObjectIdentifier(type)] = (expected, { value in decode(value) })
     }
@@ -56,7 +59,7 @@ public struct JSONValueDecoder: Sendable {
     /// - Throws: `DecodingError` with the coding path of the value that did not fit, or the
     ///   error `T`'s own `init(from:)` threw.
     public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
-        try JSONValueDecoding(value: value, codingPath: [], options: self).decodeValue(T.self)
+        try JSONValueDecoding(value: value, container: nil, step: nil, options: self).decodeValue(T.self)
     }
 }
 
@@ -89,11 +92,21 @@ public struct JSONNumberText: Sendable, Hashable, Decodable, CustomStringConvert
     public var description: String { text }
 }
 
-/// One value being decoded, and where it is.
+/// One value being decoded, and where it is: its place (`step`) in its container, which
+/// knows its own path. A scalar member costs no path of its own; an object or array
+/// makes one node for its members (``path``).
 struct JSONValueDecoding: Decoder {
     let value: JSONValue
-    let codingPath: [any CodingKey]
+    /// The path of the object or array that holds the value; nil at the root.
+    let container: CodingPathNode?
+    /// The value's key or index in `container`; nil for the root value.
+    let step: CodingPathStep?
     let options: JSONValueDecoder
+
+    var codingPath: [any CodingKey] { CodingPathNode.codingPath(container, then: step) }
+
+    /// This value's path, as the container of its members.
+    var path: CodingPathNode? { step.map { CodingPathNode($0, parent: container) } ?? container }
 
     var userInfo: [CodingUserInfoKey: Any] { options.userInfo.mapValues { $0 as Any } }
 
@@ -101,22 +114,17 @@ struct JSONValueDecoding: Decoder {
         guard case .object(let object) = value else {
             throw mismatch([String: JSONValue].self, expected: "an object")
         }
-        return KeyedDecodingContainer(KeyedContainer<Key>(object: object, decoding: self))
+        return KeyedDecodingContainer(KeyedContainer<Key>(object: object, decoding: self, path: path))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard case .array(let elements) = value else {
             throw mismatch([JSONValue].self, expected: "an array")
         }
-        return UnkeyedContainer(elements: elements, decoding: self)
+        return UnkeyedContainer(elements: elements, decoding: self, path: path)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { SingleValue(decoding: self) }
-
-    /// The decoding of `child` at `key` below this value.
-    func child(_ child: JSONValue, at key: any CodingKey) -> JSONValueDecoding {
-        JSONValueDecoding(value: child, codingPath: codingPath + [key], options: options)
-    }
 
     /// The error for a value that is not the `type` expected, saying what was expected and
     /// what the value is: `valueNotFound` for `null` (a non-optional value is missing, as
@@ -143,27 +151,31 @@ struct JSONValueDecoding: Decoder {
     // MARK: - Values
 
     func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
-        if let custom = options.typeDecoders[ObjectIdentifier(type)] {
-            guard let decoded = custom.decode(value) as? T else { throw mismatch(type, expected: custom.expected) }
-            return decoded
-        }
-        switch type {
-        case is JSONValue.Type: return value as! T
-        case is String.Type: return try decodeString() as! T
-        case is Bool.Type: return try decodeBool() as! T
-        case is Double.Type: return try decodeDouble() as! T
-        case is Float.Type: return try decodeFloat() as! T
-        case is Int.Type: return try decodeInteger(Int.self) as! T
-        case is Int8.Type: return try decodeInteger(Int8.self) as! T
-        case is Int16.Type: return try decodeInteger(Int16.self) as! T
-        case is Int32.Type: return try decodeInteger(Int32.self) as! T
-        case is Int64.Type: return try decodeInteger(Int64.self) as! T
-        case is UInt.Type: return try decodeInteger(UInt.self) as! T
-        case is UInt8.Type: return try decodeInteger(UInt8.self) as! T
-        case is UInt16.Type: return try decodeInteger(UInt16.self) as! T
-        case is UInt32.Type: return try decodeInteger(UInt32.self) as! T
-        case is UInt64.Type: return try decodeInteger(UInt64.self) as! T
-        default: return try T(from: self)
+        // Metatype identity, not `is` casts: a pointer comparison each, where a cast asks the
+        // runtime, and a struct field falls through every case.
+        switch ObjectIdentifier(type) {
+        case ObjectIdentifier(JSONValue.self): return value as! T
+        case ObjectIdentifier(String.self): return try decodeString() as! T
+        case ObjectIdentifier(Bool.self): return try decodeBool() as! T
+        case ObjectIdentifier(Double.self): return try decodeDouble() as! T
+        case ObjectIdentifier(Float.self): return try decodeFloat() as! T
+        case ObjectIdentifier(Int.self): return try decodeInteger(Int.self) as! T
+        case ObjectIdentifier(Int8.self): return try decodeInteger(Int8.self) as! T
+        case ObjectIdentifier(Int16.self): return try decodeInteger(Int16.self) as! T
+        case ObjectIdentifier(Int32.self): return try decodeInteger(Int32.self) as! T
+        case ObjectIdentifier(Int64.self): return try decodeInteger(Int64.self) as! T
+        case ObjectIdentifier(UInt.self): return try decodeInteger(UInt.self) as! T
+        case ObjectIdentifier(UInt8.self): return try decodeInteger(UInt8.self) as! T
+        case ObjectIdentifier(UInt16.self): return try decodeInteger(UInt16.self) as! T
+        case ObjectIdentifier(UInt32.self): return try decodeInteger(UInt32.self) as! T
+        case ObjectIdentifier(UInt64.self): return try decodeInteger(UInt64.self) as! T
+        default:
+            // Looked up only here: the types above are never in it, and most fields are those.
+            if let custom = options.typeDecoders[ObjectIdentifier(type)] {
+                guard let decoded = custom.decode(value) as? T else { throw mismatch(type, expected: custom.expected) }
+                return decoded
+            }
+            return try T(from: self)
         }
     }
 
@@ -202,6 +214,7 @@ struct JSONValueDecoding: Decoder {
 
     func decodeFloat() throws -> Float {
         let number = try decodeDouble()
+        if let exact = Float(exactly: number) { return exact }
         let single = Float(number)
         // The same shortest spelling: the Float is the number the text says, as a Float.
         guard single.isFinite == number.isFinite, single.description == number.description || Double(single) == number else {
@@ -231,19 +244,31 @@ extension JSONValueDecoding {
     /// The members of one object.
     struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let object: JSONObject
-        let decoding: JSONValueDecoding
+        let options: JSONValueDecoder
+        /// The object's own path, shared by its members.
+        let path: CodingPathNode?
 
-        var codingPath: [any CodingKey] { decoding.codingPath }
+        init(object: JSONObject, decoding: JSONValueDecoding, path: CodingPathNode?) {
+            self.object = object
+            self.options = decoding.options
+            self.path = path
+        }
+
+        var codingPath: [any CodingKey] { CodingPathNode.codingPath(path) }
         var allKeys: [Key] { object.keys.compactMap { Key(stringValue: $0) } }
 
         func contains(_ key: Key) -> Bool { object[key.stringValue] != nil }
+
+        private func child(_ value: JSONValue, at key: some CodingKey) -> JSONValueDecoding {
+            JSONValueDecoding(value: value, container: path, step: .key(key), options: options)
+        }
 
         private func member(_ key: Key) throws -> JSONValueDecoding {
             guard let value = object[key.stringValue] else {
                 throw DecodingError.keyNotFound(
                     key, .init(codingPath: codingPath, debugDescription: "no member '\(key.stringValue)'"))
             }
-            return decoding.child(value, at: key)
+            return child(value, at: key)
         }
 
         func decodeNil(forKey key: Key) throws -> Bool {
@@ -254,6 +279,30 @@ extension JSONValueDecoding {
             try member(key).decodeValue(type)
         }
 
+        /// An optional member with one lookup (the protocol's default looks the key up three
+        /// times: `contains`, `decodeNil`, `decode`): nil when missing or null.
+        private func present<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T? {
+            guard let value = object[key.stringValue], !value.isNull else { return nil }
+            return try child(value, at: key).decodeValue(type)
+        }
+
+        // Each overload the protocol has a default for: a generic one alone would not replace them.
+        func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { try present(type, key) }
+        func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try present(type, key) }
+        func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try present(type, key) }
+        func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try present(type, key) }
+        func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try present(type, key) }
+        func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try present(type, key) }
+        func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try present(type, key) }
+        func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try present(type, key) }
+        func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try present(type, key) }
+        func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try present(type, key) }
+        func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try present(type, key) }
+        func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try present(type, key) }
+        func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try present(type, key) }
+        func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try present(type, key) }
+        func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try present(type, key) }
+
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
             try member(key).container(keyedBy: type)
         }
@@ -263,39 +312,42 @@ extension JSONValueDecoding {
         }
 
         func superDecoder() throws -> any Decoder {
-            decoding.child(object["super"] ?? .null, at: JSONKey("super"))
+            child(object["super"] ?? .null, at: JSONKey("super"))
         }
 
         func superDecoder(forKey key: Key) throws -> any Decoder {
-            decoding.child(object[key.stringValue] ?? .null, at: key)
+            child(object[key.stringValue] ?? .null, at: key)
         }
     }
 
     /// The elements of one array.
     struct UnkeyedContainer: UnkeyedDecodingContainer {
         let elements: [JSONValue]
-        let decoding: JSONValueDecoding
+        let options: JSONValueDecoder
+        /// The array's own path, shared by its elements.
+        let path: CodingPathNode?
         private(set) var currentIndex = 0
 
-        init(elements: [JSONValue], decoding: JSONValueDecoding) {
+        init(elements: [JSONValue], decoding: JSONValueDecoding, path: CodingPathNode?) {
             self.elements = elements
-            self.decoding = decoding
+            self.options = decoding.options
+            self.path = path
         }
 
-        var codingPath: [any CodingKey] { decoding.codingPath }
+        var codingPath: [any CodingKey] { CodingPathNode.codingPath(path) }
         var count: Int? { elements.count }
         var isAtEnd: Bool { currentIndex >= elements.count }
 
         /// The decoding of the current element, without moving past it: the index moves only
-        /// once the element decoded, as in Foundation's JSONDecoder, so
-        /// a caller that catches an element's error can decode the same element again (a
-        /// placeholder that skips it) rather than the next one.
+        /// once the element decoded, as in Foundation's JSONDecoder, so a caller that catches
+        /// an element's error can decode the same element again (a placeholder that skips
+        /// it) rather than the next one.
         private func current(_ type: Any.Type) throws -> JSONValueDecoding {
             guard !isAtEnd else {
                 throw DecodingError.valueNotFound(
-                    type, .init(codingPath: codingPath + [JSONKey(index: currentIndex)], debugDescription: "the array has only \(elements.count) elements"))
+                    type, .init(codingPath: CodingPathNode.codingPath(path, then: .index(currentIndex)), debugDescription: "the array has only \(elements.count) elements"))
             }
-            return decoding.child(elements[currentIndex], at: JSONKey(index: currentIndex))
+            return JSONValueDecoding(value: elements[currentIndex], container: path, step: .index(currentIndex), options: options)
         }
 
         mutating func decodeNil() throws -> Bool {
@@ -345,16 +397,19 @@ extension JSONValueDecoding {
 
 /// A coding key for an array index or a key no `CodingKeys` names.
 struct JSONKey: CodingKey {
-    let stringValue: String
+    private let string: String?
     let intValue: Int?
 
+    /// The key's text; an index's is written only when asked for.
+    var stringValue: String { string ?? "\(intValue ?? 0)" }
+
     init(_ string: String) {
-        stringValue = string
+        self.string = string
         intValue = nil
     }
 
     init(index: Int) {
-        stringValue = "\(index)"
+        string = nil
         intValue = index
     }
 

@@ -210,6 +210,62 @@ struct JSONValueDecoderTests {
         #expect(try failure(Int.self, "1.0000000000000000001").hasPrefix("expected an integer that fits Int"))
     }
 
+    /// Keeps the coding path its decoder reports, as `a.b[1]`.
+    struct Where: Decodable {
+        let path: String
+        init(from decoder: any Decoder) throws {
+            path = decoder.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        }
+    }
+
+    struct Located: Decodable {
+        let top: Where
+        let list: [[String: Where]]
+        let maybe: Where?
+    }
+
+    @Test("the coding path built on demand is the same as before: keys, indexes, nesting")
+    func codingPaths() throws {
+        let located = try JSONValueDecoder().decode(Located.self, from: parse(#"{"top":1,"list":[{"x":1},{"y":2}],"maybe":3}"#))
+        #expect(located.top.path == ".top")
+        #expect(located.list.map { $0.values.map(\.path) } == [[".list[0].x"], [".list[1].y"]])
+        #expect(located.maybe?.path == ".maybe")
+        #expect(try failure([[Int]].self, "[[1],[2,true]]") == "[1][1]: expected an integer, found true")
+        #expect(try failure([String: [Int]].self, #"{"a":[1],"b":[2,null]}"#) == "b[1]: expected an integer, found null")
+        #expect(JSONKey(index: 12).stringValue == "12")
+    }
+
+    @Test("an optional member: nil when missing or null, an error when present and wrong")
+    func optionalMembers() throws {
+        struct Optionals: Decodable, Equatable {
+            let text: String?; let flag: Bool?; let double: Double?; let float: Float?; let int: Int?; let int8: Int8?
+            let int16: Int16?; let int32: Int32?; let int64: Int64?; let uint: UInt?; let uint8: UInt8?; let uint16: UInt16?
+            let uint32: UInt32?; let uint64: UInt64?; let author: Author?
+        }
+        let all = try JSONValueDecoder().decode(Optionals.self, from: parse(
+            #"{"text":"t","flag":true,"double":0.5,"float":0.25,"int":-1,"int8":-8,"int16":16,"int32":32,"int64":64,"uint":1,"uint8":8,"uint16":16,"uint32":32,"uint64":64,"author":{"name":"Ana"}}"#))
+        #expect(all == Optionals(
+            text: "t", flag: true, double: 0.5, float: 0.25, int: -1, int8: -8, int16: 16, int32: 32, int64: 64, uint: 1, uint8: 8,
+            uint16: 16, uint32: 32, uint64: 64, author: Author(name: "Ana", email: nil)))
+        let none = try JSONValueDecoder().decode(Optionals.self, from: parse(#"{"text":null,"uint8":null,"author":null}"#))
+        #expect(none == Optionals(
+            text: nil, flag: nil, double: nil, float: nil, int: nil, int8: nil, int16: nil, int32: nil, int64: nil, uint: nil, uint8: nil,
+            uint16: nil, uint32: nil, uint64: nil, author: nil))
+        #expect(try failure(Optionals.self, #"{"uint8":256}"#).hasPrefix("uint8: expected an integer that fits UInt8"))
+        #expect(try failure(Optionals.self, #"{"text":1}"#) == "text: expected a string, found the number 1")
+        #expect(try failure(Optionals.self, #"{"author":{"name":null}}"#) == "author.name: expected a string, found null")
+    }
+
+    @Test("a Float takes a number it holds exactly, and one whose shortest spelling it keeps")
+    func floats() throws {
+        let decoder = JSONValueDecoder()
+        #expect(try decoder.decode(Float.self, from: parse("0.5")) == 0.5)
+        #expect(try decoder.decode(Float.self, from: parse("16777216")) == 16_777_216)
+        #expect(try decoder.decode(Float.self, from: parse("3.4028235e38")) == .greatestFiniteMagnitude)
+        #expect(try failure(Float.self, "16777217").hasPrefix("expected a number a Float holds"))
+        #expect(try failure(Float.self, "1e39").hasPrefix("expected a number a Float holds"))
+    }
+
     @Test("a number's exact text, for decimals and integers no Swift number holds")
     func numberTexts() throws {
         struct Price: Decodable { let amount: JSONNumberText; let id: JSONNumberText }
@@ -230,5 +286,17 @@ struct JSONValueDecoderTests {
         }
         #expect(try decoder.decode(Event.self, from: parse(#"{"on":"1970-01-03"}"#)).on == Day(epochDay: 2))
         #expect(try failure(Event.self, #"{"on":"someday"}"#, decoder: decoder) == "on: expected an ISO date, found a string (7 characters)")
+    }
+
+    @Test("a type decoder for a type the decoder reads itself (String, Int) is never called")
+    func typeDecodersLeaveBuiltInTypes() throws {
+        var decoder = JSONValueDecoder()
+        decoder.addDecoder(for: Int.self, expecting: "a counted integer") { _ in 42 }
+        decoder.addDecoder(for: String.self, expecting: "a rewritten string") { _ in "rewritten" }
+        struct Row: Decodable { let id: Int; let name: String }
+        let row = try decoder.decode(Row.self, from: parse(#"{"id":7,"name":"seven"}"#))
+        #expect(row.id == 7)
+        #expect(row.name == "seven")
+        #expect(try failure(Row.self, #"{"id":"7","name":"seven"}"#, decoder: decoder) == "id: expected an integer, found a string (1 characters)")
     }
 }
