@@ -39,19 +39,16 @@ extension Pipeline {
 }
 
 extension RunSummary {
-    /// The error ``Pipeline/run()`` throws for this summary, with the summary attached; nil
-    /// when the run ended without failure.
-    var failure: ScreensPipeError? {
+    /// The error ``Pipeline/run()`` throws for this summary, with the summary attached: its
+    /// first failure that is not a cancellation, else its first; nil when the run ended
+    /// without failure.
+    package var failure: ScreensPipeError? {
         if endedWithoutFailure { return nil }
-        var error: ScreensPipeError
-        if let first = failures.first(where: { $0.code != .cancelled }) ?? failures.first {
-            error = first
-        } else if ending.reason == .interrupted {
-            let by = ending.signal.map { " by \($0)" } ?? ""
-            error = .cancelled("the run was interrupted\(by) after \(selected) rows")
-        } else {
-            error = ScreensPipeError(.pagination, "the run did not deliver every row (\(failureCount) errors)")
-        }
+        // `record` keeps the first failure of any kind, so with none kept there was none,
+        // and a run that did not end without failure and had none was interrupted.
+        var error =
+            failures.first(where: { $0.code != .cancelled }) ?? failures.first
+            ?? .cancelled("the run was interrupted\(ending.signal.map { " by \($0)" } ?? "") after \(selected) rows")
         error.finishedRun = FinishedRun(summary: self)
         return error
     }
