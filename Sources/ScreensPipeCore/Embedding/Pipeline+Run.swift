@@ -68,11 +68,19 @@ extension ScreensPipeError {
 
 /// A run's summary held by reference, so an error that carries one stays small (errors
 /// travel through every stage's typed throws and every row's verdict).
-final class FinishedRun: Sendable, Hashable {
+final class FinishedRun: Sendable {
     let summary: RunSummary
 
     init(summary: RunSummary) { self.summary = summary }
+}
 
-    static func == (lhs: FinishedRun, rhs: FinishedRun) -> Bool { lhs.summary == rhs.summary }
-    func hash(into hasher: inout Hasher) { hasher.combine(summary) }
+/// The run an error ended, as the error stores it: no part of the error's identity. Any two
+/// are equal and hash alike, so the error ``Pipeline/run()`` throws equals its own copy in
+/// `summary.failures` (which carries no summary): an error's `==` and hash say what went
+/// wrong and where, not which run it ended.
+struct AttachedRun: Sendable, Hashable {
+    var run: FinishedRun?
+
+    static func == (lhs: AttachedRun, rhs: AttachedRun) -> Bool { true }
+    func hash(into hasher: inout Hasher) {}
 }
