@@ -30,6 +30,19 @@
 /// `null` where a non-optional value is expected is `valueNotFound` (a type that decodes
 /// itself through `init(from:)` still sees the null), a value of another kind
 /// `typeMismatch`, a missing member `keyNotFound`.
+///
+/// Where it differs from Foundation's `JSONDecoder`, on purpose:
+///
+/// - No number is rounded into a `Double` or a `Float`: Foundation reads
+///   `9007199254740993` or `0.10000000000000000555` as the nearest `Double`, and
+///   `16777217` as a `Float` of 16777216; this decoder refuses them (decode such a number
+///   as ``JSONNumberText``).
+/// - A number that does not fit an integer type (`300` as `UInt8`, `2.5` as `Int`) is
+///   `typeMismatch`, naming the number and the type's range; Foundation says
+///   `dataCorrupted` ("number does not fit"). Both carry the field's coding path.
+/// - `decodeNil(forKey:)` is true for a missing key, as for `null`; Foundation throws
+///   `keyNotFound`. A hand-written `init(from:)` that asks it first reads a missing member
+///   as nil (`decodeIfPresent` is nil for both in either decoder).
 public struct JSONValueDecoder: Sendable {
     /// Decodes one type from a value, instead of the type's own `init(from:)`: for types
     /// this module cannot name, such as Foundation's `Date` and `Decimal`. Returns nil when

@@ -288,6 +288,22 @@ struct JSONValueDecoderTests {
         #expect(try failure(Event.self, #"{"on":"someday"}"#, decoder: decoder) == "on: expected an ISO date, found a string (7 characters)")
     }
 
+    @Test("decodeNil(forKey:) is true for a missing key, as for null (Foundation's JSONDecoder throws keyNotFound)")
+    func decodeNilOnAMissingKey() throws {
+        struct Probe: Decodable {
+            let absentIsNil: Bool
+            let nullIsNil: Bool
+            enum CodingKeys: String, CodingKey { case absent, empty }
+            init(from decoder: any Decoder) throws {
+                let members = try decoder.container(keyedBy: CodingKeys.self)
+                absentIsNil = try members.decodeNil(forKey: .absent)
+                nullIsNil = try members.decodeNil(forKey: .empty)
+            }
+        }
+        let probe = try JSONValueDecoder().decode(Probe.self, from: parse(#"{"empty":null}"#))
+        #expect(probe.absentIsNil && probe.nullIsNil)
+    }
+
     @Test("a type decoder for a type the decoder reads itself (String, Int) is never called")
     func typeDecodersLeaveBuiltInTypes() throws {
         var decoder = JSONValueDecoder()
