@@ -13,8 +13,10 @@ public struct PipelineEnvironment: Sendable {
     /// write journal and locks. The default, `.fromVariables`, never writes under the home
     /// directory: such a pipeline is refused unless ``variables`` name a directory.
     public var cacheDirectory: CacheDirectory
-    /// The wall clock: when a page is fetched and whether a cached page is within the
-    /// cache's `ttl`. The system's by default; a test sets its own to age a cache.
+    /// The wall clock the cache's `ttl` is measured on: whether a cached page is still
+    /// fresh, and how old a page delivered from the cache is. Pages are stamped with the
+    /// system's time when fetched, so a clock set ahead ages the cache. The system's by
+    /// default; a test sets its own to age a cache.
     public var clock: WallClock
     /// `run --refresh`: skip cache reads, fetch and store every page.
     public var refresh: Bool

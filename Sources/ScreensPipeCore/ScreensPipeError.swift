@@ -65,7 +65,12 @@ public struct ScreensPipeError: Error, Sendable, Hashable, CustomStringConvertib
     /// Where in a pipeline file the error is.
     public var location: SourceLocation?
     /// The run this error ended, when it ended one that had started (see ``summary``).
-    var finishedRun: FinishedRun?
+    var finishedRun: FinishedRun? {
+        get { attachedRun.run }
+        set { attachedRun.run = newValue }
+    }
+    /// Stored apart, out of the synthesized `==` and hash (see ``AttachedRun``).
+    private var attachedRun = AttachedRun()
 
     /// Creates an error with `code` and `message`; the context fields default to nil.
     public init(

@@ -80,7 +80,7 @@ public struct PipelineService: Service {
             if Task.isShuttingDownGracefully || Task.isCancelled { return }
             switch (schedule, outcome) {
             case (.once, .success(let summary)):
-                if !summary.endedWithoutFailure { throw PipelineRunFailed(summary: summary) }
+                if let failed = PipelineRunFailed(summary: summary) { throw failed }
                 return
             case (.once, .failure(let error)):
                 throw error
@@ -121,11 +121,12 @@ public struct PipelineService: Service {
 
     private func note(_ outcome: Result<RunSummary, ScreensPipeError>) {
         switch outcome {
-        case .success(let summary) where !summary.endedWithoutFailure:
-            logger.error(
-                "run of \(spec.name) failed: \(summary.failures.first.map { "\($0)" } ?? "not every row was delivered")",
-                metadata: ["pipeline": "\(spec.name)", "errors": "\(summary.failureCount)"])
         case .success(let summary):
+            if let failed = PipelineRunFailed(summary: summary) {
+                logger.error(
+                    "run of \(spec.name) failed: \(failed)", metadata: ["pipeline": "\(spec.name)", "errors": "\(summary.failureCount)"])
+                return
+            }
             logger.debug(
                 "run of \(spec.name) delivered \(summary.selected) rows",
                 metadata: ["pipeline": "\(spec.name)", "pages": "\(summary.pages)"])
@@ -140,11 +141,21 @@ public struct PipelineRunFailed: Error, Sendable, CustomStringConvertible {
     /// The run's outcome; `failures` holds each error (each was also an `error` event).
     public var summary: RunSummary
 
-    /// The first failure, and how many there were.
+    /// The error `Pipeline.run()` throws for such a run, its ``summary`` attached: its first
+    /// failure that is not a cancellation, else its first, or why it stopped.
+    public let failure: ScreensPipeError
+
+    /// The failure of `summary`'s run; nil for a run that ended without failure.
+    init?(summary: RunSummary) {
+        guard let failure = summary.failure else { return nil }
+        self.summary = summary
+        self.failure = failure
+    }
+
+    /// ``failure``, and how many more errors there were.
     public var description: String {
-        let first = summary.failures.first.map { "\($0)" } ?? "the run failed"
         let more = summary.failureCount - 1
-        return more > 0 ? "\(first) (and \(more) more error\(more == 1 ? "" : "s"))" : first
+        return more > 0 ? "\(failure) (and \(more) more error\(more == 1 ? "" : "s"))" : "\(failure)"
     }
 }
 

@@ -19,17 +19,8 @@ extension ScreensPipeError {
 }
 
 extension RunSummary {
-    /// The process exit status: 0 all rows delivered (or the reader left), 1 not; after an
-    /// interruption 128 + the signal's number (130 SIGINT, 143 SIGTERM, 129 SIGHUP; 130
-    /// when no signal was named).
-    var exitCode: Int32 {
-        if ending.reason == .interrupted && failureCount == 0 {
-            switch ending.signal {
-            case "SIGTERM": return 143
-            case "SIGHUP": return 129
-            default: return 130
-            }
-        }
-        return endedWithoutFailure ? 0 : 1
-    }
+    /// The process exit status of a run that returned its summary: 0 all rows delivered (or
+    /// the reader left), 1 not. An interrupted run exits with its signal's status
+    /// (`StopSignal.exitCode`, 128 + its number) before this is asked.
+    var exitCode: Int32 { endedWithoutFailure ? 0 : 1 }
 }

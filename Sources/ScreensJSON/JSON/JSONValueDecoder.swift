@@ -26,7 +26,23 @@
 /// - Any other type decodes through its own `init(from:)`, unless ``typeDecoders`` has a
 ///   decoder for it (dates, decimals).
 ///
-/// Errors are the standard library's `DecodingError`, with the `codingPath` of the field.
+/// Errors are the standard library's `DecodingError`, with the `codingPath` of the field:
+/// `null` where a non-optional value is expected is `valueNotFound` (a type that decodes
+/// itself through `init(from:)` still sees the null), a value of another kind
+/// `typeMismatch`, a missing member `keyNotFound`.
+///
+/// Where it differs from Foundation's `JSONDecoder`, on purpose:
+///
+/// - No number is rounded into a `Double` or a `Float`: Foundation reads
+///   `9007199254740993` or `0.10000000000000000555` as the nearest `Double`, and
+///   `16777217` as a `Float` of 16777216; this decoder refuses them (decode such a number
+///   as ``JSONNumberText``).
+/// - A number that does not fit an integer type (`300` as `UInt8`, `2.5` as `Int`) is
+///   `typeMismatch`, naming the number and the type's range; Foundation says
+///   `dataCorrupted` ("number does not fit"). Both carry the field's coding path.
+/// - `decodeNil(forKey:)` is true for a missing key, as for `null`; Foundation throws
+///   `keyNotFound`. A hand-written `init(from:)` that asks it first reads a missing member
+///   as nil (`decodeIfPresent` is nil for both in either decoder).
 public struct JSONValueDecoder: Sendable {
     /// Decodes one type from a value, instead of the type's own `init(from:)`: for types
     /// this module cannot name, such as Foundation's `Date` and `Decimal`. Returns nil when
@@ -34,7 +50,9 @@ public struct JSONValueDecoder: Sendable {
     public typealias TypeDecoder = @Sendable (_ value: JSONValue) -> (any Sendable)?
 
     /// Decoders for particular types, by `ObjectIdentifier(Type.self)`, and what each expects
-    /// (for the error when it returns nil).
+    /// (for the error when it returns nil). Consulted only for types the decoder does not
+    /// handle itself: a decoder for `String`, `Bool`, a number type or ``JSONValue`` is never
+    /// called (those rules stay the same everywhere, and most fields skip the lookup).
     public var typeDecoders: [ObjectIdentifier: (expected: String, decode: TypeDecoder)] = [:]
     /// Handed to every `init(from:)` as `decoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
@@ -44,6 +62,7 @@ public struct JSONValueDecoder: Sendable {
 
     /// Adds a decoder for `type`, used wherever a value of that type is decoded; `expected`
     /// says what it takes, for the error when it returns nil (`"an ISO 8601 date string"`).
+    /// `type` is one the decoder does not handle itself (see ``typeDecoders``).
     public mutating func addDecoder<T: Sendable>(for type: T.Type, expecting expected: String, _ decode: @escaping @Sendable (JSONValue) -> T?) {
         typeDecoders[ObjectIdentifier(type)] = (expected, { value in decode(value) })
     }
@@ -53,7 +72,7 @@ public struct JSONValueDecoder: Sendable {
     /// - Throws: `DecodingError` with the coding path of the value that did not fit, or the
     ///   error `T`'s own `init(from:)` threw.
     public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
-        try JSONValueDecoding(value: value, codingPath: [], options: self).decodeValue(T.self)
+        try JSONValueDecoding(value: value, container: nil, step: nil, options: self).decodeValue(T.self)
     }
 }
 
@@ -86,11 +105,21 @@ public struct JSONNumberText: Sendable, Hashable, Decodable, CustomStringConvert
     public var description: String { text }
 }
 
-/// One value being decoded, and where it is.
+/// One value being decoded, and where it is: its place (`step`) in its container, which
+/// knows its own path. A scalar member costs no path of its own; an object or array
+/// makes one node for its members (``path``).
 struct JSONValueDecoding: Decoder {
     let value: JSONValue
-    let codingPath: [any CodingKey]
+    /// The path of the object or array that holds the value; nil at the root.
+    let container: CodingPathNode?
+    /// The value's key or index in `container`; nil for the root value.
+    let step: CodingPathStep?
     let options: JSONValueDecoder
+
+    var codingPath: [any CodingKey] { CodingPathNode.codingPath(container, then: step) }
+
+    /// This value's path, as the container of its members.
+    var path: CodingPathNode? { step.map { CodingPathNode($0, parent: container) } ?? container }
 
     var userInfo: [CodingUserInfoKey: Any] { options.userInfo.mapValues { $0 as Any } }
 
@@ -98,27 +127,24 @@ struct JSONValueDecoding: Decoder {
         guard case .object(let object) = value else {
             throw mismatch([String: JSONValue].self, expected: "an object")
         }
-        return KeyedDecodingContainer(KeyedContainer<Key>(object: object, decoding: self))
+        return KeyedDecodingContainer(KeyedContainer<Key>(object: object, decoding: self, path: path))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard case .array(let elements) = value else {
             throw mismatch([JSONValue].self, expected: "an array")
         }
-        return UnkeyedContainer(elements: elements, decoding: self)
+        return UnkeyedContainer(elements: elements, decoding: self, path: path)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { SingleValue(decoding: self) }
 
-    /// The decoding of `child` at `key` below this value.
-    func child(_ child: JSONValue, at key: any CodingKey) -> JSONValueDecoding {
-        JSONValueDecoding(value: child, codingPath: codingPath + [key], options: options)
-    }
-
-    /// A `typeMismatch` that says what was expected and what the value is.
+    /// The error for a value that is not the `type` expected, saying what was expected and
+    /// what the value is: `valueNotFound` for `null` (a non-optional value is missing, as
+    /// Foundation's JSONDecoder says), `typeMismatch` for anything else.
     func mismatch(_ type: Any.Type, expected: String) -> DecodingError {
-        DecodingError.typeMismatch(
-            type, .init(codingPath: codingPath, debugDescription: "expected \(expected), found \(Self.describe(value))"))
+        let context = DecodingError.Context(codingPath: codingPath, debugDescription: "expected \(expected), found \(Self.describe(value))")
+        return value.isNull ? .valueNotFound(type, context) : .typeMismatch(type, context)
     }
 
     /// A short description of a value for an error: its kind, and a scalar's text.
@@ -138,27 +164,31 @@ struct JSONValueDecoding: Decoder {
     // MARK: - Values
 
     func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
-        if let custom = options.typeDecoders[ObjectIdentifier(type)] {
-            guard let decoded = custom.decode(value) as? T else { throw mismatch(type, expected: custom.expected) }
-            return decoded
-        }
-        switch type {
-        case is JSONValue.Type: return value as! T
-        case is String.Type: return try decodeString() as! T
-        case is Bool.Type: return try decodeBool() as! T
-        case is Double.Type: return try decodeDouble() as! T
-        case is Float.Type: return try decodeFloat() as! T
-        case is Int.Type: return try decodeInteger(Int.self) as! T
-        case is Int8.Type: return try decodeInteger(Int8.self) as! T
-        case is Int16.Type: return try decodeInteger(Int16.self) as! T
-        case is Int32.Type: return try decodeInteger(Int32.self) as! T
-        case is Int64.Type: return try decodeInteger(Int64.self) as! T
-        case is UInt.Type: return try decodeInteger(UInt.self) as! T
-        case is UInt8.Type: return try decodeInteger(UInt8.self) as! T
-        case is UInt16.Type: return try decodeInteger(UInt16.self) as! T
-        case is UInt32.Type: return try decodeInteger(UInt32.self) as! T
-        case is UInt64.Type: return try decodeInteger(UInt64.self) as! T
-        default: return try T(from: self)
+        // Metatype identity, not `is` casts: a pointer comparison each, where a cast asks the
+        // runtime, and a struct field falls through every case.
+        switch ObjectIdentifier(type) {
+        case ObjectIdentifier(JSONValue.self): return value as! T
+        case ObjectIdentifier(String.self): return try decodeString() as! T
+        case ObjectIdentifier(Bool.self): return try decodeBool() as! T
+        case ObjectIdentifier(Double.self): return try decodeDouble() as! T
+        case ObjectIdentifier(Float.self): return try decodeFloat() as! T
+        case ObjectIdentifier(Int.self): return try decodeInteger(Int.self) as! T
+        case ObjectIdentifier(Int8.self): return try decodeInteger(Int8.self) as! T
+        case ObjectIdentifier(Int16.self): return try decodeInteger(Int16.self) as! T
+        case ObjectIdentifier(Int32.self): return try decodeInteger(Int32.self) as! T
+        case ObjectIdentifier(Int64.self): return try decodeInteger(Int64.self) as! T
+        case ObjectIdentifier(UInt.self): return try decodeInteger(UInt.self) as! T
+        case ObjectIdentifier(UInt8.self): return try decodeInteger(UInt8.self) as! T
+        case ObjectIdentifier(UInt16.self): return try decodeInteger(UInt16.self) as! T
+        case ObjectIdentifier(UInt32.self): return try decodeInteger(UInt32.self) as! T
+        case ObjectIdentifier(UInt64.self): return try decodeInteger(UInt64.self) as! T
+        default:
+            // Looked up only here: the types above are never in it, and most fields are those.
+            if let custom = options.typeDecoders[ObjectIdentifier(type)] {
+                guard let decoded = custom.decode(value) as? T else { throw mismatch(type, expected: custom.expected) }
+                return decoded
+            }
+            return try T(from: self)
         }
     }
 
@@ -184,8 +214,11 @@ struct JSONValueDecoding: Decoder {
             // A decimal kept as its text (`0.10`, `3e2`): the nearest Double, when that
             // gives its digits back (15 significant digits at most, DBL_DIG); a longer one
             // or one beyond Double's range would lose digits.
-            let digits = Self.significantDigits(text)
-            if digits <= 15, let number = Double(text), number == 0 ? digits == 0 : number.isNormal { return number }
+            if let exact = ExactDecimal(text: text), exact.digits.count <= 15, let number = Double(text),
+                number == 0 ? exact.digits.isEmpty : number.isNormal
+            {
+                return number
+            }
             throw mismatch(Double.self, expected: "a number a Double holds (decode it as JSONNumberText)")
         default:
             throw mismatch(Double.self, expected: "a number")
@@ -194,6 +227,7 @@ struct JSONValueDecoding: Decoder {
 
     func decodeFloat() throws -> Float {
         let number = try decodeDouble()
+        if let exact = Float(exactly: number) { return exact }
         let single = Float(number)
         // The same shortest spelling: the Float is the number the text says, as a Float.
         guard single.isFinite == number.isFinite, single.description == number.description || Double(single) == number else {
@@ -211,47 +245,11 @@ struct JSONValueDecoding: Decoder {
         case .number(let text):
             // A big integer's digits (an unsigned 64-bit type holds some of them), or a
             // decimal whose value is an integer (`3e2`, `3.0`), read digit by digit.
-            if let digits = Self.integerDigits(text), let exact = I(digits, radix: 10) { return exact }
+            if let exact = ExactDecimal(text: text)?.integer(as: I.self) { return exact }
         default:
             throw mismatch(type, expected: "an integer")
         }
         throw mismatch(type, expected: "an integer that fits \(type) (\(I.min)...\(I.max)), without rounding")
-    }
-
-    /// How many significant digits a JSON number's text has (leading zeros not counted).
-    static func significantDigits(_ text: String) -> Int {
-        let mantissa = text.utf8.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
-        let digits = mantissa.filter { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
-        return digits.drop { $0 == UInt8(ascii: "0") }.count
-    }
-
-    /// The integer a JSON number's text is, as decimal digits with an optional `-`, when
-    /// its value is an integer; nil for a fraction, or an exponent beyond 40 digits.
-    static func integerDigits(_ text: String) -> String? {
-        var mantissa = Substring(text)
-        var exponent = 0
-        if let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
-            guard let value = Int(text[text.index(after: e)...].drop { $0 == "+" }), abs(value) <= 40 else { return nil }
-            exponent = value
-            mantissa = text[..<e]
-        }
-        let negative = mantissa.hasPrefix("-")
-        if negative { mantissa = mantissa.dropFirst() }
-        var whole = Substring(mantissa.prefix { $0 != "." })
-        var fraction = mantissa.contains(".") ? Substring(mantissa.drop { $0 != "." }.dropFirst()) : ""
-        // Move the point `exponent` places: right takes digits of the fraction, left gives them.
-        if exponent > 0 {
-            let taken = fraction.prefix(exponent)
-            whole += taken + String(repeating: "0", count: exponent - taken.count)
-            fraction = fraction.dropFirst(taken.count)
-        } else if exponent < 0 {
-            let given = whole.suffix(-exponent)
-            fraction = Substring(String(repeating: "0", count: -exponent - given.count)) + given + fraction
-            whole = whole.dropLast(given.count)
-        }
-        guard fraction.allSatisfy({ $0 == "0" }) else { return nil }
-        let digits = whole.drop { $0 == "0" }
-        return digits.isEmpty ? "0" : (negative ? "-" : "") + digits
     }
 }
 
@@ -259,19 +257,31 @@ extension JSONValueDecoding {
     /// The members of one object.
     struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let object: JSONObject
-        let decoding: JSONValueDecoding
+        let options: JSONValueDecoder
+        /// The object's own path, shared by its members.
+        let path: CodingPathNode?
 
-        var codingPath: [any CodingKey] { decoding.codingPath }
+        init(object: JSONObject, decoding: JSONValueDecoding, path: CodingPathNode?) {
+            self.object = object
+            self.options = decoding.options
+            self.path = path
+        }
+
+        var codingPath: [any CodingKey] { CodingPathNode.codingPath(path) }
         var allKeys: [Key] { object.keys.compactMap { Key(stringValue: $0) } }
 
         func contains(_ key: Key) -> Bool { object[key.stringValue] != nil }
+
+        private func child(_ value: JSONValue, at key: some CodingKey) -> JSONValueDecoding {
+            JSONValueDecoding(value: value, container: path, step: .key(key), options: options)
+        }
 
         private func member(_ key: Key) throws -> JSONValueDecoding {
             guard let value = object[key.stringValue] else {
                 throw DecodingError.keyNotFound(
                     key, .init(codingPath: codingPath, debugDescription: "no member '\(key.stringValue)'"))
             }
-            return decoding.child(value, at: key)
+            return child(value, at: key)
         }
 
         func decodeNil(forKey key: Key) throws -> Bool {
@@ -282,6 +292,30 @@ extension JSONValueDecoding {
             try member(key).decodeValue(type)
         }
 
+        /// An optional member with one lookup (the protocol's default looks the key up three
+        /// times: `contains`, `decodeNil`, `decode`): nil when missing or null.
+        private func present<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T? {
+            guard let value = object[key.stringValue], !value.isNull else { return nil }
+            return try child(value, at: key).decodeValue(type)
+        }
+
+        // Each overload the protocol has a default for: a generic one alone would not replace them.
+        func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { try present(type, key) }
+        func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try present(type, key) }
+        func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try present(type, key) }
+        func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try present(type, key) }
+        func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try present(type, key) }
+        func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try present(type, key) }
+        func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try present(type, key) }
+        func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try present(type, key) }
+        func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try present(type, key) }
+        func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try present(type, key) }
+        func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try present(type, key) }
+        func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try present(type, key) }
+        func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try present(type, key) }
+        func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try present(type, key) }
+        func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try present(type, key) }
+
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
             try member(key).container(keyedBy: type)
         }
@@ -291,37 +325,42 @@ extension JSONValueDecoding {
         }
 
         func superDecoder() throws -> any Decoder {
-            decoding.child(object["super"] ?? .null, at: JSONKey("super"))
+            child(object["super"] ?? .null, at: JSONKey("super"))
         }
 
         func superDecoder(forKey key: Key) throws -> any Decoder {
-            decoding.child(object[key.stringValue] ?? .null, at: key)
+            child(object[key.stringValue] ?? .null, at: key)
         }
     }
 
     /// The elements of one array.
     struct UnkeyedContainer: UnkeyedDecodingContainer {
         let elements: [JSONValue]
-        let decoding: JSONValueDecoding
+        let options: JSONValueDecoder
+        /// The array's own path, shared by its elements.
+        let path: CodingPathNode?
         private(set) var currentIndex = 0
 
-        init(elements: [JSONValue], decoding: JSONValueDecoding) {
+        init(elements: [JSONValue], decoding: JSONValueDecoding, path: CodingPathNode?) {
             self.elements = elements
-            self.decoding = decoding
+            self.options = decoding.options
+            self.path = path
         }
 
-        var codingPath: [any CodingKey] { decoding.codingPath }
+        var codingPath: [any CodingKey] { CodingPathNode.codingPath(path) }
         var count: Int? { elements.count }
         var isAtEnd: Bool { currentIndex >= elements.count }
 
-        private mutating func next(_ type: Any.Type) throws -> JSONValueDecoding {
-            let key = JSONKey(index: currentIndex)
+        /// The decoding of the current element, without moving past it: the index moves only
+        /// once the element decoded, as in Foundation's JSONDecoder, so a caller that catches
+        /// an element's error can decode the same element again (a placeholder that skips
+        /// it) rather than the next one.
+        private func current(_ type: Any.Type) throws -> JSONValueDecoding {
             guard !isAtEnd else {
                 throw DecodingError.valueNotFound(
-                    type, .init(codingPath: codingPath + [key], debugDescription: "the array has only \(elements.count) elements"))
+                    type, .init(codingPath: CodingPathNode.codingPath(path, then: .index(currentIndex)), debugDescription: "the array has only \(elements.count) elements"))
             }
-            defer { currentIndex += 1 }
-            return decoding.child(elements[currentIndex], at: key)
+            return JSONValueDecoding(value: elements[currentIndex], container: path, step: .index(currentIndex), options: options)
         }
 
         mutating func decodeNil() throws -> Bool {
@@ -331,19 +370,27 @@ extension JSONValueDecoding {
         }
 
         mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-            try next(type).decodeValue(type)
+            let decoded = try current(type).decodeValue(type)
+            currentIndex += 1
+            return decoded
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
-            try next([String: JSONValue].self).container(keyedBy: type)
+            let nested = try current([String: JSONValue].self).container(keyedBy: type)
+            currentIndex += 1
+            return nested
         }
 
         mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
-            try next([JSONValue].self).unkeyedContainer()
+            let nested = try current([JSONValue].self).unkeyedContainer()
+            currentIndex += 1
+            return nested
         }
 
         mutating func superDecoder() throws -> any Decoder {
-            try next(JSONValue.self)
+            let decoder = try current(JSONValue.self)
+            currentIndex += 1
+            return decoder
         }
     }
 
@@ -363,16 +410,19 @@ extension JSONValueDecoding {
 
 /// A coding key for an array index or a key no `CodingKeys` names.
 struct JSONKey: CodingKey {
-    let stringValue: String
+    private let string: String?
     let intValue: Int?
 
+    /// The key's text; an index's is written only when asked for.
+    var stringValue: String { string ?? "\(intValue ?? 0)" }
+
     init(_ string: String) {
-        stringValue = string
+        self.string = string
         intValue = nil
     }
 
     init(index: Int) {
-        stringValue = "\(index)"
+        string = nil
         intValue = index
     }
 

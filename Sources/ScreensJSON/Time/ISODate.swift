@@ -123,7 +123,15 @@ public enum ISODate {
 
     /// Epoch milliseconds of ISO text: `2026-11-21`, `2026-11-21T09:15`, `…:00`, `…:00.5`,
     /// with `Z`, `+01:00`, `+0100` or no zone (read as UTC); a space may stand for the `T`.
+    /// A fraction finer than a millisecond is cut to the millisecond (`.123456` is 123 ms).
     public static func parse(_ text: String) -> Int64? {
+        parse(text, refusingFinerThanMilliseconds: false)
+    }
+
+    /// As ``parse(_:)``; with `refusingFinerThanMilliseconds`, a date whose fraction is
+    /// finer than a millisecond is nil rather than cut, for a reader that must not round.
+    /// Zeros past the millisecond cut nothing (`.1230` is 123 ms either way).
+    public static func parse(_ text: String, refusingFinerThanMilliseconds: Bool) -> Int64? {
         var scanner = Scanner(bytes: Array(text.utf8))
         guard let year = scanner.digits(4), scanner.skip("-"), let month = scanner.digits(2), scanner.skip("-"),
             let day = scanner.digits(2), (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
@@ -139,8 +147,8 @@ public enum ISODate {
                 guard let value = scanner.digits(2), value < 61 else { return nil }
                 second = min(value, 59)
                 if scanner.skip(".") || scanner.skip(",") {
-                    guard let fraction = scanner.fraction() else { return nil }
-                    millisecond = fraction
+                    guard let fraction = scanner.fraction(), !(refusingFinerThanMilliseconds && fraction.cut) else { return nil }
+                    millisecond = fraction.milliseconds
                 }
             }
             msOfDay = ((hour * 60 + minute) * 60 + second) * 1000 + millisecond
@@ -221,18 +229,24 @@ public enum ISODate {
             return value
         }
 
-        /// Milliseconds of a fraction of any length (`.5` is 500, `.123456` is 123).
-        mutating func fraction() -> Int64? {
+        /// Milliseconds of a fraction of any length (`.5` is 500, `.123456` is 123), and
+        /// whether a digit past the millisecond that is not zero was cut (`.123456`, not `.1230`).
+        mutating func fraction() -> (milliseconds: Int64, cut: Bool)? {
             var value: Int64 = 0
             var count = 0
+            var cut = false
             while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) {
-                if count < 3 { value = value * 10 + Int64(bytes[position] - UInt8(ascii: "0")) }
+                if count < 3 {
+                    value = value * 10 + Int64(bytes[position] - UInt8(ascii: "0"))
+                } else if bytes[position] != UInt8(ascii: "0") {
+                    cut = true
+                }
                 count += 1
                 position += 1
             }
             guard count > 0 else { return nil }
             for _ in count..<max(count, 3) { value *= 10 }
-            return value
+            return (value, cut)
         }
 
         mutating func sign() -> Int64? {

@@ -361,8 +361,9 @@ package struct CachedPageFetcher: PageFetcher {
         return page
     }
 
-    /// How long ago `date` was, for people: `3 h 12 min`, `45 s`, `2 days 4 h`.
-    static func age(of date: Date, now: Date = Date()) -> String {
+    /// How long before `now` (the environment's clock) `date` was, for people: `3 h 12 min`,
+    /// `45 s`, `2 days 4 h`.
+    static func age(of date: Date, now: Date) -> String {
         let seconds = max(0, Int(min(now.timeIntervalSince(date), 1e12)))
         switch seconds {
         case ..<60: return "\(seconds) s"

@@ -39,19 +39,16 @@ extension Pipeline {
 }
 
 extension RunSummary {
-    /// The error ``Pipeline/run()`` throws for this summary, with the summary attached; nil
-    /// when the run ended without failure.
-    var failure: ScreensPipeError? {
+    /// The error ``Pipeline/run()`` throws for this summary, with the summary attached: its
+    /// first failure that is not a cancellation, else its first; nil when the run ended
+    /// without failure.
+    package var failure: ScreensPipeError? {
         if endedWithoutFailure { return nil }
-        var error: ScreensPipeError
-        if let first = failures.first(where: { $0.code != .cancelled }) ?? failures.first {
-            error = first
-        } else if ending.reason == .interrupted {
-            let by = ending.signal.map { " by \($0)" } ?? ""
-            error = .cancelled("the run was interrupted\(by) after \(selected) rows")
-        } else {
-            error = ScreensPipeError(.pagination, "the run did not deliver every row (\(failureCount) errors)")
-        }
+        // `record` keeps the first failure of any kind, so with none kept there was none,
+        // and a run that did not end without failure and had none was interrupted.
+        var error =
+            failures.first(where: { $0.code != .cancelled }) ?? failures.first
+            ?? .cancelled("the run was interrupted\(ending.signal.map { " by \($0)" } ?? "") after \(selected) rows")
         error.finishedRun = FinishedRun(summary: self)
         return error
     }
@@ -71,11 +68,19 @@ extension ScreensPipeError {
 
 /// A run's summary held by reference, so an error that carries one stays small (errors
 /// travel through every stage's typed throws and every row's verdict).
-final class FinishedRun: Sendable, Hashable {
+final class FinishedRun: Sendable {
     let summary: RunSummary
 
     init(summary: RunSummary) { self.summary = summary }
+}
 
-    static func == (lhs: FinishedRun, rhs: FinishedRun) -> Bool { lhs.summary == rhs.summary }
-    func hash(into hasher: inout Hasher) { hasher.combine(summary) }
+/// The run an error ended, as the error stores it: no part of the error's identity. Any two
+/// are equal and hash alike, so the error ``Pipeline/run()`` throws equals its own copy in
+/// `summary.failures` (which carries no summary): an error's `==` and hash say what went
+/// wrong and where, not which run it ended.
+struct AttachedRun: Sendable, Hashable {
+    var run: FinishedRun?
+
+    static func == (lhs: AttachedRun, rhs: AttachedRun) -> Bool { true }
+    func hash(into hasher: inout Hasher) {}
 }

@@ -174,9 +174,10 @@ extension JSONValueDecoder {
     public enum DateDecoding: Sendable {
         /// An ISO 8601 string (`2026-11-21T09:15:00Z`, `2026-11-21`; no zone reads as UTC),
         /// as the built-in models write dates, to the millisecond at most (a finer fraction
-        /// is refused, not rounded). The default.
+        /// is refused, not rounded; zeros past the millisecond are not finer). The default.
         case iso8601
-        /// An integer of milliseconds since 1970, as Liferay's JSON-WS sends them.
+        /// An integer of milliseconds since 1970, as Liferay's JSON-WS sends them (a number
+        /// written with a zero fraction, `1700000000000.0`, too; any other fraction is refused).
         case epochMilliseconds
     }
 
@@ -188,23 +189,17 @@ extension JSONValueDecoder {
         switch dates {
         case .iso8601:
             decoder.addDecoder(for: Date.self, expecting: "an ISO 8601 date string, to the millisecond at most") { value in
-                guard case .string(let text) = value, Self.fractionDigits(text) <= 3, let milliseconds = ISODate.parse(text) else { return nil }
+                guard case .string(let text) = value, let milliseconds = ISODate.parse(text, refusingFinerThanMilliseconds: true) else { return nil }
                 return Date(epochMilliseconds: milliseconds)
             }
         case .epochMilliseconds:
             decoder.addDecoder(for: Date.self, expecting: "an integer of milliseconds since 1970") { value in
-                guard case .int(let milliseconds) = value else { return nil }
+                // Whatever a converted list's date field takes as milliseconds (`1700000000000.0` too).
+                guard let milliseconds = value.int64Value else { return nil }
                 return Date(epochMilliseconds: milliseconds)
             }
         }
         return decoder
-    }
-
-    /// How many digits the seconds' fraction of an ISO date has: more than three would be
-    /// cut to the millisecond, so such a date is refused rather than rounded.
-    private static func fractionDigits(_ text: String) -> Int {
-        guard let separator = text.utf8.lastIndex(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: ",") }) else { return 0 }
-        return text.utf8[text.utf8.index(after: separator)...].prefix { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }.count
     }
 }
 

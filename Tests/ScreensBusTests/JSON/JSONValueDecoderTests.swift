@@ -64,6 +64,59 @@ struct JSONValueDecoderTests {
         #expect(try failure(String.self, "12") == "expected a string, found the number 12")
     }
 
+    /// Whether decoding `text` as `T` throws `valueNotFound` (and not `typeMismatch`).
+    private func isValueNotFound<T: Decodable>(_ type: T.Type, _ text: String, decoder: JSONValueDecoder = JSONValueDecoder()) throws -> Bool {
+        do {
+            _ = try decoder.decode(T.self, from: try parse(text))
+            return false
+        } catch DecodingError.valueNotFound {
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Reads `null` itself, through its own `init(from:)`.
+    struct NullMeansZero: Decodable, Equatable {
+        let value: Int
+        init(value: Int) { self.value = value }
+        init(from decoder: any Decoder) throws {
+            let single = try decoder.singleValueContainer()
+            value = single.decodeNil() ? 0 : try single.decode(Int.self)
+        }
+    }
+
+    @Test("null where a value is expected is valueNotFound; optionals and a type's own init(from:) still see it")
+    func nullIsValueNotFound() throws {
+        #expect(try isValueNotFound(String.self, "null"))
+        #expect(try isValueNotFound(Bool.self, "null"))
+        #expect(try isValueNotFound(Int64.self, "null"))
+        #expect(try isValueNotFound(UInt8.self, "null"))
+        #expect(try isValueNotFound(Double.self, "null"))
+        #expect(try isValueNotFound(Float.self, "null"))
+        #expect(try isValueNotFound(JSONNumberText.self, "null"))
+        #expect(try isValueNotFound(Author.self, "null"))
+        #expect(try isValueNotFound([String].self, "null"))
+        #expect(try isValueNotFound([String].self, #"["a",null]"#))
+        #expect(try isValueNotFound(Author.self, #"{"name":null}"#))
+        // A wrong kind of value stays a typeMismatch.
+        #expect(try !isValueNotFound(String.self, "1"))
+        #expect(try !isValueNotFound(Author.self, "[]"))
+        // The message says the same as before.
+        #expect(try failure(Author.self, #"{"name":null}"#) == "name: expected a string, found null")
+        #expect(try failure([Int].self, "null") == "expected an array, found null")
+        // A type decoder that does not take null.
+        struct Day: Sendable, Decodable {}
+        var decoder = JSONValueDecoder()
+        decoder.addDecoder(for: Day.self, expecting: "a day") { $0.stringValue.map { _ in Day() } }
+        #expect(try isValueNotFound(Day.self, "null", decoder: decoder))
+        // Optionals and types that read null themselves.
+        #expect(try JSONValueDecoder().decode(String?.self, from: parse("null")) == nil)
+        #expect(try JSONValueDecoder().decode([Int?].self, from: parse("[1,null]")) == [1, nil])
+        #expect(try JSONValueDecoder().decode([NullMeansZero].self, from: parse("[null,5]")) == [NullMeansZero(value: 0), NullMeansZero(value: 5)])
+        #expect(try JSONValueDecoder().decode(JSONValue.self, from: parse("null")) == .null)
+    }
+
     @Test("integers keep every digit: a number that does not fit the type is an error, not wrapped or rounded")
     func bigIntegers() throws {
         let decoder = JSONValueDecoder()
@@ -98,6 +151,121 @@ struct JSONValueDecoderTests {
         #expect(try failure(Float.self, "0.123456789012").hasPrefix("expected a number a Float holds"))
     }
 
+    /// A "skip bad elements" array: each element decodes as `Element`, or, when it does not,
+    /// as a placeholder that takes its place.
+    struct Lossy<Element: Decodable>: Decodable {
+        let elements: [Element]
+
+        private struct Skipped: Decodable {}
+
+        init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            var elements: [Element] = []
+            while !container.isAtEnd {
+                if let element = try? container.decode(Element.self) {
+                    elements.append(element)
+                } else {
+                    _ = try container.decode(JSONValue.self)
+                }
+            }
+            self.elements = elements
+        }
+    }
+
+    @Test("an array element that fails to decode is still the current one: a lossy array skips only it")
+    func failedElementIsNotSkipped() throws {
+        #expect(try JSONValueDecoder().decode(Lossy<Int>.self, from: parse(#"[1,"x",3]"#)).elements == [1, 3])
+        #expect(try JSONValueDecoder().decode(Lossy<Int>.self, from: parse(#"[{"a":1},2,[3],4,true]"#)).elements == [2, 4])
+        // A nested container that cannot be opened leaves the element current too.
+        let nestedFirst = try JSONValueDecoder().decode(NestedFirst.self, from: parse(#"[7,8]"#))
+        #expect(nestedFirst.number == 7)
+    }
+
+    /// Tries the first element as an array, then decodes it as a number.
+    struct NestedFirst: Decodable {
+        let number: Int
+        init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            #expect(throws: DecodingError.self) { _ = try container.nestedUnkeyedContainer() }
+            #expect(throws: DecodingError.self) { _ = try container.nestedContainer(keyedBy: JSONKey.self) }
+            number = try container.decode(Int.self)
+        }
+    }
+
+    @Test("trailing zeros are not significant: a number is judged by its exact value, not its spelling")
+    func trailingZeros() throws {
+        let decoder = JSONValueDecoder()
+        // Exactly 1, with 19 digits written: a Double and an integer.
+        #expect(try decoder.decode(Double.self, from: parse("1.000000000000000000")) == 1)
+        #expect(try decoder.decode(Int.self, from: parse("1.000000000000000000")) == 1)
+        // 1e20 written out is exact as a Double; it fits no 64-bit integer.
+        #expect(try decoder.decode(Double.self, from: parse("100000000000000000000")) == 1e20)
+        #expect(try decoder.decode(Double.self, from: parse("-2500000000000000000000.000")) == -2.5e21)
+        #expect(try failure(UInt64.self, "100000000000000000000").hasPrefix("expected an integer that fits UInt64"))
+        #expect(try decoder.decode(Int64.self, from: parse("-9223372036854775808.000")) == .min)
+        #expect(try decoder.decode(UInt8.self, from: parse("0.0255e4")) == 255)
+        #expect(try decoder.decode(Int.self, from: parse("0e400")) == 0)
+        // 16 significant digits are still refused, whatever the zeros around them.
+        #expect(try failure(Double.self, "1.234567890123456000").hasPrefix("expected a number a Double holds"))
+        #expect(try failure(Int.self, "1.0000000000000000001").hasPrefix("expected an integer that fits Int"))
+    }
+
+    /// Keeps the coding path its decoder reports, as `a.b[1]`.
+    struct Where: Decodable {
+        let path: String
+        init(from decoder: any Decoder) throws {
+            path = decoder.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        }
+    }
+
+    struct Located: Decodable {
+        let top: Where
+        let list: [[String: Where]]
+        let maybe: Where?
+    }
+
+    @Test("the coding path built on demand is the same as before: keys, indexes, nesting")
+    func codingPaths() throws {
+        let located = try JSONValueDecoder().decode(Located.self, from: parse(#"{"top":1,"list":[{"x":1},{"y":2}],"maybe":3}"#))
+        #expect(located.top.path == ".top")
+        #expect(located.list.map { $0.values.map(\.path) } == [[".list[0].x"], [".list[1].y"]])
+        #expect(located.maybe?.path == ".maybe")
+        #expect(try failure([[Int]].self, "[[1],[2,true]]") == "[1][1]: expected an integer, found true")
+        #expect(try failure([String: [Int]].self, #"{"a":[1],"b":[2,null]}"#) == "b[1]: expected an integer, found null")
+        #expect(JSONKey(index: 12).stringValue == "12")
+    }
+
+    @Test("an optional member: nil when missing or null, an error when present and wrong")
+    func optionalMembers() throws {
+        struct Optionals: Decodable, Equatable {
+            let text: String?; let flag: Bool?; let double: Double?; let float: Float?; let int: Int?; let int8: Int8?
+            let int16: Int16?; let int32: Int32?; let int64: Int64?; let uint: UInt?; let uint8: UInt8?; let uint16: UInt16?
+            let uint32: UInt32?; let uint64: UInt64?; let author: Author?
+        }
+        let all = try JSONValueDecoder().decode(Optionals.self, from: parse(
+            #"{"text":"t","flag":true,"double":0.5,"float":0.25,"int":-1,"int8":-8,"int16":16,"int32":32,"int64":64,"uint":1,"uint8":8,"uint16":16,"uint32":32,"uint64":64,"author":{"name":"Ana"}}"#))
+        #expect(all == Optionals(
+            text: "t", flag: true, double: 0.5, float: 0.25, int: -1, int8: -8, int16: 16, int32: 32, int64: 64, uint: 1, uint8: 8,
+            uint16: 16, uint32: 32, uint64: 64, author: Author(name: "Ana", email: nil)))
+        let none = try JSONValueDecoder().decode(Optionals.self, from: parse(#"{"text":null,"uint8":null,"author":null}"#))
+        #expect(none == Optionals(
+            text: nil, flag: nil, double: nil, float: nil, int: nil, int8: nil, int16: nil, int32: nil, int64: nil, uint: nil, uint8: nil,
+            uint16: nil, uint32: nil, uint64: nil, author: nil))
+        #expect(try failure(Optionals.self, #"{"uint8":256}"#).hasPrefix("uint8: expected an integer that fits UInt8"))
+        #expect(try failure(Optionals.self, #"{"text":1}"#) == "text: expected a string, found the number 1")
+        #expect(try failure(Optionals.self, #"{"author":{"name":null}}"#) == "author.name: expected a string, found null")
+    }
+
+    @Test("a Float takes a number it holds exactly, and one whose shortest spelling it keeps")
+    func floats() throws {
+        let decoder = JSONValueDecoder()
+        #expect(try decoder.decode(Float.self, from: parse("0.5")) == 0.5)
+        #expect(try decoder.decode(Float.self, from: parse("16777216")) == 16_777_216)
+        #expect(try decoder.decode(Float.self, from: parse("3.4028235e38")) == .greatestFiniteMagnitude)
+        #expect(try failure(Float.self, "16777217").hasPrefix("expected a number a Float holds"))
+        #expect(try failure(Float.self, "1e39").hasPrefix("expected a number a Float holds"))
+    }
+
     @Test("a number's exact text, for decimals and integers no Swift number holds")
     func numberTexts() throws {
         struct Price: Decodable { let amount: JSONNumberText; let id: JSONNumberText }
@@ -118,5 +286,33 @@ struct JSONValueDecoderTests {
         }
         #expect(try decoder.decode(Event.self, from: parse(#"{"on":"1970-01-03"}"#)).on == Day(epochDay: 2))
         #expect(try failure(Event.self, #"{"on":"someday"}"#, decoder: decoder) == "on: expected an ISO date, found a string (7 characters)")
+    }
+
+    @Test("decodeNil(forKey:) is true for a missing key, as for null (Foundation's JSONDecoder throws keyNotFound)")
+    func decodeNilOnAMissingKey() throws {
+        struct Probe: Decodable {
+            let absentIsNil: Bool
+            let nullIsNil: Bool
+            enum CodingKeys: String, CodingKey { case absent, empty }
+            init(from decoder: any Decoder) throws {
+                let members = try decoder.container(keyedBy: CodingKeys.self)
+                absentIsNil = try members.decodeNil(forKey: .absent)
+                nullIsNil = try members.decodeNil(forKey: .empty)
+            }
+        }
+        let probe = try JSONValueDecoder().decode(Probe.self, from: parse(#"{"empty":null}"#))
+        #expect(probe.absentIsNil && probe.nullIsNil)
+    }
+
+    @Test("a type decoder for a type the decoder reads itself (String, Int) is never called")
+    func typeDecodersLeaveBuiltInTypes() throws {
+        var decoder = JSONValueDecoder()
+        decoder.addDecoder(for: Int.self, expecting: "a counted integer") { _ in 42 }
+        decoder.addDecoder(for: String.self, expecting: "a rewritten string") { _ in "rewritten" }
+        struct Row: Decodable { let id: Int; let name: String }
+        let row = try decoder.decode(Row.self, from: parse(#"{"id":7,"name":"seven"}"#))
+        #expect(row.id == 7)
+        #expect(row.name == "seven")
+        #expect(try failure(Row.self, #"{"id":"7","name":"seven"}"#, decoder: decoder) == "id: expected an integer, found a string (1 characters)")
     }
 }

@@ -17,6 +17,17 @@ import Testing
         #expect(ISODate.parse("2026-11-21T09:15:00Zjunk") == nil)
     }
 
+    @Test("a fraction finer than a millisecond is cut, or refused when asked; zeros past it cut nothing")
+    func finerThanMilliseconds() {
+        let base = ISODate.parse("2026-11-21T09:15:00Z")!
+        #expect(ISODate.parse("2026-11-21T09:15:00.123456Z") == base + 123)
+        #expect(ISODate.parse("2026-11-21T09:15:00.123456Z", refusingFinerThanMilliseconds: true) == nil)
+        #expect(ISODate.parse("2026-11-21T09:15:00,0001Z", refusingFinerThanMilliseconds: true) == nil)
+        #expect(ISODate.parse("2026-11-21T09:15:00.123Z", refusingFinerThanMilliseconds: true) == base + 123)
+        #expect(ISODate.parse("2026-11-21T09:15:00.1230000Z", refusingFinerThanMilliseconds: true) == base + 123)
+        #expect(ISODate.parse("2026-11-21T09:15:00.5+01:00", refusingFinerThanMilliseconds: true) == base + 500 - 3_600_000)
+    }
+
     @Test("every year 1583 to 9999 formats as Foundation's ISO 8601 formatter does; milliseconds only when not zero")
     func formatMatchesFoundation() {
         let formatter = ISO8601DateFormatter()

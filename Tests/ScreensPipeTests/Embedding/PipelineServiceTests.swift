@@ -3,7 +3,8 @@ import Logging
 import Sandbox
 import ScreensBus
 import ScreensPipe
-import ScreensPipeService
+@testable import ScreensPipeCore
+@testable import ScreensPipeService
 import ServiceLifecycle
 import Testing
 
@@ -71,6 +72,23 @@ struct PipelineServiceTests {
         let service = PipelineService(spec: pipeline.spec, environment: pipeline.environment, logger: logger)
         let thrown = await #expect(throws: PipelineRunFailed.self) { try await service.run() }
         #expect(thrown?.summary.failures.first?.code == .connectivity)
+        #expect(thrown?.failure.code == .connectivity)
+    }
+
+    @Test("a failed run's error is the one Pipeline.run() throws: a failure, not a cancellation recorded before it")
+    func failedRunNamesItsFailure() throws {
+        var summary = RunSummary()
+        summary.record(ScreensPipeError(.cancelled, "the delegate's delivery was cancelled"))
+        summary.record(ScreensPipeError(.http, "HTTP 503", page: 2))
+        let failed = try #require(PipelineRunFailed(summary: summary))
+        #expect(failed.failure.code == .http)
+        #expect(failed.failure.summary == summary)
+        #expect(failed.description == "\(failed.failure) (and 1 more error)")
+        #expect(!failed.description.contains("cancelled"))
+
+        var completed = RunSummary()
+        completed.ending.reason = .completed
+        #expect(PipelineRunFailed(summary: completed) == nil)
     }
 }
 

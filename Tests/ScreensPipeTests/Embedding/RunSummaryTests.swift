@@ -49,6 +49,27 @@ import ScreensPipe
         #expect(thrown.summary == summary)
     }
 
+    @Test("the error run() throws equals its own copy in the summary: the finished run is no part of it")
+    func theThrownErrorEqualsItsCopyInTheSummary() throws {
+        var summary = RunSummary()
+        summary.selected = 3
+        summary.record(ScreensPipeError(.http, "HTTP 503", page: 1, status: 503))
+        let thrown = try #require(summary.failure)
+        let recorded = try #require(summary.failures.first)
+        #expect(thrown.summary != nil && recorded.summary == nil)
+        #expect(thrown == recorded)
+        #expect(thrown.hashValue == recorded.hashValue)
+        #expect(Set([thrown, recorded]).count == 1)
+        // Two errors of different runs, equal in what they say, are equal too.
+        var later = summary
+        later.selected = 9
+        #expect(later.failure == thrown)
+        // What the error says still counts.
+        var elsewhere = recorded
+        elsewhere.page = 2
+        #expect(elsewhere != thrown)
+    }
+
     @Test func aCompletedRunThrowsNothing() {
         var summary = RunSummary()
         summary.ending.reason = .completed

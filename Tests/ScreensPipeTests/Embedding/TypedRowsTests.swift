@@ -66,6 +66,37 @@ struct TypedRowsTests {
         #expect(thrown?.message.contains("name: expected an ISO 8601 date string") == true, "\(String(describing: thrown))")
     }
 
+    @Test("ISO dates to the millisecond: a finer fraction is refused, zeros past it are not finer")
+    func isoDateFractions() throws {
+        struct Stamped: Decodable { let at: Date }
+        let decoder = JSONValueDecoder.rows()
+        func at(_ text: String) throws -> Int64 {
+            let date = try decoder.decode(Stamped.self, from: JSONValue.object(["at": .string(text)])).at
+            return Int64((date.timeIntervalSince1970 * 1000).rounded())
+        }
+        #expect(try at("2026-11-21T09:15:00.123Z") == 1_795_252_500_123)
+        #expect(try at("2026-11-21T09:15:00.123000Z") == 1_795_252_500_123)
+        #expect(try at("2026-11-21T09:15:00,1Z") == 1_795_252_500_100)
+        #expect(try at("2026-11-21T09:15:00.120+00:00") == 1_795_252_500_120)
+        #expect(throws: DecodingError.self) { try at("2026-11-21T09:15:00.1234Z") }
+    }
+
+    @Test("epoch milliseconds: what a converted list's date field takes, an integer or a whole number written with .0")
+    func epochMillisecondDates() throws {
+        struct Stamped: Decodable { let at: Date }
+        let decoder = JSONValueDecoder.rows(dates: .epochMilliseconds)
+        func at(_ text: String) throws -> Int64 {
+            let date = try decoder.decode(Stamped.self, from: JSONValue(parsing: #"{"at":\#(text)}"#)).at
+            return Int64((date.timeIntervalSince1970 * 1000).rounded())
+        }
+        #expect(try at("1795252500123") == 1_795_252_500_123)
+        #expect(try at("1795252500123.0") == 1_795_252_500_123)
+        #expect(try at("-1000") == -1000)
+        for refused in ["1795252500123.5", #""1795252500123""#, "true"] {
+            #expect(throws: DecodingError.self, "\(refused)") { try at(refused) }
+        }
+    }
+
     @Test("a 401 ends the sequence with the run's authentication error")
     func unauthorized() async throws {
         let yaml = Embedding.generatedListYAML.replacingOccurrences(of: "password: test", with: "password: wrong")

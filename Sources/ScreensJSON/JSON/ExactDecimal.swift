@@ -4,12 +4,18 @@
 /// Built from a number's text (as it arrived, for `.number`), from an `Int64`, or from a
 /// `Double`'s shortest round-trip description. The exponent saturates far beyond any
 /// value a page can hold, so hostile exponents cannot overflow.
-struct ExactDecimal {
-    private(set) var negative: Bool
-    private(set) var digits: [UInt8]
-    private(set) var exponent: Int
+///
+/// The one reading of number text: the filter compares with it, and ``JSONValueDecoder``
+/// asks it whether a number is an integer and how many significant digits it has.
+package struct ExactDecimal {
+    /// Whether the value is below zero (never for zero).
+    package private(set) var negative: Bool
+    /// The significant digits, 0 to 9 each, without leading or trailing zeros; empty for zero.
+    package private(set) var digits: [UInt8]
+    /// The power of ten that puts the point before ``digits``; 0 for zero.
+    package private(set) var exponent: Int
 
-    init?(_ value: JSONValue) {
+    package init?(_ value: JSONValue) {
         switch value {
         case .int(let integer): self.init(text: String(integer))
         case .double(let double):
@@ -21,7 +27,7 @@ struct ExactDecimal {
     }
 
     /// Parses `-?digits(.digits)?([eE][+-]?digits)?`; nil for anything else.
-    init?(text: String) {
+    package init?(text: String) {
         var bytes = Array(text.utf8)[...]
         negative = bytes.first == UInt8(ascii: "-")
         if negative { bytes = bytes.dropFirst() }
@@ -67,10 +73,29 @@ struct ExactDecimal {
     }
 
     /// -1, 0 or 1 as `self` is less than, equal to or greater than `other`.
-    func compare(to other: ExactDecimal) -> Int {
+    package func compare(to other: ExactDecimal) -> Int {
         if negative != other.negative { return negative ? -1 : 1 }
         let magnitude = compareMagnitude(other)
         return negative ? -magnitude : magnitude
+    }
+
+    /// Whether the value is an integer: no digit after the point.
+    package var isInteger: Bool { exponent >= digits.count }
+
+    /// The value as `I`, when it is an integer that fits; nil for a fraction or a value out
+    /// of `I`'s range. Exact: digit by digit, stopping at the first overflow.
+    package func integer<I: FixedWidthInteger>(as type: I.Type) -> I? {
+        guard isInteger else { return nil }
+        var value: I = 0
+        // Negative values are built downwards, so `I.min` fits.
+        for position in 0..<exponent {
+            let digit = position < digits.count ? I(digits[position]) : 0
+            let (shifted, shiftOverflow) = value.multipliedReportingOverflow(by: 10)
+            let (next, addOverflow) = negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
+            guard !shiftOverflow, !addOverflow else { return nil }
+            value = next
+        }
+        return value
     }
 
     private func compareMagnitude(_ other: ExactDecimal) -> Int {
