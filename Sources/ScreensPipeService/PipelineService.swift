@@ -28,6 +28,9 @@ public struct PipelineService: Service {
         case once
         /// A run now, then another `interval` after each run ends, until shutdown.
         case every(Duration)
+        /// The list followed as it changes, until shutdown: every change written to the
+        /// service's change output, as `run --follow` does (see ``init(following:environment:options:output:logger:)``).
+        case follow(FollowOptions)
     }
 
     /// The pipeline each run is built from.
@@ -37,6 +40,8 @@ public struct PipelineService: Service {
     /// When runs happen.
     public let schedule: Schedule
     private let delegate: (any ListDelegate)?
+    /// Where a `.follow` schedule writes its changes.
+    private let changeOutput: (any ChangeOutput)?
     private let logger: Logger
 
     /// A service running `spec`.
@@ -52,6 +57,31 @@ public struct PipelineService: Service {
         self.environment = environment
         self.schedule = schedule
         self.delegate = delegate
+        self.changeOutput = nil
+        self.logger = logger
+    }
+
+    /// A service following `spec`'s list until shutdown: a first load, then a poll every
+    /// `options.interval`, each change (`added`, `updated`, `deleted`) written to `output`
+    /// once, in order, with the follow state in the cache's database (see
+    /// ``ScreensPipeCore/ListFollower``). A graceful shutdown abandons the poll under way,
+    /// lets a batch being written finish, and ``run()`` returns with the state of the last
+    /// complete poll committed; a service started again writes only what changed since.
+    ///
+    /// ```swift
+    /// let service = PipelineService(
+    ///     following: pipeline.spec, environment: pipeline.environment,
+    ///     options: FollowOptions(interval: .seconds(30)), output: BookmarkChanges(), logger: logger)
+    /// ```
+    public init(
+        following spec: PipelineSpec, environment: PipelineEnvironment = .current(), options: FollowOptions,
+        output: any ChangeOutput, logger: Logger = Logger(label: "screens-pipe.service")
+    ) {
+        self.spec = spec
+        self.environment = environment
+        self.schedule = .follow(options)
+        self.delegate = nil
+        self.changeOutput = output
         self.logger = logger
     }
 
@@ -72,9 +102,11 @@ public struct PipelineService: Service {
     ///
     /// - Throws: With `.once`, the error of a run that could not start, or
     ///   ``PipelineRunFailed`` for a run that did not deliver every row. With `.every`,
-    ///   failed runs are logged and the next run still happens. A graceful shutdown is not
-    ///   an error.
+    ///   failed runs are logged and the next run still happens. With `.follow`, failed polls
+    ///   are logged and tried again; what no retry mends (a state or output that cannot be
+    ///   kept, another follower of the list) is thrown. A graceful shutdown is not an error.
     public func run() async throws {
+        if case .follow(let options) = schedule { return try await follow(options) }
         while true {
             let outcome = await cancelWhenGracefulShutdown { [self] in await runOnce() }
             if Task.isShuttingDownGracefully || Task.isCancelled { return }
@@ -84,6 +116,8 @@ public struct PipelineService: Service {
                 return
             case (.once, .failure(let error)):
                 throw error
+            case (.follow, _):
+                return
             case (.every(let interval), let outcome):
                 note(outcome)
                 do {
@@ -95,6 +129,32 @@ public struct PipelineService: Service {
                 if Task.isShuttingDownGracefully { return }
             }
         }
+    }
+
+    /// Follows the list until a graceful shutdown or cancellation stops the follower.
+    private func follow(_ options: FollowOptions) async throws {
+        guard let changeOutput else {
+            throw ScreensPipeError.configuration("a PipelineService with schedule .follow writes changes: create it with init(following:options:output:)")
+        }
+        let follower = ListFollower(spec: spec, environment: environment, options: options)
+        let summary: ListFollower.Summary
+        do {
+            summary = try await withTaskCancellationOrGracefulShutdownHandler {
+                try await follower.run(output: changeOutput) { [logger, spec] report in
+                    if case .failed(let error, let wait) = report {
+                        logger.warning("poll of \(spec.name) failed, next in \(wait): \(error)", metadata: ["pipeline": "\(spec.name)"])
+                    }
+                }
+            } onCancelOrGracefulShutdown: {
+                follower.stop()
+            }
+        } catch let error as ScreensPipeError {
+            // An output that honours cancellation may give up its batch on shutdown: it stays pending.
+            if error.code == .cancelled, Task.isShuttingDownGracefully || Task.isCancelled { return }
+            throw error
+        }
+        let counts = ChangeKind.allCases.map { "\(summary.changes[$0, default: 0]) \($0.rawValue)" }.joined(separator: ", ")
+        logger.info("followed \(spec.name) for \(summary.polls) polls: \(counts)", metadata: ["pipeline": "\(spec.name)"])
     }
 
     /// One run of a fresh pipeline, with the delegate attached for all of it.

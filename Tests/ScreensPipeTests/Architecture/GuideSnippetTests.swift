@@ -9,7 +9,7 @@ import Testing
 struct GuideSnippetTests {
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let guides = ["GettingStarted", "Embedding", "Observability"].map { "Sources/ScreensPipeCore/ScreensPipe.docc/\($0).md" }
+    static let guides = ["GettingStarted", "Embedding", "Observability", "FollowingAList"].map { "Sources/ScreensPipeCore/ScreensPipe.docc/\($0).md" }
 
     static func text(_ relative: String) throws -> String {
         try String(contentsOf: root.appendingPathComponent(relative), encoding: .utf8)
