@@ -114,7 +114,9 @@ private final class CollectedChanges: ChangeOutput {
     func write(_ batch: [ListChange]) async throws(ScreensPipeError) { changes.withLock { $0.append(contentsOf: batch) } }
 
     func waitFor(_ count: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
+        // A bound that catches a hang only (see ChangeSequenceTests): the full parallel run
+        // was measured starving this in-process follow past 60 s.
+        let deadline = ContinuousClock.now + .seconds(300)
         while changes.withLock({ $0.count }) < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         try #require(changes.withLock { $0.count } >= count, "\(changes.withLock { $0.count }) changes, waited for \(count)")
     }
