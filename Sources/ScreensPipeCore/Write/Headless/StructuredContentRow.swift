@@ -44,10 +44,7 @@ enum StructuredContentRowValidator {
         }
         let title = try WriteRowParsing.text(value, "title", required: true, limit: titleLength)
         let structureId: Int64
-        if let given = value["contentStructureId"], !given.isNull {
-            guard let number = given.int64Value, number > 0 else {
-                throw RowRejection(message: "'contentStructureId' must be a structure id (a positive whole number), found \(given.jsonString.prefix(100))")
-            }
+        if let number = try WriteRowParsing.positiveId(value, "contentStructureId", naming: "structure id") {
             structureId = number
         } else if let configured = spec.contentStructureId {
             structureId = configured
@@ -141,6 +138,17 @@ enum WriteRowParsing {
         } catch {
             throw RowRejection(message: "the line is not JSON: \(error)")
         }
+    }
+
+    /// An id field: nil when absent or null, else a positive whole number or a rejection
+    /// that says what the id names (`a structure id`), when `naming` is given.
+    static func positiveId(_ row: JSONValue, _ field: String, naming: String? = nil) throws(RowRejection) -> Int64? {
+        guard let given = row[field], !given.isNull else { return nil }
+        guard let number = given.int64Value, number > 0 else {
+            let expected = naming.map { "\($0) (a positive whole number)" } ?? "positive whole number"
+            throw RowRejection(message: "'\(field)' must be a \(expected), found \(given.jsonString.prefix(100))")
+        }
+        return number
     }
 
     /// A text field: absent or null is empty (or a rejection when `required`), anything

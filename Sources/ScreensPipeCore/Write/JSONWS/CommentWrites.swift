@@ -76,7 +76,7 @@ struct CommentWriteModel: JSONWSWriteModel {
         guard case .object = value else {
             throw RowRejection(message: "a row is a JSON object (className, classPK and body to add; commentId to update or delete), found \(value.typeName)")
         }
-        let commentId = try Self.positive(value, "commentId")
+        let commentId = try WriteRowParsing.positiveId(value, "commentId")
         let operation: CommentRow.Operation
         if let given = value["op"], !given.isNull {
             guard let name = given.stringValue, let named = CommentRow.Operation(rawValue: name) else {
@@ -93,7 +93,7 @@ struct CommentWriteModel: JSONWSWriteModel {
                 throw RowRejection(message: "'commentId' names a comment to update or delete; a comment to add names its asset with className and classPK")
             }
             row.className = try Self.className(value)
-            guard let classPK = try Self.positive(value, "classPK") else { throw RowRejection(message: "missing 'classPK', the commented asset's primary key") }
+            guard let classPK = try WriteRowParsing.positiveId(value, "classPK") else { throw RowRejection(message: "missing 'classPK', the commented asset's primary key") }
             row.classPK = classPK
             row.body = try Self.body(value)
         case .update:
@@ -105,15 +105,6 @@ struct CommentWriteModel: JSONWSWriteModel {
             row.commentId = commentId
         }
         return row
-    }
-
-    /// A positive whole number, or nil when the row has none.
-    private static func positive(_ value: JSONValue, _ field: String) throws(RowRejection) -> Int64? {
-        guard let given = value[field], !given.isNull else { return nil }
-        guard let number = given.int64Value, number > 0 else {
-            throw RowRejection(message: "'\(field)' must be a positive whole number, found \(given.jsonString.prefix(100))")
-        }
-        return number
     }
 
     /// A Java class name (`com.liferay.journal.model.JournalArticle`): dot-separated

@@ -50,13 +50,7 @@ struct DDLRecordWriteModel: JSONWSWriteModel {
             throw RowRejection(message: "the record has \(source.count) fields, more than \(Self.maximumFields)")
         }
         var fields = JSONObject(minimumCapacity: source.count)
-        var recordId: Int64?
-        if let given = value["recordId"], !given.isNull {
-            guard let number = given.int64Value, number > 0 else {
-                throw RowRejection(message: "'recordId' must be a record id (a positive whole number), found \(given.jsonString.prefix(100))")
-            }
-            recordId = number
-        }
+        let recordId = try WriteRowParsing.positiveId(value, "recordId", naming: "record id")
         for name in source.keys.sorted() where nested != nil || (name != "displayIndex" && name != "recordId") {
             guard let field = source[name] else { continue }
             switch field {

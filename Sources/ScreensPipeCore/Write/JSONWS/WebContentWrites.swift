@@ -88,10 +88,7 @@ struct WebContentWriteModel: JSONWSWriteModel {
         }
         var structureId: Int64?
         if byId {
-            if let given = value["contentStructureId"], !given.isNull {
-                guard let number = given.int64Value, number > 0 else {
-                    throw RowRejection(message: "'contentStructureId' must be a structure id (a positive whole number), found \(given.jsonString.prefix(100))")
-                }
+            if let number = try WriteRowParsing.positiveId(value, "contentStructureId", naming: "structure id") {
                 structureId = number
             } else {
                 structureId = spec.contentStructureId
