@@ -6,7 +6,7 @@ public enum PipelineValidation {
     /// fields the filter and `sink.fields` name are fields the convert stage writes, and the
     /// filter compares a field of a declared type only with literals of that type.
     /// Throws every error found, not just the first.
-    public static func check(_ spec: PipelineSpec) throws(ConfigurationErrors) {
+    public static func check(_ spec: PipelineSpec) throws(ScreensPipeError) {
         var errors: [ScreensPipeError] = []
         do throws(ScreensPipeError) {
             _ = try RowConverter(spec: spec.convert)
@@ -23,7 +23,7 @@ public enum PipelineValidation {
         errors += FanOutPlan.conflicts(spec)
         // Both kinds at once: a declared type's check skips the fields that are unknown.
         if errors.isEmpty { errors = unknownFieldErrors(spec) + declaredTypeErrors(spec) }
-        if !errors.isEmpty { throw ConfigurationErrors(errors: errors) }
+        if !errors.isEmpty { throw ScreensPipeError(errors: errors) }
     }
 }
 
@@ -34,20 +34,20 @@ extension PipelineLoader {
     ///
     /// An unset `${NAME}` is an error, reported with every other problem of the file (its
     /// model, fields and filter are checked all the same; see ``check(file:overrides:)``).
-    public func loadChecked(file path: String, overrides: [String] = []) throws(ConfigurationErrors) -> PipelineSpec {
+    public func loadChecked(file path: String, overrides: [String] = []) throws(ScreensPipeError) -> PipelineSpec {
         try check(file: path, overrides: overrides).runnableSpec()
     }
 
     /// Loads pipeline YAML text and checks it as `validate` does (see ``loadChecked(file:overrides:)``).
-    public func loadChecked(yaml text: String, file: String = "<string>", overrides: [String] = []) throws(ConfigurationErrors) -> PipelineSpec {
+    public func loadChecked(yaml text: String, file: String = "<string>", overrides: [String] = []) throws(ScreensPipeError) -> PipelineSpec {
         try check(yaml: text, file: file, overrides: overrides).runnableSpec()
     }
 }
 
 extension PipelineCheck {
     /// The spec, when nothing is wrong and every variable is set; else every error.
-    func runnableSpec() throws(ConfigurationErrors) -> PipelineSpec {
-        guard allErrors.isEmpty, let spec else { throw ConfigurationErrors(errors: allErrors) }
+    func runnableSpec() throws(ScreensPipeError) -> PipelineSpec {
+        guard allErrors.isEmpty, let spec else { throw ScreensPipeError(errors: allErrors) }
         return spec
     }
 }

@@ -70,9 +70,9 @@ extension ScreensPipeError {
     }
 }
 
-extension ConfigurationErrors {
-    /// The pipeline file named `label` could not be read at all.
-    public static func unreadable(_ label: String, reason: String) -> ConfigurationErrors {
-        ConfigurationErrors(errors: [.configuration("cannot read \(label): \(reason)")])
+extension ScreensPipeError {
+    /// The pipeline file named `label` could not be read at all (code ``Code/configuration``).
+    public static func unreadable(_ label: String, reason: String) -> ScreensPipeError {
+        .configuration("cannot read \(label): \(reason)")
     }
 }

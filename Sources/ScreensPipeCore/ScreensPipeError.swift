@@ -71,6 +71,8 @@ public struct ScreensPipeError: Error, Sendable, Hashable, CustomStringConvertib
     }
     /// Stored apart, out of the synthesized `==` and hash (see ``AttachedRun``).
     private var attachedRun = AttachedRun()
+    /// The errors this one groups (a pipeline file's mistakes, see ``errors``); empty for one.
+    var grouped: [ScreensPipeError] = []
 
     /// Creates an error with `code` and `message`; the context fields default to nil.
     public init(
@@ -92,6 +94,7 @@ public struct ScreensPipeError: Error, Sendable, Hashable, CustomStringConvertib
 
     /// One line for stderr: `file:line:column: message`, or the page and request for run errors.
     public var description: String {
+        if !grouped.isEmpty { return message }
         if let location { return "\(location): \(message)" }
         return ListError.line(page: page, row: row, message: message, request: request)
     }

@@ -88,12 +88,12 @@ public struct PipelineService: Service {
     /// A service running the pipeline file at `path`, loaded and checked now, as
     /// ``ScreensPipe/Pipeline/init(file:overrides:sink:environment:bus:)`` does.
     ///
-    /// - Throws: ``ScreensPipe/ConfigurationErrors`` for a file with mistakes.
+    /// - Throws: ``ScreensPipe/ScreensPipeError`` for a file with mistakes.
     public init(
         file path: String, overrides: [String] = [], sink: SinkDestination? = .discard,
         environment: PipelineEnvironment = .current(), schedule: Schedule = .once,
         delegate: (any ListDelegate)? = nil, logger: Logger = Logger(label: "screens-pipe.service")
-    ) throws(ConfigurationErrors) {
+    ) throws(ScreensPipeError) {
         let pipeline = try Pipeline(file: path, overrides: overrides, sink: sink, environment: environment)
         self.init(spec: pipeline.spec, environment: environment, schedule: schedule, delegate: delegate, logger: logger)
     }

@@ -21,7 +21,7 @@ struct PipelineFileOptions: ParsableArguments {
 
 enum SpecLoading {
     static func load(file: String, overrides: [String]) throws -> PipelineSpec {
-        do throws(ConfigurationErrors) {
+        do throws(ScreensPipeError) {
             return try PipelineLoader(environment: ProcessInfo.processInfo.environment).loadChecked(file: file, overrides: overrides)
         } catch {
             for problem in error.errors { Terminal.problem(problem) }

@@ -24,7 +24,7 @@ public struct PipelineLoader: Sendable {
     /// `-` reads the pipeline from standard input (`<stdin>` in messages). Files larger than
     /// ``maximumFileSize`` are refused: `/dev/zero` or a log file given by mistake is an error,
     /// not an endless read.
-    public func load(file path: String, overrides: [String] = []) throws(ConfigurationErrors) -> PipelineSpec {
+    public func load(file path: String, overrides: [String] = []) throws(ScreensPipeError) -> PipelineSpec {
         let fromStandardInput = path == "-"
         let label = fromStandardInput ? "<stdin>" : path
         let bytes: [UInt8]
@@ -41,13 +41,13 @@ public struct PipelineLoader: Sendable {
 
     /// Loads a pipeline from YAML text; `file` names it in messages (and, unless it is
     /// `<string>`, gives the default name).
-    public func load(yaml text: String, file: String = "<string>", overrides: [String] = []) throws(ConfigurationErrors) -> PipelineSpec {
+    public func load(yaml text: String, file: String = "<string>", overrides: [String] = []) throws(ScreensPipeError) -> PipelineSpec {
         try load(bytes: Array(text.utf8), file: file, specFile: file == "<string>" ? nil : file, overrides: overrides)
     }
 
-    private func load(bytes: [UInt8], file: String, specFile: String?, overrides: [String]) throws(ConfigurationErrors) -> PipelineSpec {
+    private func load(bytes: [UInt8], file: String, specFile: String?, overrides: [String]) throws(ScreensPipeError) -> PipelineSpec {
         let decoded = try decode(bytes: bytes, file: file, specFile: specFile, overrides: overrides)
-        guard let spec = decoded.spec, decoded.errors.isEmpty else { throw ConfigurationErrors(errors: decoded.errors) }
+        guard let spec = decoded.spec, decoded.errors.isEmpty else { throw ScreensPipeError(errors: decoded.errors) }
         return spec
     }
 
@@ -60,13 +60,8 @@ public struct PipelineLoader: Sendable {
     }
 
     /// Decodes the file, collecting its errors; throws only when the YAML cannot be read.
-    func decode(bytes: [UInt8], file: String, specFile: String?, overrides: [String]) throws(ConfigurationErrors) -> Decoded {
-        var root: YAMLNode
-        do {
-            root = try YAMLReader(file: file).read(bytes)
-        } catch {
-            throw ConfigurationErrors(errors: [error])
-        }
+    func decode(bytes: [UInt8], file: String, specFile: String?, overrides: [String]) throws(ScreensPipeError) -> Decoded {
+        var root = try YAMLReader(file: file).read(bytes)
         var errors: [ScreensPipeError] = []
         var unset: [UnsetVariable] = []
         Interpolator(environment: environment, parentNames: FanOutNames.declared(in: root)).interpolate(&root, errors: &errors, unset: &unset)
@@ -88,7 +83,7 @@ public struct PipelineLoader: Sendable {
         let spec = decoder.decode(root)
         if context.errors.isEmpty { return Decoded(spec: spec, errors: [], unset: []) }
         let failedValues = Set(errors.compactMap(\.location))
-        let sorted = ConfigurationErrors(sorting: context.errors, file: file, overrides: overrideLabels, exclusive: failedValues)
+        let sorted = ScreensPipeError(sorting: context.errors, file: file, overrides: overrideLabels, exclusive: failedValues)
         return Decoded(spec: spec, errors: sorted.errors, unset: unset)
     }
 
@@ -103,7 +98,7 @@ public struct PipelineLoader: Sendable {
         do {
             bytes = try Self.readFile(fromStandardInput ? "/dev/stdin" : path)
         } catch {
-            let errors = ConfigurationErrors.unreadable(label, reason: error.reason).errors
+            let errors = ScreensPipeError.unreadable(label, reason: error.reason).errors
             return PipelineCheck(spec: nil, errors: errors, unsetVariables: [], allErrors: errors)
         }
         return check(bytes: bytes, file: label, specFile: fromStandardInput ? nil : path, overrides: overrides)
@@ -116,18 +111,18 @@ public struct PipelineLoader: Sendable {
 
     private func check(bytes: [UInt8], file: String, specFile: String?, overrides: [String]) -> PipelineCheck {
         let decoded: Decoded
-        do throws(ConfigurationErrors) {
+        do throws(ScreensPipeError) {
             decoded = try decode(bytes: bytes, file: file, specFile: specFile, overrides: overrides)
         } catch {
             return PipelineCheck(spec: nil, errors: error.errors, unsetVariables: [], allErrors: error.errors)
         }
-        // At an unset variable's scalar only its own error is kept (ConfigurationErrors(sorting:)).
+        // At an unset variable's scalar only its own error is kept (ScreensPipeError(sorting:)).
         let unsetAt = Set(decoded.unset.compactMap(\.error.location))
         var errors = decoded.errors.filter { error in error.location.map { !unsetAt.contains($0) } ?? true }
         guard errors.isEmpty, let spec = decoded.spec else {
             return PipelineCheck(spec: nil, errors: errors, unsetVariables: decoded.unset, allErrors: decoded.errors)
         }
-        do throws(ConfigurationErrors) {
+        do throws(ScreensPipeError) {
             try PipelineValidation.check(spec)
         } catch {
             errors = error.errors

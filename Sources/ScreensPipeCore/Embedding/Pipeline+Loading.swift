@@ -18,11 +18,11 @@ extension Pipeline {
     /// - Parameters:
     ///   - sink: Replaces the file's sink destination: `.discard` when only the service's own
     ///     subscribers should see the rows (the file's sink usually writes to stdout).
-    /// - Throws: ``ConfigurationErrors``: every problem, each as `file:line:column: message`.
+    /// - Throws: ``ScreensPipeError``: every problem, each as `file:line:column: message`.
     public convenience init(
         file path: String, overrides: [String] = [], sink: SinkDestination? = nil,
         environment: PipelineEnvironment = .current(), bus: EventBus = EventBus()
-    ) throws(ConfigurationErrors) {
+    ) throws(ScreensPipeError) {
         var spec = try PipelineLoader(environment: environment.variables).loadChecked(file: path, overrides: overrides)
         if let sink { spec.sink.destination = sink }
         self.init(spec: spec, environment: environment, bus: bus)
@@ -35,11 +35,11 @@ extension Pipeline {
     ///
     /// - Parameters:
     ///   - sink: Replaces the text's sink destination (see ``init(file:overrides:sink:environment:bus:)``).
-    /// - Throws: ``ConfigurationErrors``, located in the text.
+    /// - Throws: ``ScreensPipeError``, located in the text.
     public convenience init(
         yaml text: String, name: String = "<string>", overrides: [String] = [], sink: SinkDestination? = nil,
         environment: PipelineEnvironment = .current(), bus: EventBus = EventBus()
-    ) throws(ConfigurationErrors) {
+    ) throws(ScreensPipeError) {
         var spec = try PipelineLoader(environment: environment.variables).loadChecked(yaml: text, file: name, overrides: overrides)
         if let sink { spec.sink.destination = sink }
         self.init(spec: spec, environment: environment, bus: bus)

@@ -61,20 +61,20 @@ public final class ScreensPipeClient: Sendable {
     /// A pipeline from a pipeline file, run on this client (see
     /// ``Pipeline/init(file:overrides:sink:environment:bus:)``).
     ///
-    /// - Throws: ``ConfigurationErrors``: every problem of the file.
+    /// - Throws: ``ScreensPipeError``: every problem of the file.
     public func pipeline(
         file path: String, overrides: [String] = [], sink: SinkDestination? = nil, bus: EventBus = EventBus()
-    ) throws(ConfigurationErrors) -> Pipeline {
+    ) throws(ScreensPipeError) -> Pipeline {
         try Pipeline(file: path, overrides: overrides, sink: sink, environment: environment, bus: bus)
     }
 
     /// A pipeline from the text of a pipeline file, run on this client (see
     /// ``Pipeline/init(yaml:name:overrides:sink:environment:bus:)``).
     ///
-    /// - Throws: ``ConfigurationErrors``, located in the text.
+    /// - Throws: ``ScreensPipeError``, located in the text.
     public func pipeline(
         yaml text: String, name: String = "<string>", overrides: [String] = [], sink: SinkDestination? = nil, bus: EventBus = EventBus()
-    ) throws(ConfigurationErrors) -> Pipeline {
+    ) throws(ScreensPipeError) -> Pipeline {
         try Pipeline(yaml: text, name: name, overrides: overrides, sink: sink, environment: environment, bus: bus)
     }
 

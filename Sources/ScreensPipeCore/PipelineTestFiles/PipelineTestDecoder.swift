@@ -8,24 +8,19 @@ extension PipelineTestFile {
     /// are relative to the test file's directory. The pipeline itself is loaded when the
     /// cases run, with the file's `env` and each case's `set`.
     ///
-    /// - Throws: ``ConfigurationErrors``: every problem, each as `file:line:column: message`.
-    public static func load(path: String) throws(ConfigurationErrors) -> PipelineTestFile {
+    /// - Throws: ``ScreensPipeError``: every problem, each as `file:line:column: message`.
+    public static func load(path: String) throws(ScreensPipeError) -> PipelineTestFile {
         let bytes: [UInt8]
         do {
             bytes = try PipelineLoader.readFile(path, what: "test file")
         } catch {
-            throw ConfigurationErrors(errors: [ScreensPipeError.configuration("cannot read \(path): \(error.reason)")])
+            throw .unreadable(path, reason: error.reason)
         }
-        let root: YAMLNode
-        do {
-            root = try YAMLReader(file: path).read(bytes)
-        } catch {
-            throw ConfigurationErrors(errors: [error])
-        }
+        let root = try YAMLReader(file: path).read(bytes)
         let context = DecodingContext()
         let decoded = PipelineTestDecoder(context: context, path: path).decode(root)
         guard let decoded, context.errors.isEmpty else {
-            throw ConfigurationErrors(sorting: context.errors, file: path, overrides: [], exclusive: [])
+            throw ScreensPipeError(sorting: context.errors, file: path, overrides: [], exclusive: [])
         }
         return decoded
     }

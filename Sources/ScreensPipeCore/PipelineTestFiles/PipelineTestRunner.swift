@@ -62,7 +62,7 @@ public struct PipelineTestRunner: Sendable {
 
     private func outcome(of testCase: PipelineTestCase, in file: PipelineTestFile) async -> Outcome {
         var spec: PipelineSpec
-        do throws(ConfigurationErrors) {
+        do throws(ScreensPipeError) {
             spec = try PipelineLoader(environment: file.variables).loadChecked(file: file.pipeline, overrides: testCase.overrides)
         } catch {
             return Outcome(errors: error.errors)

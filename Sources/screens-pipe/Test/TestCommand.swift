@@ -34,7 +34,7 @@ struct TestCommand: AsyncParsableCommand {
         var report = TestReport(quiet: quiet)
         for path in files {
             let file: PipelineTestFile
-            do throws(ConfigurationErrors) {
+            do throws(ScreensPipeError) {
                 file = try PipelineTestFile.load(path: path)
             } catch {
                 report.badFile(path, errors: error.errors)

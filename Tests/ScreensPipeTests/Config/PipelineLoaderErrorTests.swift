@@ -6,7 +6,7 @@ import ScreensPipe
 // Helpers shared by the config suites.
 
 /// Loads `yaml` as the file `test.yaml` with a fixed environment.
-func loadPipeline(_ yaml: String, environment: [String: String] = [:], overrides: [String] = []) throws(ConfigurationErrors) -> PipelineSpec {
+func loadPipeline(_ yaml: String, environment: [String: String] = [:], overrides: [String] = []) throws(ScreensPipeError) -> PipelineSpec {
     try PipelineLoader(environment: environment).load(yaml: yaml, file: "test.yaml", overrides: overrides)
 }
 

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// The YAML pipeline loader on mutated pipeline files: every input loads or throws
-/// `ConfigurationErrors` with at least one message.
+/// a configuration `ScreensPipeError` with at least one message.
 @Suite("Fuzz: YAML pipeline loader")
 struct PipelineLoaderFuzzTests {
     static let tokens = ["\n", ": ", "- ", "{", "}", "[", "]", ",", "  ", "\t", "&a ", "*a", "!!str ", "'", "\"", "${X}", "${X:?m}", "$$", "|\n", "? ", "#", "---\n", "%YAML 1.1\n", "<<: *a\n", "é"]
@@ -40,6 +40,6 @@ struct PipelineLoaderFuzzTests {
 
     @Test("deeply nested YAML is an error, not a stack overflow", arguments: Nesting.allCases)
     func deepNesting(nesting: Nesting) {
-        #expect(throws: ConfigurationErrors.self) { try PipelineLoader(environment: [:]).load(yaml: nesting.text) }
+        #expect(throws: ScreensPipeError.self) { try PipelineLoader(environment: [:]).load(yaml: nesting.text) }
     }
 }

@@ -18,7 +18,7 @@ import ScreensPipe
     }
 
     static func rowsParams(_ spec: PipelineSpec) throws -> JSONObject {
-        guard let jsonws = spec.source.type.settings(as: JSONWSSourceSpec.self) else { throw ConfigurationErrors(errors: []) }
+        guard let jsonws = spec.source.type.settings(as: JSONWSSourceSpec.self) else { throw ScreensPipeError(errors: []) }
         return jsonws.rows.params
     }
 

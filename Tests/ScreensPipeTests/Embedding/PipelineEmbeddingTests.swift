@@ -72,7 +72,7 @@ struct PipelineEmbeddingTests {
               server: sandbox
               rowz: { service: /x }
             """
-        let thrown = #expect(throws: ConfigurationErrors.self) {
+        let thrown = #expect(throws: ScreensPipeError.self) {
             _ = try Pipeline(yaml: yaml, name: "inline.yaml", environment: PipelineEnvironment())
         }
         let messages = thrown?.errors.map(\.description) ?? []
@@ -81,12 +81,41 @@ struct PipelineEmbeddingTests {
 
     @Test("a bad filter expression fails when the pipeline is built, not when it runs")
     func filterCheckedAtConstruction() throws {
-        let thrown = #expect(throws: ConfigurationErrors.self) {
+        let thrown = #expect(throws: ScreensPipeError.self) {
             _ = try Pipeline(
                 file: Embedding.path("pipelines/bookmarks.yaml"), overrides: ["filter.where=name ==="],
                 environment: PipelineEnvironment())
         }
         #expect(thrown?.errors.isEmpty == false)
+    }
+
+    @Test("a file's several mistakes are one ScreensPipeError that lists them; one mistake is itself")
+    func configurationMistakesAreOneErrorFamily() throws {
+        let yaml = """
+            source:
+              type: liferay-jsonws
+              server: sandbox
+              rowz: { service: /x }
+            sink: { type: stdoutt }
+            """
+        let several = #expect(throws: ScreensPipeError.self) {
+            _ = try Pipeline(yaml: yaml, name: "inline.yaml", environment: PipelineEnvironment())
+        }
+        let error = try #require(several)
+        #expect(error.code == .configuration)
+        #expect(error.errors.count >= 2)
+        #expect(error.errors.allSatisfy { $0.code == .configuration && $0.location != nil })
+        #expect(error.errors.map(\.location!.line) == error.errors.map(\.location!.line).sorted())
+        #expect(error.description == error.errors.map(\.description).joined(separator: "\n"))
+
+        let one = #expect(throws: ScreensPipeError.self) {
+            _ = try Pipeline(
+                file: Embedding.path("pipelines/bookmarks.yaml"), overrides: ["filter.where=name ==="],
+                environment: PipelineEnvironment())
+        }
+        let single = try #require(one)
+        #expect(single.errors == [single])
+        #expect(single.location != nil)
     }
 
     @Test("a pipeline built in code from typed stage values")

@@ -18,7 +18,7 @@ struct FanOutConfigTests {
           include: [site.name]
         """
 
-    private func load(_ yaml: String) throws(ConfigurationErrors) -> PipelineSpec {
+    private func load(_ yaml: String) throws(ScreensPipeError) -> PipelineSpec {
         try PipelineLoader(environment: [:]).load(yaml: yaml)
     }
 

@@ -173,7 +173,7 @@ struct WrittenHeaderValueTests {
     func controlCharacters() throws {
         for hostile in ["a\r\nX-Injected: 1", "a\rb", "a\nb", "a\u{1B}b", "a\u{7F}b"] {
             let yaml = "source: { type: rest, server: \"http://127.0.0.1:1\", url: /x, paginate: { style: next-link }, headers: { X-A: \"${EVIL}\" } }"
-            #expect(throws: ConfigurationErrors.self, "\(hostile.debugDescription)") {
+            #expect(throws: ScreensPipeError.self, "\(hostile.debugDescription)") {
                 try PipelineLoader(environment: ["EVIL": hostile]).load(yaml: yaml)
             }
             do {

@@ -118,7 +118,7 @@ import Testing
     }
 
     @Test func aReadingPipelineStillNeedsItsSource() {
-        #expect(throws: ConfigurationErrors.self) {
+        #expect(throws: ScreensPipeError.self) {
             try PipelineLoader(environment: [:]).load(yaml: "name: r\nsink: { type: stdout }\n")
         }
     }
