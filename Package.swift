@@ -156,7 +156,11 @@ let package = Package(
         // built with this package's dependencies instead of a second copy of all of them.
         .executableTarget(
             name: "embed-sample",
-            dependencies: ["ScreensPipe", "Sandbox"],
+            dependencies: [
+                "ScreensPipe", "Sandbox", "ScreensPipeService",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "samples/embed/Sources/embed-sample"
         ),
         // samples/core-embedder: a list into its own subscriber with the pipeline core alone

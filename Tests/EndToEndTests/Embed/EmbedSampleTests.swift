@@ -2,10 +2,9 @@ import Foundation
 import ScreensBus
 import Testing
 
-/// samples/embed: a service that embeds screens-pipe, built as the `embed-sample` example
-/// target of this package (samples/embed/Package.swift shows it as a package of its own);
-/// it loads pipelines/bookmarks.yaml against the bundled sandbox and prints the selected
-/// rows from its own event loop.
+/// samples/embed: a program that embeds screens-pipe as the Embedding guide shows, built as
+/// the `embed-sample` example target of this package (samples/embed/Package.swift shows it
+/// as a package of its own): typed rows, a failed run thrown, cancellation, the service.
 @Suite("Embed sample")
 struct EmbedSampleTests {
     /// `$SCREENS_PIPE_EMBED_BIN` (set by `make test`), else this package's debug build.
@@ -24,7 +23,7 @@ struct EmbedSampleTests {
         #expect(lines.count == 73)
         #expect(lines.first == "30001\tLiferay links 01\thttps://www.liferay.com/liferay/1")
         #expect(lines.dropFirst().first == "30002\tScreens notes 02\thttps://help.liferay.com/screens/2")
-        #expect(sample.stderr == "bookmarks: 73 rows in 2 pages\n")
+        #expect(sample.stderr == "bookmarks: 73 rows\n")
 
         // Every row, in order, exactly as the command line delivers it.
         let cli = try await CommandRunner.run(["run", "pipelines/bookmarks.yaml"])
@@ -47,5 +46,44 @@ struct EmbedSampleTests {
         #expect(sample.status == 2)
         #expect(sample.stderr.contains("broken.yaml:4:3:"))
         #expect(sample.stdout.isEmpty)
+    }
+
+    @Test("a 401 is a thrown failure naming the page and the redacted request, never a success")
+    func sampleFailsOnAWrongPassword() async throws {
+        let sample = try await CommandRunner.shell(
+            #""$EMBED" pipelines/bookmarks.yaml source.auth.basic.password=not-the-password"#,
+            environment: ["EMBED": try await Self.binary()])
+        #expect(sample.status == 1, "\(sample.stderr)")
+        #expect(sample.stdout.isEmpty)
+        #expect(sample.stderr.contains("page 0"), "\(sample.stderr)")
+        #expect(sample.stderr.contains("401"), "\(sample.stderr)")
+        #expect(!sample.stderr.contains("not-the-password"))
+    }
+
+    @Test("cancelling the task that reads the rows stops the run: the rows before it, then `cancelled`")
+    func sampleStopsWhenItsTaskIsCancelled() async throws {
+        let sample = try await CommandRunner.shell(
+            #""$EMBED" --stop-after 5 pipelines/bookmarks.yaml"#, environment: ["EMBED": try await Self.binary()])
+        #expect(sample.status == 3, "\(sample.stderr)")  // code `cancelled`, not a failure
+        let whole = try await CommandRunner.shell(#""$EMBED" pipelines/bookmarks.yaml"#, environment: ["EMBED": try await Self.binary()])
+        #expect(sample.stdoutLines == Array(whole.stdoutLines.prefix(5)))
+        #expect(sample.stderr.hasPrefix("bookmarks: stopped after 5 rows\n"), "\(sample.stderr)")
+    }
+
+    @Test("as a PipelineService in a ServiceGroup, the sample delivers the same rows through its delegate")
+    func sampleRunsAsAService() async throws {
+        let service = try await CommandRunner.shell(
+            #""$EMBED" --service pipelines/bookmarks.yaml"#, environment: ["EMBED": try await Self.binary()])
+        #expect(service.status == 0, "\(service.stderr)")
+        let whole = try await CommandRunner.shell(#""$EMBED" pipelines/bookmarks.yaml"#, environment: ["EMBED": try await Self.binary()])
+        #expect(service.stdoutLines.count == 73)
+        #expect(service.stdoutLines == whole.stdoutLines)
+
+        let refused = try await CommandRunner.shell(
+            #""$EMBED" --service pipelines/bookmarks.yaml source.auth.basic.password=not-the-password"#,
+            environment: ["EMBED": try await Self.binary()])
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("401"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("not-the-password"))
     }
 }
