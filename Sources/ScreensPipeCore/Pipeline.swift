@@ -73,7 +73,7 @@ public final class Pipeline: Sendable {
         }
         let stages: Stages
         let metrics = RunMetrics(pipeline: spec.name, factory: environment.metricsFactory)
-        let span = PipelineSpans.startRun(pipeline: spec.name)
+        let span = PipelineSpans.startRun(pipeline: spec.name, recorder: environment.trace)
         do throws(ScreensPipeError) {
             stages = try await prepare(metrics: metrics)
         } catch {
@@ -92,8 +92,11 @@ public final class Pipeline: Sendable {
 
         // Loading runs in its own task so that an interruption, or a sink that failed, can
         // stop the fetching alone: the sink still writes everything published before it.
-        // The loading task, and every list, page and request span in it, under the run's span.
-        let loading = ServiceContext.$current.withValue(span.context) { Task { await self.load(stages, tally: tally) } }
+        // The loading task, and every list, page and request span in it, under the run's span
+        // (and drawn in the run's trace).
+        let loading = TraceRecorder.$current.withValue(environment.trace) {
+            ServiceContext.$current.withValue(span.context) { Task { await self.load(stages, tally: tally) } }
+        }
         let interruptedEarly = interruption.withLock { state in
             state.loading = loading
             return state.requested
@@ -189,7 +192,6 @@ public final class Pipeline: Sendable {
         var sink: any EventSink
         var server: (any RunningServer)?
         var metrics: RunMetrics
-        var trace: TraceRecorder?
         var incremental: IncrementalRun?
         /// The sink's file, when it is one renamed into place (an incremental commit needs its inode).
         var output: OutputFile?
@@ -268,7 +270,7 @@ public final class Pipeline: Sendable {
             } else {
                 let source = try await SourceFactory.makeFetcher(
                     spec: incremental?.sourceSpec ?? spec, baseURL: baseURL, environment: sourceEnvironment, rows: readPlan.form)
-                fetcher = InstrumentedFetcher(base: source, metrics: metrics, trace: environment.trace, cached: spec.cache != nil)
+                fetcher = InstrumentedFetcher(base: source, metrics: metrics, cached: spec.cache != nil)
             }
         } catch {
             await resume?.finish(completed: false)
@@ -292,7 +294,7 @@ public final class Pipeline: Sendable {
             throw error
         }
         return Stages(fetcher: fetcher, fanOut: fanOut, converter: converter, filter: filter, limit: spec.filter?.limit,
-            skipsInvalidRows: spec.convert?.onInvalid == .skip, sink: sink, server: server, metrics: metrics, trace: environment.trace,
+            skipsInvalidRows: spec.convert?.onInvalid == .skip, sink: sink, server: server, metrics: metrics,
             incremental: incremental, output: output, resume: resume, textPlan: readPlan.textPlan, listLock: listLock, prefetch: prefetch)
     }
 
@@ -485,7 +487,7 @@ public final class Pipeline: Sendable {
         let included = lineage.map { ParentFields.object(include, from: $0) } ?? nil
         var selectedBefore = tally.selected
         let selectedAtStart = selectedBefore
-        let convertStart = stages.trace?.now()
+        let convertSpan = PipelineSpans.startStage(PipelineSpans.convert, page: page.request.index)
         var failures: [ScreensPipeError] = []
         var skipped = 0
         var decision = PageLoader.Decision.next
@@ -549,16 +551,11 @@ public final class Pipeline: Sendable {
         tally.record(page: page.rowsInPage, selectedTotal: selectedBefore, failures: failures, skipped: skipped)
         stages.resume?.mark(page: index, summary: tally.summary, failed: !failures.isEmpty, gate: stages.incremental?.gate)
         stages.metrics.delivered(page, selected: selectedBefore - selectedAtStart)
-        let spanArguments: JSONObject = ["page": .int(Int64(index)), "rows": .int(Int64(page.rowsInPage)), "selected": .int(Int64(selectedBefore - selectedAtStart))]
-        if let trace = stages.trace, let convertStart {
-            trace.span("convert page \(index)", category: "convert", lane: TraceRecorder.convertLane, start: convertStart, arguments: spanArguments)
-        }
-        let publishStart = stages.trace?.now()
+        PipelineSpans.endStage(convertSpan, rows: page.rowsInPage, selected: selectedBefore - selectedAtStart)
+        // Waits here while the sink (or another subscriber) is behind: backpressure shows.
+        let publishSpan = PipelineSpans.startStage(PipelineSpans.publish, page: index)
         await bus.publish(page: events)
-        if let trace = stages.trace, let publishStart {
-            // Waits here while the sink (or another subscriber) is behind: backpressure shows.
-            trace.span("publish page \(index)", category: "publish", lane: TraceRecorder.publishLane, start: publishStart, arguments: spanArguments)
-        }
+        PipelineSpans.endStage(publishSpan, rows: page.rowsInPage, selected: selectedBefore - selectedAtStart)
         return decision
     }
 }

@@ -3,12 +3,11 @@ import Synchronization
 import Tracing
 
 /// Wraps a run's outermost fetcher (the cache policy, or the source when there is none) to
-/// time each page request for the latency histogram, the trace and its span, and to count
+/// time each page request for the latency histogram and its span, and to count
 /// cache hits and misses. It changes nothing about what the fetcher returns or throws.
 struct InstrumentedFetcher: PageFetcher {
     let base: any PageFetcher
     let metrics: RunMetrics
-    let trace: TraceRecorder?
     /// Whether a cache policy answers first, so a page from the source is a miss.
     let cached: Bool
 
@@ -20,7 +19,6 @@ struct InstrumentedFetcher: PageFetcher {
     func fetch(_ request: PageRequest, provisional: @Sendable (FetchedPage) async -> Void) async throws(ScreensPipeError) -> FetchedPage {
         let clock = ContinuousClock()
         let started = clock.now
-        let traceStart = trace?.requestStarted(page: request.index)
         // cache-and-remote answers from the cache first: that is the hit, whatever follows.
         let answeredFromCache = Atomic(false)
         let metrics = self.metrics
@@ -41,20 +39,9 @@ struct InstrumentedFetcher: PageFetcher {
             }
             metrics.fetched(in: clock.now - started)
             if cached, !answeredFromCache.load(ordering: .relaxed) { metrics.cache(hit: page.origin == .cache) }
-            if let trace, let traceStart {
-                trace.requestEnded(page: request.index, start: traceStart, arguments: [
-                    "page": .int(Int64(request.index)), "startRow": .int(Int64(request.startRow)),
-                    "rows": .int(Int64(page.rowsInPage)), "origin": .string(page.origin.rawValue),
-                ])
-            }
             return page
         } catch {
             metrics.fetched(in: clock.now - started)
-            if let trace, let traceStart {
-                trace.requestEnded(page: request.index, start: traceStart, arguments: [
-                    "page": .int(Int64(request.index)), "error": .string(error.code.name),
-                ])
-            }
             throw error
         }
     }

@@ -13,12 +13,15 @@ import Tracing
 ///   │ ├ GET   (client)                  http.request.method, url.full, server.address,
 ///   │ └ GET   (client, a retry)         server.port, http.response.status_code,
 ///   │                                   http.request.resend_count, error.type
+///   ├ screens-pipe convert              screens_pipe.page.index, .rows, .selected
+///   ├ screens-pipe publish              screens_pipe.page.index, .rows, .selected
 ///   └ screens-pipe list                 a fan-out child list: under the list of its parent row
 /// ```
 ///
 /// Every URL is redacted by the same rules as messages and logs, written as OpenTelemetry's
 /// conventions ask (``HTTPRequest/telemetryURL``), and no header, body or parameter value is
 /// recorded. With no tracer recording, no attribute is worked out (``Span/isRecording``).
+/// A run given a ``TraceRecorder`` (`--trace`) draws these same spans in its Chrome trace.
 public enum PipelineSpans {
     /// The span of one ``Pipeline/run()``.
     public static let run = "screens-pipe run"
@@ -26,6 +29,11 @@ public enum PipelineSpans {
     public static let list = "screens-pipe list"
     /// The span of one page, from the cache or the source, retries included.
     public static let page = "screens-pipe page"
+    /// The span of converting and filtering one page's rows (a child of its list).
+    public static let convert = "screens-pipe convert"
+    /// The span of publishing one page's events to the subscribers: it lasts while the
+    /// slowest of them (the sink) is behind, so backpressure shows (a child of its list).
+    public static let publish = "screens-pipe publish"
 
     /// Attribute keys of screens-pipe's own (the HTTP ones are OpenTelemetry's).
     public enum Attribute {
@@ -49,14 +57,20 @@ public enum PipelineSpans {
         public static let errorCode = "screens_pipe.error.code"
     }
 
-    /// Starts a span under `context` (by default the task's current one, or a new trace).
-    static func start(_ name: String, context: ServiceContext? = nil, kind: SpanKind = .internal) -> any Span {
-        startSpan(name, context: context ?? ServiceContext.current ?? .topLevel, ofKind: kind)
+    /// Starts a span under `context` (by default the task's current one, or a new trace),
+    /// drawn in `recorder` too (by default the run's, ``TraceRecorder/current``).
+    static func start(
+        _ name: String, context: ServiceContext? = nil, kind: SpanKind = .internal, recorder: TraceRecorder? = TraceRecorder.current
+    ) -> any Span {
+        let parent = context ?? ServiceContext.current ?? .topLevel
+        let span = startSpan(name, context: parent, ofKind: kind)
+        guard let recorder else { return span }
+        return RecordingSpan(span, recorder: recorder, name: name, kind: kind, parent: parent)
     }
 
-    /// The span of a run of `pipeline`, under the task's current span.
-    static func startRun(pipeline: String) -> any Span {
-        let span = start(run)
+    /// The span of a run of `pipeline`, under the task's current span, drawn in `recorder`.
+    static func startRun(pipeline: String, recorder: TraceRecorder?) -> any Span {
+        let span = start(run, recorder: recorder)
         if span.isRecording { span.attributes[Attribute.pipeline] = pipeline }
         return span
     }
@@ -90,6 +104,22 @@ public enum PipelineSpans {
         let parents = lineage()
         if !parents.isEmpty { span.attributes[Attribute.parent] = parents }
         return span
+    }
+
+    /// The span of converting (``convert``) or publishing (``publish``) page `index`.
+    static func startStage(_ name: String, page index: Int) -> any Span {
+        let span = start(name)
+        if span.isRecording { span.attributes[Attribute.pageIndex] = index }
+        return span
+    }
+
+    /// Ends a convert or publish span with the page's row counts.
+    static func endStage(_ span: any Span, rows: Int, selected: Int) {
+        if span.isRecording {
+            span.attributes[Attribute.rows] = rows
+            span.attributes[Attribute.selected] = selected
+        }
+        span.end()
     }
 
     /// Runs `operation` with `span` as the task's current span, so that the spans started

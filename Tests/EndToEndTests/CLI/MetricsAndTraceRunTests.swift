@@ -121,6 +121,16 @@ struct MetricsAndTraceRunTests {
         #expect(requests[1].lane != requests[2].lane)
         #expect(spans.filter { $0.category == "convert" }.count == 3)
         #expect(spans.filter { $0.category == "publish" }.count == 3)
+        // Drawn from the run's tracing spans: the run and its list around everything, and
+        // each page's HTTP attempts (the client spans) inside it, on its lane.
+        let runs = spans.filter { $0.category == "run" }, lists = spans.filter { $0.category == "list" }
+        #expect(runs.count == 1 && lists.count == 1)
+        #expect(spans.allSatisfy { span in runs.allSatisfy { $0.start <= span.start && span.end <= $0.end } })
+        let attempts = spans.filter { $0.category == "http" }
+        #expect(attempts.count == 3 && attempts.allSatisfy { $0.name == "POST" || $0.name == "GET" })
+        for attempt in attempts {
+            #expect(requests.contains { $0.lane == attempt.lane && $0.start <= attempt.start && attempt.end <= $0.end })
+        }
 
         // The timeline picture of the docs, drawn from this trace: one box per span, one
         // row per lane, the lanes named.

@@ -281,7 +281,7 @@ struct FanOutRun: Sendable {
         do throws(ScreensPipeError) {
             let base = try await SourceFactory.makeFetcher(
                 spec: child, baseURL: baseURL(for: source), environment: environment, store: store, client: client)
-            let instrumented = InstrumentedFetcher(base: base, metrics: metrics, trace: environment.trace, cached: spec.cache != nil)
+            let instrumented = InstrumentedFetcher(base: base, metrics: metrics, cached: spec.cache != nil)
             let loader = PageLoader(fetcher: BudgetedFetcher(base: instrumented, budget: budget), pagination: SourceFactory.effectivePagination(for: source))
             let span = PipelineSpans.startList(source: base.summary, lineage: lineage.description, parent: parentSpan)
             // Kept only for a tracer that records: lineages hold their parent rows.
