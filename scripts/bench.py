@@ -10,6 +10,10 @@ in one run, every output written to a real file (never /dev/null) and checked:
   - screens-pipe with `model: bookmark` and a filter (the convert+filter case);
   - the cache: a remote run storing every page, then a cache-only replay (rows/s);
   - the file source over the same rows as a JSON array and as JSON lines;
+  - the formats real servers send: the same list answered spaced (`", "`, `": "`) and
+    pretty-printed (two-space indentation, as a portal answers curl), through screens-pipe,
+    the Python loop and dlt, its cache replay, and the file source pretty-printed, each as
+    a ratio to the compact figure of the same run;
   - peak RSS (ru_maxrss) of the remote, file and cache runs at the list size (and at 10M
     rows with BENCH_LARGE=1);
   - an incremental run after 100 changes against the full run (scripts/bench_incremental.sh);
@@ -232,6 +236,72 @@ def write_file_sources(lines_path, work):
     return pipelines
 
 
+STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+
+
+def pretty_row(row, depth):
+    """A compact JSON row re-indented with two spaces a level, strings copied as they are (no
+    number or escape rewritten, as a reparse would), as a portal pretty-prints: `"name": value`,
+    `{}` and `[]` for empty containers. `depth` is the row's own level in the document."""
+    out = []
+    pieces = STRING.split(row)
+    strings = STRING.findall(row)
+    level = depth
+    for index, piece in enumerate(pieces):
+        for position, byte in enumerate(piece):
+            char = bytes([byte])
+            if char in b"{[":
+                following = piece[position + 1:position + 2]
+                out.append(char)
+                if following not in (b"}", b"]"):
+                    level += 1
+                    out.append(b"\n" + b"  " * level)
+            elif char in b"}]":
+                previous = piece[position - 1:position] if position > 0 else b""
+                if previous not in (b"{", b"["):
+                    level -= 1
+                    out.append(b"\n" + b"  " * level)
+                out.append(char)
+            elif char == b",":
+                out.append(b",\n" + b"  " * level)
+            elif char == b":":
+                out.append(b": ")
+            else:
+                out.append(char)
+        if index < len(strings):
+            out.append(strings[index])
+    return b"".join(out)
+
+
+def write_pretty_array(lines_path, count, work):
+    """The first `count` rows of a JSON-lines file as one pretty-printed JSON array, and the
+    same rows compact (a JSON array, a row a line), with a file-source pipeline for each."""
+    paths = {"compact": os.path.join(work, "rows-head.json"), "pretty": os.path.join(work, "rows-pretty.json")}
+    with open(lines_path, "rb") as source, open(paths["compact"], "wb") as compact, open(paths["pretty"], "wb") as pretty:
+        compact.write(b"[\n")
+        pretty.write(b"[\n  ")
+        for index, line in enumerate(source):
+            if index == count:
+                break
+            row = line.rstrip(b"\n")
+            if index:
+                compact.write(b",\n")
+                pretty.write(b",\n  ")
+            compact.write(row)
+            pretty.write(pretty_row(row, 1))
+        compact.write(b"\n]\n")
+        pretty.write(b"\n]\n")
+    pipelines = {}
+    for name, path in paths.items():
+        pipeline = os.path.join(work, f"file-array-{name}.yaml")
+        with open(pipeline, "w") as file:
+            file.write(
+                f"name: file-array-{name}\nsource:\n  type: file\n  path: {json.dumps(path)}\n"
+                "  pagination: { first-page-size: 1000, page-size: 1000 }\nsink: { type: stdout, format: items }\n")
+        pipelines[name] = (pipeline, path)
+    return pipelines
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bin", default=os.path.join(ROOT, ".build/release"), help="folder with the release binaries")
@@ -339,6 +409,63 @@ def main():
         if digest(out) != digest(ours_file):
             raise SystemExit(f"bench: the file source ({name}) wrote other lines than the remote run")
         report(f"file source, JSON {name}", result, note=f"{os.path.getsize(path) / 2**20:,.0f} MiB file, same lines")
+        os.remove(out)
+
+    # The formats real servers send: the same list spaced and pretty-printed. Each figure as
+    # a ratio to the compact one measured above (target: at most 1.2x), the peers on the
+    # pretty pages, and the cache replay of pages stored from pretty input.
+    for layout in ("spaced", "pretty"):
+        with Sandbox(binary, "--generate", str(rows), "--json-layout", layout) as formatted:
+            laid_env = dict(env, LIFERAY_SERVER=formatted.url, BENCH_CACHE=os.path.join(work, f"bench-{layout}.sqlite"))
+            laid_file = os.path.join(work, f"screens-pipe-{layout}.jsonl")
+            laid = best(runs, run(PIPELINE, "--output", laid_file), laid_env)
+            if digest(laid_file) != digest(ours_file):
+                raise SystemExit(f"bench: the {layout} pages gave other lines than the compact ones")
+            report(f"screens-pipe run, pass-through, {layout} pages", laid,
+                   note=f"same lines as compact; {laid.cpu / ours.cpu:.2f}x the compact CPU (target at most 1.2x)")
+            if layout == "pretty":
+                pretty_python_file = os.path.join(work, "python-pretty.jsonl")
+                pretty_python = best(baseline_runs, [sys.executable, os.path.join(ROOT, "scripts/bench_python_loop.py"),
+                                                     formatted.url, pretty_python_file, str(PAGE)])
+                if digest(pretty_python_file) != digest(ours_file):
+                    raise SystemExit("bench: the Python loop wrote other lines from the pretty pages")
+                report("Python http.client loop, pretty pages", pretty_python,
+                       note=f"same bytes; screens-pipe uses {pretty_python.cpu / laid.cpu:.1f}x less CPU (target 12x)")
+                if dlt_python:
+                    pretty_dlt_file = os.path.join(work, "dlt-pretty.jsonl")
+                    pretty_dlt = best(1, [dlt_python, os.path.join(ROOT, "scripts/bench_dlt_loop.py"), formatted.url,
+                                          pretty_dlt_file, str(PAGE)])
+                    if digest(pretty_dlt_file) != digest(ours_file):
+                        raise SystemExit("bench: dlt's RESTClient wrote other lines from the pretty pages")
+                    report("dlt RESTClient, pretty pages", pretty_dlt,
+                           note=f"same bytes; screens-pipe uses {pretty_dlt.cpu / laid.cpu:.1f}x less CPU (target 25x)")
+                best(1, run(CACHED_PIPELINE, "--policy", "remote-only", "--output", os.path.join(work, "fill-pretty.jsonl")), laid_env)
+                pretty_replay_file = os.path.join(work, "replay-pretty.jsonl")
+                pretty_replay = best(runs, run(CACHED_PIPELINE, "--policy", "cache-only"), laid_env, stdout_path=pretty_replay_file)
+                if digest(pretty_replay_file) != digest(ours_file):
+                    raise SystemExit("bench: the replay of pages stored from pretty input wrote other lines")
+                report("cache-only replay of pages stored from pretty input, stdout into a file", pretty_replay,
+                       note=f"same lines; {pretty_replay.cpu / piped.cpu:.2f}x the compact replay's CPU")
+            os.remove(laid_file)
+
+    # The file source pretty-printed: a JSON array as `python -m json.tool` or a portal's
+    # export lays it out, against the same rows compact (up to 200,000 rows: the pretty file
+    # is written by this script).
+    file_rows = min(rows, 200_000)
+    with open(ours_file, "rb") as source, open(os.path.join(work, "head.jsonl"), "wb") as head:
+        for index, line in enumerate(source):
+            if index == file_rows:
+                break
+            head.write(line)
+    file_runs = {}
+    for name, (pipeline, path) in write_pretty_array(ours_file, file_rows, work).items():
+        out = os.path.join(work, f"file-array-{name}.out.jsonl")
+        file_runs[name] = best(runs, run(pipeline, "--output", out), env)
+        if digest(out) != digest(os.path.join(work, "head.jsonl")):
+            raise SystemExit(f"bench: the file source ({name} array) wrote other lines than the remote run")
+        ratio = "" if name == "compact" else f"; {file_runs[name].cpu / file_runs['compact'].cpu:.2f}x the compact file's CPU (target at most 1.2x)"
+        report(f"file source, JSON array, {name}, {file_rows:,} rows", file_runs[name], count=file_rows,
+               note=f"{os.path.getsize(path) / 2**20:,.0f} MiB file, same lines{ratio}")
         os.remove(out)
 
     if large:

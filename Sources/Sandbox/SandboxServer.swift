@@ -80,11 +80,13 @@ public final class SandboxServer: Sendable {
             data: data,
             generated: configuration.generatedRows > 0 ? GeneratedBookmarks(count: configuration.generatedRows) : nil,
             hideEvery: configuration.hideEvery, entries: BookmarkEntries(data.bookmarks))
+        var router = Router(
+            portal: portal, loginRedirect: configuration.loginRedirect, version: configuration.liferayVersion,
+            oauth2: configuration.oauth2.map(OAuth2Authority.init(plan:)), sessions: PortalSessions(sessionUses: configuration.sessionUses),
+            rateLimit: configuration.rateLimit.map(RateLimitGate.init(limit:)), prettyHeadless: !configuration.compactHeadless)
+        router.jsonLayout = configuration.jsonLayout
         let state = ServerState(
-            router: Router(
-                portal: portal, loginRedirect: configuration.loginRedirect, version: configuration.liferayVersion,
-                oauth2: configuration.oauth2.map(OAuth2Authority.init(plan:)), sessions: PortalSessions(sessionUses: configuration.sessionUses),
-                rateLimit: configuration.rateLimit.map(RateLimitGate.init(limit:)), prettyHeadless: !configuration.compactHeadless),
+            router: router,
             faults: FaultInjector(plan: configuration.faults, seed: configuration.seed))
         let down = configuration.faults.down
 

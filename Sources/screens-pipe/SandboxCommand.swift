@@ -59,6 +59,8 @@ struct SandboxCommand: AsyncParsableCommand {
     var liferayVersion: LiferayVersion = .default
     @Flag(help: "Answer headless requests with compact JSON (by default pretty-printed, as a portal answers curl; JSON-WS is always compact).")
     var compactJSON = false
+    @Option(help: "Lay out every JSON answer, JSON-WS and REST included: compact, spaced (', ' and ': ') or pretty (two-space indentation).")
+    var jsonLayout: SandboxJSONLayout?
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
@@ -93,6 +95,7 @@ struct SandboxCommand: AsyncParsableCommand {
             hideEvery: hideEvery, loginRedirect: loginRedirect, faults: faults, seed: seed,
             liferayVersion: liferayVersion)
         configuration.compactHeadless = compactJSON
+        configuration.jsonLayout = jsonLayout
         let server = try await SandboxServer.start(configuration)
         Terminal.note("sandbox portal listening on \(server.baseURL) (Liferay \(liferayVersion))")
         Terminal.note("  accounts: test@liferay.com / test (sites 20143, 20144, 20145), joe@liferay.com / joe (sites 20143, 20145)")
@@ -152,3 +155,5 @@ struct SandboxDuration: ExpressibleByArgument, Sendable {
         self.duration = duration
     }
 }
+
+extension SandboxJSONLayout: ExpressibleByArgument {}

@@ -190,4 +190,29 @@ struct PortalFormattingTests {
             #expect(!jsonws.text.contains("\n"))
         }
     }
+
+    @Test("jsonLayout lays out every JSON answer, JSON-WS and REST too, as the same document", arguments: SandboxJSONLayout.allCases)
+    func everyAnswerInALayout(_ layout: SandboxJSONLayout) async throws {
+        let entries = #"{"/bookmarks.bookmarksentry/get-entries":{"groupId":20143,"folderId":0,"start":0,"end":2}}"#
+        let headless = "/o/headless-delivery/v1.0/sites/20143/structured-contents?pageSize=2"
+        let asAPortal = try await withSandbox { client, _ in
+            (try client.invoke(entries).expect(200).json(), try client.get(headless, headers: [TestHTTPClient.testUser]).expect(200).json())
+        }
+        try await withSandbox(.init { $0.jsonLayout = layout }) { client, _ in
+            let jsonws = try client.invoke(entries).expect(200)
+            let structured = try client.get(headless, headers: [TestHTTPClient.testUser]).expect(200)
+            #expect(try jsonws.json() == asAPortal.0)
+            #expect(try structured.json() == asAPortal.1)
+            for text in [jsonws.text, structured.text] {
+                switch layout {
+                case .compact:
+                    #expect(!text.contains("\n") && !text.contains(", \"") && !text.contains("\": "))
+                case .spaced:
+                    #expect(!text.contains("\n") && text.contains(", \"") && text.contains("\": "), "\(text.prefix(80))")
+                case .pretty:
+                    #expect(text.contains("\n  ") && text.contains("\": "), "\(text.prefix(80))")
+                }
+            }
+        }
+    }
 }

@@ -35,6 +35,10 @@ public struct SandboxConfiguration: Sendable {
     /// Answer headless requests with compact JSON. By default they are pretty-printed with
     /// two-space indentation, as a portal answers `curl`; JSON-WS is compact either way.
     public var compactHeadless = false
+    /// Lay out every JSON answer (JSON-WS, headless and REST) this way, for clients measured
+    /// or tested on each layout; nil answers as a portal does (headless pretty-printed unless
+    /// ``compactHeadless``, everything else compact).
+    public var jsonLayout: SandboxJSONLayout?
 
     /// Creates a configuration; every default is a well-behaved portal on an ephemeral loopback port.
     public init(

@@ -15,6 +15,8 @@ struct Router: Sendable {
     let rateLimit: RateLimitGate?
     /// Whether headless answers are pretty-printed, as a portal answers `curl`.
     let prettyHeadless: Bool
+    /// The layout of every JSON answer, when the sandbox was told one (see ``SandboxConfiguration/jsonLayout``).
+    var jsonLayout: SandboxJSONLayout?
     /// Whether the portal is up (``SandboxAvailability``).
     let availability = SandboxAvailability()
 
@@ -54,7 +56,15 @@ struct Router: Sendable {
     /// A headless JSON answer pretty-printed (unless the sandbox answers compact); any other
     /// answer as it is.
     private func formatted(_ response: SandboxResponse, for request: SandboxRequest) -> SandboxResponse {
-        guard prettyHeadless, request.path.hasPrefix(Self.headlessPrefix),
+        if let jsonLayout, jsonLayout != .compact || request.path.hasPrefix(Self.headlessPrefix),
+            response.headers.contains(where: { $0.0 == "Content-Type" && $0.1.hasPrefix("application/json") }),
+            let value = try? JSONValue(parsing: response.body)
+        {
+            var laidOut = response
+            laidOut.body = jsonLayout.bytes(value)
+            return laidOut
+        }
+        guard jsonLayout == nil, prettyHeadless, request.path.hasPrefix(Self.headlessPrefix),
             response.headers.contains(where: { $0.0 == "Content-Type" && $0.1.hasPrefix("application/json") }),
             let value = try? JSONValue(parsing: response.body)
         else { return response }
