@@ -105,8 +105,9 @@ struct OutboxCommand: AsyncParsableCommand {
                 throw interrupts.exitCode(reporting: error)
             case .success(let summary):
                 if !quiet {
+                    let deleted = summary.deleted > 0 ? "\(summary.deleted) deleted, " : ""
                     Terminal.note(
-                        "screens-pipe: \(summary.completed) synced (\(summary.created) created, \(summary.updated) updated, \(summary.unchanged) already there), \(summary.conflicts) conflicts, \(summary.failed) refused, \(summary.remaining) pending")
+                        "screens-pipe: \(summary.completed) synced (\(summary.created) created, \(summary.updated) updated, \(deleted)\(summary.unchanged) already there), \(summary.conflicts) conflicts, \(summary.failed) refused, \(summary.remaining) pending")
                 }
                 if summary.reported > 0 {
                     Terminal.error("\(summary.reported) pending \(summary.reported == 1 ? "update conflicts" : "updates conflict") with the portal's changes and \(summary.reported == 1 ? "stays" : "stay") pending; see \(conflictsPath)")

@@ -110,6 +110,15 @@ final class BookmarkEntries: Sendable {
         }
     }
 
+    /// Removes an entry (`delete-entry`); false when no entry has `entryId`.
+    func delete(entryId: Int64) -> Bool {
+        table.withLock { table in
+            guard let place = table.location.removeValue(forKey: entryId) else { return false }
+            table.byFolder[FolderKey(groupId: place.groupId, folderId: place.folderId)]?.removeAll { $0["entryId"]?.int64Value == entryId }
+            return true
+        }
+    }
+
     /// The group an entry belongs to, for the permission check before `update-entry`.
     func groupId(ofEntry entryId: Int64) -> Int64? {
         table.withLock { $0.location[entryId]?.groupId }

@@ -6,7 +6,7 @@ import ScreensJSON
     internal import Darwin
 #endif
 
-/// `/bookmarks.bookmarksentry/add-entry` and `update-entry`, with the checks
+/// `/bookmarks.bookmarksentry/add-entry`, `update-entry` and `delete-entry`, with the checks
 /// BookmarksEntryLocalServiceImpl makes before it stores anything.
 ///
 /// The order follows the portal: the site (NoSuchGroupException, then VIEW permission),
@@ -34,6 +34,15 @@ enum BookmarksEntryWriteService {
                 throw PortalError.noSuchBookmarksEntry(entryId)
             }
             return row
+        },
+        // BookmarksEntryServiceImpl.deleteEntry: the DELETE permission check reads the entry
+        // first (NoSuchEntryException for an unknown id), then the entry is gone; answers nothing.
+        "/bookmarks.bookmarksentry/delete-entry": { portal, params, account in
+            let entryId = try params.long("entryId")
+            guard let groupId = portal.entries.groupId(ofEntry: entryId) else { throw PortalError.noSuchBookmarksEntry(entryId) }
+            try portal.checkGroup(groupId, for: account)
+            guard portal.entries.delete(entryId: entryId) else { throw PortalError.noSuchBookmarksEntry(entryId) }
+            return .null
         },
     ]
 

@@ -40,6 +40,11 @@ extension JSONWSSignatures {
             versions: .v7_0 ... .v7_4,
             sources: DefinitionSource.mobileSDK(["v7", "v71", "v72", "v73"], "bookmarksentry/BookmarksEntryService")),
         ServiceSignature(
+            "/bookmarks.bookmarksentry/delete-entry",
+            [.init("entryId", "long")],
+            versions: .v7_0 ... .v7_4,
+            sources: DefinitionSource.mobileSDK(["v7", "v71", "v72", "v73"], "bookmarksentry/BookmarksEntryService")),
+        ServiceSignature(
             "/journal.journalarticle/add-article",
             [
                 .init("groupId", "long"), .init("folderId", "long"), .init("titleMap", "java.util.Map<java.util.Locale, java.lang.String>"),

@@ -34,9 +34,7 @@ struct OutboxWrite {
         case .ddlRecord:
             guard let recordSetId = sink.recordSetId else { throw ScreensPipeError.configuration("service: ddl-record needs 'record-set-id'") }
             return try await keeping(DDLRecordWriteModel(spec: sink, recordSetId: recordSetId))
-        case .comment:
-            // The pipeline decoder refuses an outbox for comments.
-            throw ScreensPipeError.configuration("service: comment is written with 'write-policy: remote-only'")
+        case .comment: return try await keeping(CommentWriteModel())
         case .custom:
             guard let declared = sink.declared else { throw ScreensPipeError.configuration("service: custom needs 'command' and 'fields'") }
             return try await keeping(DeclaredServiceModel(spec: sink, service: declared))
@@ -73,6 +71,7 @@ struct OutboxWrite {
         let outcome = try await sync.run(keys: keys)
         summary.created += outcome.created
         summary.updated += outcome.updated
+        summary.deleted += outcome.deleted
         summary.unchanged += outcome.unchanged
         summary.pending = outcome.remaining
         if let error = outcome.stoppedBy {

@@ -62,10 +62,21 @@ final class OutboxWriter<Model: JSONWSWriteModel>: RowWriter {
             await result(number, row, "unchanged", operation: nil, reason: "written by an earlier run (journal)")
             return
         }
-        let operation: OutboxOperation = if let record, record.state != .pending { .update } else { .add }
-        // An update remembers the version of the entry its row was read from, so a sync can
-        // tell whether the portal changed it meanwhile.
-        let baseVersion = operation == .update ? value[spec.versionField].flatMap { $0.isNull ? nil : $0.jsonString } : nil
+        // A row that says what it does (a comment's `op`) keeps that; any other row is an
+        // add, or an update of an entry the journal knows.
+        let operation: OutboxOperation =
+            if model.removal(row) != nil || model.outcome(ofFirstCommand: row) == .deleted {
+                .delete
+            } else if model.outcome(ofFirstCommand: row) == .updated {
+                .update
+            } else if let record, record.state != .pending, record.state != .deleted {
+                .update
+            } else {
+                .add
+            }
+        // An update or delete remembers the version of the entry its row was read from, so a
+        // sync can tell whether the portal changed it meanwhile.
+        let baseVersion = operation != .add ? value[spec.versionField].flatMap { $0.isNull ? nil : $0.jsonString } : nil
         switch try await outbox.keep(key: row.key, operation: operation, row: value.jsonString, baseVersion: baseVersion) {
         case .pending(let kept, _):
             keptKeys.append(row.key)

@@ -10,7 +10,9 @@ public struct OutboxSyncSummary: Sendable {
     public var created = 0
     public var updated = 0
     public var unchanged = 0
-    /// Pending updates whose entry changed on the portal since their row was read, however
+    /// Of ``completed``: pending deletes that removed their entry.
+    public var deleted = 0
+    /// Pending updates (and deletes) whose entry changed on the portal since their row was read, however
     /// the `conflict-policy` settled them; ``reported`` of them were left pending.
     public var conflicts = 0
     public var reported = 0
@@ -204,13 +206,6 @@ struct OutboxSync {
         var summary = OutboxSyncSummary()
         for entry in entries {
             await publish(entry, "started")
-            guard entry.operation != .delete else {
-                let reason = "deletes are not sent by this version; discard it with 'screens-pipe outbox discard'"
-                try await place.outbox.recordFailure(entry, reason: reason)
-                summary.failed += 1
-                await publish(entry, "failed", ["error": .string(reason)])
-                continue
-            }
             let value: JSONValue
             do {
                 value = try JSONValue(parsing: Array(entry.row.utf8))
@@ -246,10 +241,11 @@ struct OutboxSync {
             }
             let outcome =
                 after.created > before.created
-                ? "created" : after.updated > before.updated ? "updated" : "unchanged"
+                ? "created" : after.updated > before.updated ? "updated" : after.deleted > before.deleted ? "deleted" : "unchanged"
             switch outcome {
             case "created": summary.created += 1
             case "updated": summary.updated += 1
+            case "deleted": summary.deleted += 1
             default: summary.unchanged += 1
             }
             try await place.outbox.remove(entry)
@@ -260,12 +256,12 @@ struct OutboxSync {
         return summary
     }
 
-    /// Compares a pending update's base version with the portal's entry; on a conflict the
+    /// Compares a pending update's (or delete's) base version with the portal's entry; on a conflict the
     /// sink's `conflict-policy` decides. Returns whether the write is settled (not to be sent).
     private func settleConflict(
         _ entry: OutboxEntry, _ value: JSONValue, checker: any PendingUpdateChecker, summary: inout OutboxSyncSummary
     ) async throws(ScreensPipeError) -> Bool {
-        guard entry.operation == .update, let base = entry.baseVersion else { return false }
+        guard entry.operation != .add, let base = entry.baseVersion else { return false }
         let field = place.sink.versionField
         let baseValue = (try? JSONValue(parsing: Array(base.utf8))) ?? .string(base)
         let remote = try await checker.remoteEntry(for: value)

@@ -14,10 +14,14 @@ struct BookmarkRow: Sendable, Hashable {
     var key: String
     /// The key as journals of earlier versions wrote it.
     var legacyKey: String
+    /// The row removes its entry (`"op":"delete"`): found by key, it is sent as `delete-entry`.
+    var deletes = false
 
-    /// The values the portal stores, for comparing with an entry found by key.
-    var content: String { WriteKey.encode(storedValues) }
-    var legacyContent: String { WriteKey.legacy(storedValues) }
+    /// The values the portal stores, for comparing with an entry found by key; a delete's
+    /// is the same for every delete, so the journal tells a delete already done.
+    var content: String { deletes ? WriteKey.encode(["deleted"]) : WriteKey.encode(storedValues) }
+    /// Earlier versions never deleted, so no legacy record holds a delete's content.
+    var legacyContent: String { deletes ? content : WriteKey.legacy(storedValues) }
     private var storedValues: [String] { [name, url, description, String(folderId)] }
 
     /// The command parameters of `add-entry` (and, with `entryId`, `update-entry`).
@@ -58,6 +62,8 @@ enum BookmarkRowValidator {
         guard case .object = value else {
             throw RowRejection(message: "a row is a JSON object with url (and name, description, folderId), found \(value.typeName)")
         }
+        // `add` and `update` say what a row without `op` says: the key and the journal decide.
+        let deletes = try WriteRowParsing.operation(value) == .delete
         let url = try WriteRowParsing.text(value, "url", required: true, limit: urlLength)
         guard isURL(url) else {
             throw RowRejection(
@@ -81,7 +87,7 @@ enum BookmarkRowValidator {
         }
         var row = BookmarkRow(
             line: line, groupId: spec.groupId, folderId: folderId, name: name, url: url, description: description, key: "",
-            legacyKey: "")
+            legacyKey: "", deletes: deletes)
         let values = keyValues(of: row, fields: spec.key)
         row.key = WriteKey.encode(values)
         row.legacyKey = WriteKey.legacy(values)

@@ -23,6 +23,8 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
     private enum Operation {
         case add
         case update(FoundEntry)
+        /// The row removes the entry `found` (``JSONWSWriteModel/removal(_:)``).
+        case delete(FoundEntry, EntryRemoval)
     }
 
     private struct Planned {
@@ -128,9 +130,22 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
         var planned: [Planned] = []
         var undecided: [Row] = []
         for row in rows {
+            if let removal = model.removal(row) {
+                // A delete needs its entry's id: the journal's, else a lookup by key.
+                if let record = journaled[row.key], record.state != .pending, record.state != .deleted, let entryId = record.entryId {
+                    planned.append(Planned(row: row, operation: .delete(FoundEntry(id: entryId, content: record.content), removal)))
+                } else {
+                    undecided.append(row)
+                }
+                continue
+            }
             switch journaled[row.key] {
             case .some(let record) where record.state == .pending:
                 undecided.append(row)  // an earlier run sent it and never saw the answer
+            case .some(let record) where record.state == .deleted && journal?.othersMayWrite != true:
+                planned.append(Planned(row: row, operation: .add))  // a row this journal deleted is created again
+            case .some(let record) where record.state == .deleted:
+                undecided.append(row)
             case .some(let record):
                 // A changed row: its entry is updated in place, found by the journal's id
                 // unless the service's update needs what only a lookup tells (a version).
@@ -170,6 +185,7 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
                     case .add where model.outcome(ofFirstCommand: item.row) == .updated: summary.plannedUpdates += 1
                     case .add: summary.plannedCreates += 1
                     case .update: summary.plannedUpdates += 1
+                    case .delete: summary.plannedDeletes += 1
                     }
                     await result(item.row, "planned", entryId: nil)
                 }
@@ -183,9 +199,12 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
                 await publishResponse(remaining)
                 var outcomes: [(row: Row, state: WriteJournal.State, entryId: Int64?)] = []
                 for (item, answer) in zip(remaining, results) {
-                    let entryId = model.id(ofResult: answer)
-                    let state: WriteJournal.State = if case .add = item.operation { model.outcome(ofFirstCommand: item.row) } else { .updated }
-                    outcomes.append((item.row, state, entryId))
+                    switch item.operation {
+                    case .add: outcomes.append((item.row, model.outcome(ofFirstCommand: item.row), model.id(ofResult: answer)))
+                    case .update: outcomes.append((item.row, .updated, model.id(ofResult: answer)))
+                    // `delete-entry` answers nothing: the id is the one it was sent with.
+                    case .delete(let entry, _): outcomes.append((item.row, .deleted, entry.id))
+                    }
                 }
                 try await journal?.record(outcomes)
                 for outcome in outcomes { await done(outcome.row, outcome.state, entryId: outcome.entryId) }
@@ -258,6 +277,18 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
         var missing: [Planned] = []
         var outcomes: [(row: Row, state: WriteJournal.State, entryId: Int64?)] = []
         for item in planned {
+            if let removal = model.removal(item.row) {
+                if let entry = found[item.row.key] {
+                    missing.append(Planned(row: item.row, operation: .delete(entry, removal)))
+                } else if sent || journaled[item.row.key]?.state == .pending {
+                    outcomes.append((item.row, .deleted, journaled[item.row.key]?.entryId))  // the lost answer's delete was carried out
+                } else {
+                    try await reject(
+                        line: item.row.line, input: model.inputText(item.row), truncated: false,
+                        reason: "no entry with this key (\(spec.key.joined(separator: "+"))) is on the portal, so there is nothing to delete")
+                }
+                continue
+            }
             guard let entry = found[item.row.key] else {
                 missing.append(Planned(row: item.row, operation: .add))
                 continue
@@ -292,7 +323,7 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
             switch item.operation {
             case .add:
                 try await journal?.forget([item.row])
-            case .update(let entry):
+            case .update(let entry), .delete(let entry, _):
                 let before = journaled[item.row.key].map(\.state).flatMap { $0 == .pending ? nil : $0 } ?? .created
                 try await journal?.restore(item.row, to: WriteJournal.Record(state: before, content: entry.content, entryId: entry.id))
             }
@@ -321,6 +352,7 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
         switch item.operation {
         case .add: model.addCommand(item.row)
         case .update(let entry): model.updateCommand(item.row, entry)
+        case .delete(let entry, let removal): removal.command(entryId: entry.id)
         }
     }
 

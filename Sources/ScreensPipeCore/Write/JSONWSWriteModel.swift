@@ -45,6 +45,9 @@ protocol JSONWSWriteModel: Sendable {
     func sendsAlone(_ row: Row) -> Bool
     /// The command that changes `found` to hold the row's values.
     func updateCommand(_ row: Row, _ found: FoundEntry) -> JSONWSCommand
+    /// How the row removes the entry its key names (a bookmark's `"op":"delete"`), or nil
+    /// when it does not: the writer finds the entry by the journal's id, else by lookup.
+    func removal(_ row: Row) -> EntryRemoval?
     /// The id in an add or update command's result.
     func id(ofResult result: JSONValue) -> Int64?
     /// The entries of `rows`' lists by key; nil when the service has no way to look them up.
@@ -59,6 +62,7 @@ extension JSONWSWriteModel {
     var canUpdate: Bool { true }
     func outcome(ofFirstCommand row: Row) -> WriteJournal.State { .created }
     func sendsAlone(_ row: Row) -> Bool { false }
+    func removal(_ row: Row) -> EntryRemoval? { nil }
 }
 
 extension ScreensPipeError {
@@ -91,6 +95,15 @@ struct BookmarkWriteModel: JSONWSWriteModel {
     }
 
     func id(ofResult result: JSONValue) -> Int64? { result["entryId"]?.int64Value }
+
+    /// A delete goes in a request of its own: the portal's refusal (NoSuchEntryException
+    /// for an entry deleted meanwhile) is then its own, never read as "done" by a lookup.
+    func sendsAlone(_ row: BookmarkRow) -> Bool { row.deletes }
+
+    /// `delete-entry(entryId)` (the Mobile SDK's `BookmarksEntryService.deleteEntry`).
+    func removal(_ row: BookmarkRow) -> EntryRemoval? {
+        row.deletes ? EntryRemoval(service: "/bookmarks.bookmarksentry/delete-entry", idParameter: "entryId") : nil
+    }
 
     /// One `get-entries` per folder of `rows`.
     func lookup(_ rows: [BookmarkRow], transport: JSONWSBookmarkTransport) async throws(ScreensPipeError) -> [String: FoundEntry]? {
@@ -126,10 +139,13 @@ struct BookmarkWriteModel: JSONWSWriteModel {
     }
 
     func details(_ row: BookmarkRow) -> JSONObject {
-        ["url": .string(row.url), "folderId": .int(row.folderId)]
+        var details: JSONObject = ["url": .string(row.url), "folderId": .int(row.folderId)]
+        if row.deletes { details["op"] = "delete" }
+        return details
     }
 
     func inputText(_ row: BookmarkRow) -> String {
-        JSONValue.object(["name": .string(row.name), "url": .string(row.url), "description": .string(row.description), "folderId": .int(row.folderId)]).jsonString
+        if row.deletes { return JSONValue.object(["op": "delete", "url": .string(row.url), "folderId": .int(row.folderId)]).jsonString }
+        return JSONValue.object(["name": .string(row.name), "url": .string(row.url), "description": .string(row.description), "folderId": .int(row.folderId)]).jsonString
     }
 }

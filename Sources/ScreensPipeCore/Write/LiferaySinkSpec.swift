@@ -210,11 +210,7 @@ extension SpecDecoder {
             }
         }
         let writePolicy = section.choice("write-policy", WritePolicy.self) ?? .remoteOnly
-        if writePolicy.usesOutbox, service == .comment {
-            context.fail(
-                "'write-policy: \(writePolicy.rawValue)' keeps pending writes for bookmarks, web content, DDL records and custom commands; comments are written with 'remote-only'",
-                at: section["write-policy"]?.location ?? section.location)
-        } else if writePolicy.usesOutbox, transport != .jsonws {
+        if writePolicy.usesOutbox, transport != .jsonws {
             context.fail(
                 "'write-policy: \(writePolicy.rawValue)' keeps pending writes for JSON-WS services; web content over headless is written with 'remote-only'",
                 at: section["write-policy"]?.location ?? section.location)

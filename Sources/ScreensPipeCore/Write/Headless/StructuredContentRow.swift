@@ -42,6 +42,7 @@ enum StructuredContentRowValidator {
         guard case .object = value else {
             throw RowRejection(message: "a row is a JSON object with title and contentFields, found \(value.typeName)")
         }
+        try WriteRowParsing.refuseDelete(value, service: "web-content")
         let title = try WriteRowParsing.text(value, "title", required: true, limit: titleLength)
         let structureId: Int64
         if let number = try WriteRowParsing.positiveId(value, "contentStructureId", naming: "structure id") {

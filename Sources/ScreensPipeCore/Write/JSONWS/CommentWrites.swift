@@ -2,15 +2,11 @@ import ScreensBus
 
 /// One comment row: what it does to an asset's discussion, and with what.
 struct CommentRow: JournaledRow, Hashable {
-    /// What a row does, as Screens' three comment interactors do it.
-    enum Operation: String, Sendable, Hashable, CaseIterable {
-        /// `CommentAddInteractor`: a new comment on the asset `className`/`classPK`.
-        case add
-        /// `CommentUpdateInteractor`: a new body for the comment `commentId`.
-        case update
-        /// `CommentDeleteInteractor`: the comment `commentId` is removed.
-        case delete
-    }
+    /// What a row does, as Screens' three comment interactors do it: `add`
+    /// (`CommentAddInteractor`: a new comment on the asset `className`/`classPK`), `update`
+    /// (`CommentUpdateInteractor`: a new body for the comment `commentId`) or `delete`
+    /// (`CommentDeleteInteractor`: the comment `commentId` is removed).
+    typealias Operation = WriteRowOperation
 
     var line: Int
     var operation: Operation
@@ -78,10 +74,7 @@ struct CommentWriteModel: JSONWSWriteModel {
         }
         let commentId = try WriteRowParsing.positiveId(value, "commentId")
         let operation: CommentRow.Operation
-        if let given = value["op"], !given.isNull {
-            guard let name = given.stringValue, let named = CommentRow.Operation(rawValue: name) else {
-                throw RowRejection(message: "'op' is add, update or delete, found \(given.jsonString.prefix(100))")
-            }
+        if let named = try WriteRowParsing.operation(value) {
             operation = named
         } else {
             operation = commentId == nil ? .add : .update

@@ -42,6 +42,7 @@ struct DDLRecordWriteModel: JSONWSWriteModel {
         guard case .object(let object) = value else {
             throw RowRejection(message: "a row is a JSON object of field values, found \(value.typeName)")
         }
+        try WriteRowParsing.refuseDelete(value, service: "ddl-record")
         let nested = value["modelValues"]?.objectValue ?? value["fields"]?.objectValue
         // A flat row is the record's fields, but for its displayIndex.
         let source = nested ?? object

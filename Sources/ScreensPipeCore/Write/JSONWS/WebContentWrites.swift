@@ -67,6 +67,7 @@ struct WebContentWriteModel: JSONWSWriteModel {
         guard case .object = value else {
             throw RowRejection(message: "a row is a JSON object with title and contentFields, found \(value.typeName)")
         }
+        try WriteRowParsing.refuseDelete(value, service: "web-content")
         let title = try WriteRowParsing.text(value, "title", required: true, limit: StructuredContentRowValidator.titleLength)
         let description = try WriteRowParsing.text(value, "description", required: false, limit: 4000)
         let folderId: Int64

@@ -1,0 +1,67 @@
+@testable import ScreensPipeCore
+import ScreensBus
+import Testing
+
+/// `op` is read by one rule for every service: a bookmark row with `"op":"delete"` removes
+/// its entry by key, and comments refuse the same unknown `op` with the same words.
+@Suite struct WriteRowOperationTests {
+    private let spec = LiferaySinkSpec(connection: SourceSpec.writeInput, groupId: 20143, folderId: 20201)
+
+    private func bookmark(_ json: String) throws(RowRejection) -> BookmarkRow {
+        do {
+            return try BookmarkRowValidator.row(try JSONValue(parsing: Array(json.utf8)), line: 1, spec: spec)
+        } catch let rejection as RowRejection {
+            throw rejection
+        } catch {
+            throw RowRejection(message: "\(error)")
+        }
+    }
+
+    private func rejection(_ body: () throws(RowRejection) -> Void) -> String? {
+        do {
+            try body()
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    @Test func aBookmarkDeleteHasItsEntrysKeyAndAContentNoWriteHas() throws {
+        let delete = try bookmark(#"{"op":"delete","url":"https://example.com/a"}"#)
+        let add = try bookmark(#"{"url":"https://example.com/a"}"#)
+        #expect(delete.deletes)
+        #expect(!add.deletes)
+        #expect(delete.key == add.key, "a delete names the entry an add of the same key wrote")
+        #expect(delete.content != add.content)
+        #expect(delete.legacyContent != add.legacyContent, "no journal of an earlier version reads as a delete done")
+        let model = BookmarkWriteModel(spec: spec)
+        #expect(model.removal(delete)?.command(entryId: 5_000_000).service == "/bookmarks.bookmarksentry/delete-entry")
+        #expect(model.removal(delete)?.command(entryId: 5_000_000).params["entryId"] == .int(5_000_000))
+        #expect(model.removal(add) == nil)
+        #expect(model.sendsAlone(delete))
+        #expect(try bookmark(#"{"op":"update","url":"https://example.com/a"}"#).deletes == false, "add and update are what a row without op says")
+        #expect(try bookmark(#"{"op":null,"url":"https://example.com/a"}"#).deletes == false)
+    }
+
+    @Test func anUnknownOpIsRefusedAlikeByEveryService() {
+        let bookmarkReason = rejection { () throws(RowRejection) in _ = try bookmark(#"{"op":"remove","url":"https://example.com/a"}"#) }
+        let commentReason = rejection { () throws(RowRejection) in
+            _ = try CommentWriteModel().row(.object(["op": "remove", "commentId": .int(80004)]), line: 1)
+        }
+        #expect(bookmarkReason == #"'op' is add, update or delete, found "remove""#)
+        #expect(commentReason == bookmarkReason)
+        #expect(rejection { () throws(RowRejection) in _ = try bookmark(#"{"op":1,"url":"https://example.com/a"}"#) }?.contains("found 1") == true)
+    }
+
+    @Test func servicesWithoutADeleteRefuseADeleteRowInsteadOfWritingIt() throws {
+        let records = DDLRecordWriteModel(spec: spec, recordSetId: 1)
+        let refused = rejection { () throws(RowRejection) in _ = try records.row(.object(["op": "delete", "recordId": .int(5)]), line: 1) }
+        #expect(refused?.contains("ddl-record rows cannot delete") == true)
+        let articles = rejection { () throws(RowRejection) in
+            _ = try StructuredContentRowValidator.row(.object(["op": "delete", "title": "Gone"]), line: 1, spec: spec)
+        }
+        #expect(articles?.contains("web-content rows cannot delete") == true)
+        // A record's own field named `op` is still a field.
+        #expect(try records.row(.object(["op": "open", "recordId": .int(5), "name": "x"]), line: 1).fields["op"] == "open")
+    }
+}
