@@ -46,11 +46,13 @@ struct FollowRunner {
         let output: any ChangeOutput
         var options = self.options
         var closable: (any ClosableChangeOutput)?
+        // `--events` (or `sink.format: events`): each change as a `changed` event line.
+        let eventsOf = spec.sink.format == .events ? spec.name : nil
         switch spec.sink.destination {
-        case .stdout: output = ChangeLinesOutput.standardOutput()
+        case .stdout: output = ChangeLinesOutput.standardOutput(eventsOf: eventsOf)
         case .file(let path):
             do throws(ScreensPipeError) {
-                output = try ChangeLinesOutput.appending(to: path)
+                output = try ChangeLinesOutput.appending(to: path, eventsOf: eventsOf)
             } catch {
                 Terminal.error(error.description)
                 throw ExitCode(error.exitCode)
