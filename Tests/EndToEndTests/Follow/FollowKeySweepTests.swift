@@ -12,11 +12,12 @@ import Glibc
 /// binary against the sandbox: its cursor polls read only changed rows, so only the key sweep
 /// (headless `fields=id`) finds the rows deleted with `POST /_sandbox/changes`.
 @Suite(.serialized) struct FollowKeySweepTests {
-    /// A filter on a field key-only rows lack: were it run on the sweep's rows, it would drop
-    /// them all and every row would come out deleted.
+    /// A filter every article passes and every key-only row fails (`starts-with` on a missing
+    /// field is false): were it run on the sweep's rows, it would drop them all and every row
+    /// would come out deleted.
     private static let extra = """
         incremental: { cursor: dateModified, type: date }
-        filter: { where: 'title != ""' }
+        filter: { where: 'title starts-with ""' }
         follow: { sweep-every: 1 }
         """
 
