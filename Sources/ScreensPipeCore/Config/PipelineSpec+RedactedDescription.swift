@@ -12,6 +12,7 @@ extension PipelineSpec {
         if let filter { members.append(("filter", .mapping(filter.describedMembers))) }
         members.append(("sink", .mapping(sink.describedMembers)))
         if let incremental { members.append(("incremental", .mapping(incremental.describedMembers))) }
+        if let follow { members.append(("follow", .mapping(follow.describedMembers))) }
         var writer = YAMLTextWriter()
         writer.write(members)
         return writer.text

@@ -38,6 +38,8 @@ public struct PipelineSpec: Sendable, Hashable {
     public var file: String?
     /// `incremental:`; nil delivers every row on every run.
     public var incremental: IncrementalSpec?
+    /// `follow:`; what `run --follow` does beyond its polls (the key sweep).
+    public var follow: FollowSpec?
 
     /// Creates a pipeline spec; the sink defaults to items on stdout, and no cache section
     /// means remote-only without storing.

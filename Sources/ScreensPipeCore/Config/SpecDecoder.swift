@@ -29,6 +29,7 @@ package struct SpecDecoder {
         let filter = top.section("filter").map(decodeFilter)
         let sink = top.section("sink").flatMap(decodeSink) ?? SinkSpec()
         let incremental = top.section("incremental").flatMap(decodeIncremental)
+        let follow = top.section("follow").map { decodeFollow($0, incremental: top["incremental"] != nil, source: source) }
         if case .registered(let registered) = sink.destination {
             registered.configuration.checkPipeline(top, incremental: incremental != nil, filter: filter, decoder: self)
         }
@@ -39,6 +40,7 @@ package struct SpecDecoder {
         var spec = PipelineSpec(
             name: name, source: built, convert: convert, cache: cache, filter: filter, sink: sink, file: file)
         spec.incremental = incremental
+        spec.follow = follow
         return spec
     }
 }

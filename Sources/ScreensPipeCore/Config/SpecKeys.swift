@@ -3,7 +3,7 @@
 /// `source` depend on its type (``SourceRegistry``) and those of `source.paginate`
 /// on its style (``SpecDecoder/PaginateStyle``).
 enum SpecKeys {
-    static let topLevel = ["name", "source", "convert", "cache", "filter", "sink", "incremental"]
+    static let topLevel = ["name", "source", "convert", "cache", "filter", "sink", "incremental", "follow"]
     static let convert = ["model", "locale", "fields", "on-invalid"]
     /// One entry of `convert.fields` written as a mapping.
     static let fieldMapping = ["from", "type", "default", "required", "localized"]

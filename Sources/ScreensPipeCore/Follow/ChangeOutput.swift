@@ -26,9 +26,24 @@ public protocol ChangeOutput: Sendable {
 public final class ChangeLinesOutput: ChangeOutput, @unchecked Sendable {  // written by the one follow task
     private let descriptor: Int32
     private let path: String?
+    /// The pipeline named in each line when the lines are `changed` events (`--events`):
+    /// ``ListChange/eventLine(pipeline:)``; nil writes ``ListChange/line``.
+    private var eventsOf: String?
 
-    /// Standard output.
-    public static func standardOutput() -> ChangeLinesOutput { ChangeLinesOutput(descriptor: 1, path: nil) }
+    /// Standard output; `changed` event lines of `pipeline` when `eventsOf` names it.
+    public static func standardOutput(eventsOf pipeline: String? = nil) -> ChangeLinesOutput {
+        let output = ChangeLinesOutput(descriptor: 1, path: nil)
+        output.eventsOf = pipeline
+        return output
+    }
+
+    /// The file at `path`, created (mode 0600) when missing and appended to; `changed`
+    /// event lines of `pipeline` when `eventsOf` names it.
+    public static func appending(to path: String, eventsOf pipeline: String?) throws(ScreensPipeError) -> ChangeLinesOutput {
+        let output = try appending(to: path)
+        output.eventsOf = pipeline
+        return output
+    }
 
     /// The file at `path`, created (mode 0600) when missing and appended to.
     public static func appending(to path: String) throws(ScreensPipeError) -> ChangeLinesOutput {
@@ -66,7 +81,7 @@ public final class ChangeLinesOutput: ChangeOutput, @unchecked Sendable {  // wr
     public func write(_ changes: [ListChange]) async throws(ScreensPipeError) {
         var bytes: [UInt8] = []
         for change in changes {
-            bytes.append(contentsOf: change.line.utf8)
+            bytes.append(contentsOf: (eventsOf.map(change.eventLine(pipeline:)) ?? change.line).utf8)
             bytes.append(UInt8(ascii: "\n"))
         }
         var offset = 0

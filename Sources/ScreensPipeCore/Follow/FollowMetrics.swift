@@ -12,6 +12,7 @@ struct FollowMetrics: Sendable {
     enum Name {
         static let polls = "screens_pipe_follow_polls_total"
         static let changes = "screens_pipe_follow_changes_total"
+        static let sweeps = "screens_pipe_follow_sweeps_total"
         static let lastCompletePoll = "screens_pipe_follow_last_complete_poll_timestamp_seconds"
     }
 
@@ -29,6 +30,13 @@ struct FollowMetrics: Sendable {
             Counter(label: Name.changes, dimensions: [("pipeline", pipeline), ("kind", kind.rawValue)], factory: factory).increment(by: count)
         }
         Gauge(label: Name.lastCompletePoll, dimensions: [("pipeline", pipeline)], factory: factory).record(start.timeIntervalSince1970)
+    }
+
+    /// A key sweep read the whole list's keys and found `deletions`.
+    func swept(deletions: [ListChange]) {
+        Counter(label: Name.sweeps, dimensions: [("pipeline", pipeline)], factory: factory).increment()
+        Counter(label: Name.changes, dimensions: [("pipeline", pipeline), ("kind", ChangeKind.deleted.rawValue)], factory: factory)
+            .increment(by: deletions.count)
     }
 
     /// A poll failed; it is tried again after a wait.

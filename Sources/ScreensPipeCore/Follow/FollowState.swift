@@ -42,6 +42,10 @@ struct FollowState: Sendable, Hashable {
     /// The lines of the batch committed but maybe not all written: a restart writes those
     /// its output does not hold yet.
     var pending: [String] = []
+    /// The poll count when the last key sweep completed (0: none yet, counted from the first poll).
+    var sweptAtPoll: Int64 = 0
+    /// When the last key sweep completed, in milliseconds since 1970; nil: none yet.
+    var sweptAt: Int64?
 
     init() {}
 
@@ -59,6 +63,8 @@ struct FollowState: Sendable, Hashable {
                 return .array(row)
             })
         object["pending"] = .array(pending.map(JSONValue.string))
+        if sweptAtPoll > 0 { object["sweptAtPoll"] = .int(sweptAtPoll) }
+        if let sweptAt { object["sweptAt"] = .int(sweptAt) }
         return JSONValue.object(object).jsonString
     }
 
@@ -89,6 +95,9 @@ struct FollowState: Sendable, Hashable {
             snapshot.set(key, digest: digest, missing: row[2]?.boolValue ?? false)
         }
         pending = lines.compactMap(\.stringValue)
+        // Absent from a state no sweep has touched yet.
+        sweptAtPoll = object["sweptAtPoll"]?.int64Value ?? 0
+        sweptAt = object["sweptAt"]?.int64Value
         guard pending.count == lines.count else { throw invalid("a pending line is not text") }
     }
 }

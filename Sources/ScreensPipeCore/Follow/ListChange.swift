@@ -47,7 +47,14 @@ public struct ListChange: Sendable, Hashable {
         return line + "}"
     }
 
-    /// Reads a line ``line`` wrote; nil when it is not one.
+    /// The change as a `changed` event line of `run --follow --events` (compact JSON, no
+    /// newline): ``line``'s members after `"event":"changed"` and the pipeline's name, so
+    /// ``init(line:)`` reads it too.
+    public func eventLine(pipeline: String) -> String {
+        #"{"event":"changed","pipeline":"# + JSONValue.string(pipeline).jsonString + "," + line.dropFirst()
+    }
+
+    /// Reads a line ``line`` or ``eventLine(pipeline:)`` wrote; nil when it is not one.
     public init?(line: String) {
         guard let value = try? JSONValue(parsing: line), let kindText = value["change"]?.stringValue,
             let kind = ChangeKind(rawValue: kindText), let sequence = value["seq"]?.int64Value, let key = value["key"]

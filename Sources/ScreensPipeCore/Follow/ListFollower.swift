@@ -72,6 +72,9 @@ public final class ListFollower: Sendable {
         case completed(changes: Int, rows: Int)
         /// A poll failed; the next one comes after `retryIn`.
         case failed(ScreensPipeError, retryIn: Duration)
+        /// A complete key sweep (`follow: { sweep-every }`) read `keys` keys and found these
+        /// deletions (maybe none).
+        case swept(deletions: Int, keys: Int)
     }
 
     /// A follower of `spec`'s list.
@@ -163,12 +166,7 @@ public final class ListFollower: Sendable {
             let pollStart = Date()
             do throws(ScreensPipeError) {
                 let result = try await poll.run(previous: state.snapshot, keyFields: state.keyFields ?? options.keyFields, cursor: state.cursor) {
-                    [self] pipeline in
-                    let stopped = self.control.withLock { control in
-                        control.polling = pipeline
-                        return control.stopped
-                    }
-                    if stopped { pipeline.interrupt() }
+                    [self] pipeline in register(pipeline)
                 }
                 control.withLock { $0.polling = nil }
                 failures = 0
@@ -197,6 +195,12 @@ public final class ListFollower: Sendable {
                 for change in outcome.changes { summary.changes[change.kind, default: 0] += 1 }
                 metrics.completed(startedAt: pollStart, changes: outcome.changes)
                 onPoll(.completed(changes: outcome.changes.count, rows: result.rows.count))
+                if let schedule = spec.follow?.sweepEvery, spec.incremental != nil, KeySweep.isDue(schedule, state: state, now: Date()) {
+                    let (deletions, keys) = try await sweep(&state, key: key, store: store, output: output)
+                    summary.changes[.deleted, default: 0] += deletions.count
+                    metrics.swept(deletions: deletions)
+                    onPoll(.swept(deletions: deletions.count, keys: keys))
+                }
             } catch {
                 control.withLock { $0.polling = nil }
                 if isStopped { break }
@@ -214,6 +218,51 @@ public final class ListFollower: Sendable {
             await pause(jittered(wait, using: &random))
         }
         return summary
+    }
+
+    /// Lets ``stop(signal:)`` interrupt the run of a poll or sweep.
+    private func register(_ pipeline: Pipeline) {
+        let stopped = control.withLock { control in
+            control.polling = pipeline
+            return control.stopped
+        }
+        if stopped { pipeline.interrupt() }
+    }
+
+    /// Runs a key sweep after a complete poll and writes its deletions as a poll writes its
+    /// changes (committed as pending with the new snapshot, written, cleared). A sweep that
+    /// fails throws before anything is committed, so it deletes nothing.
+    private func sweep(
+        _ state: inout FollowState, key: StateKey, store: any ListStateStore, output: any ChangeOutput
+    ) async throws(ScreensPipeError) -> (deletions: [ListChange], keys: Int) {
+        guard let fields = state.keyFields else { return ([], 0) }
+        var poll = ListPoll(following: try KeySweep.pipeline(sweeping: spec, keyFields: fields), environment: environment)
+        poll.readsKeysOnly = true
+        let result: ListPoll.Result
+        do throws(ScreensPipeError) {
+            result = try await poll.run(previous: ListSnapshot(), keyFields: fields, cursor: nil) { [self] pipeline in register(pipeline) }
+        } catch {
+            control.withLock { $0.polling = nil }
+            var failure = error
+            failure.message = "the key sweep (which deletes nothing unless complete) failed: " + error.message
+            throw failure
+        }
+        control.withLock { $0.polling = nil }
+        let outcome = ChangeDetection.sweep(Set(result.rows.map(\.key)), with: state.snapshot, keyFields: fields, after: state.sequence)
+        var next = state
+        next.snapshot = outcome.snapshot
+        next.sequence += Int64(outcome.changes.count)
+        next.sweptAtPoll = state.polls
+        next.sweptAt = Int64(Date().timeIntervalSince1970 * 1000)
+        next.pending = outcome.changes.map(\.line)
+        try await commit(next, key: key, store: store)
+        if !outcome.changes.isEmpty { try await output.write(outcome.changes) }
+        if !next.pending.isEmpty {
+            next.pending = []
+            try await commit(next, key: key, store: store)
+        }
+        state = next
+        return (outcome.changes, result.rows.count)
     }
 
     private func commit(_ state: FollowState, key: StateKey, store: any ListStateStore) async throws(ScreensPipeError) {

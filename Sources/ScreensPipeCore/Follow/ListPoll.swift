@@ -17,6 +17,8 @@ struct ListPoll: Sendable {
     /// The pipeline each poll runs: its sink writes nothing, and no `limit` cuts the list.
     let spec: PipelineSpec
     let environment: PipelineEnvironment
+    /// Whether only the rows' keys matter (a key sweep): no digest or text is kept.
+    var readsKeysOnly = false
     /// The fields tried, in order, when no key is configured: the first one the first row has.
     static let keyCandidates = ["entryId", "resourcePrimKey", "recordId", "id"]
 
@@ -44,7 +46,8 @@ struct ListPoll: Sendable {
         if let cursorStore { environment.stateStore = cursorStore }
         let pipeline = Pipeline(spec: spec, environment: environment)
         let subscription = pipeline.subscribe()
-        let observer = Task { await Self.observe(subscription, previous: previous, keyFields: keyFields) }
+        let keysOnly = readsKeysOnly
+        let observer = Task { await Self.observe(subscription, previous: previous, keyFields: keyFields, keysOnly: keysOnly) }
         started(pipeline)
         let summary: RunSummary
         do throws(ScreensPipeError) {
@@ -67,7 +70,7 @@ struct ListPoll: Sendable {
     /// Reads every selected row of the run as a key and a digest (and its text when it
     /// changed), draining the whole subscription even after a failure so the run never waits.
     private static func observe(
-        _ subscription: EventSubscription, previous: ListSnapshot, keyFields: [String]?
+        _ subscription: EventSubscription, previous: ListSnapshot, keyFields: [String]?, keysOnly: Bool
     ) async -> Swift.Result<(rows: [ObservedRow], keyFields: [String]?), ScreensPipeError> {
         var reader = RowKeyReader(fields: keyFields)
         var rows: [ObservedRow] = []
@@ -89,6 +92,10 @@ struct ListPoll: Sendable {
             for entry in selected {
                 do throws(ScreensPipeError) {
                     let (key, keyObject) = try reader.key(of: entry.item, page: entry.page, row: entry.row)
+                    if keysOnly {
+                        rows.append(ObservedRow(key: key, keyObject: keyObject, digest: "", text: nil))
+                        continue
+                    }
                     let text = entry.text.map { String(decoding: $0, as: UTF8.self) } ?? entry.item.jsonString
                     let digest = SHA256.hexDigest(text, characters: 32)
                     rows.append(ObservedRow(key: key, keyObject: keyObject, digest: digest, text: previous.digest(of: key) == digest ? nil : text))

@@ -86,5 +86,11 @@ public enum EventSchema {
             field("prefetch", ["type": "integer", "minimum": 1], required: false),
         ]),
         ("custom", [field("name", string), field("payload", [:])]),
+        // `run --follow --events`: one per change (ListChange.eventLine).
+        ("changed", [
+            field("change", ["enum": .array(ChangeKind.allCases.map { .string($0.rawValue) })]),
+            field("seq", ["type": "integer", "minimum": 1]), field("key", ["type": "object"]),
+            field("item", [:], required: false),
+        ]),
     ]
 }

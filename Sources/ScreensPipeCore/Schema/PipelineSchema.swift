@@ -78,6 +78,7 @@ public enum PipelineSchema {
             "filter": object("filter", SpecKeys.filter),
             "sink": object("sink", SpecKeys.sink + LiferaySinkKeys.all.filter { !SpecKeys.sink.contains($0) }),
             "incremental": object("incremental", IncrementalSpec.keys, required: ["cursor", "type"]),
+            "follow": object("follow", FollowSpec.keys),
             "secret": [
                 "type": "object", "additionalProperties": false, "required": ["secret"],
                 "properties": ["secret": scalar],
@@ -198,6 +199,7 @@ public enum PipelineSchema {
         "top.filter": reference("filter"),
         "top.sink": reference("sink"),
         "top.incremental": reference("incremental"),
+        "top.follow": reference("follow"),
 
         "source.type": enumeration(SourceRegistry.builtIn.map { $0.typeName }, "The wire format, or a local file."),
         "source.pagination": reference("pagination"),
@@ -389,6 +391,10 @@ public enum PipelineSchema {
         "incremental.lookback": ["anyOf": [["type": "integer", "minimum": 1], ["type": "string", "minLength": 1]],
                                  "description": "Read again this far before the stored cursor: a duration (10m) for a date cursor, an amount for an integer one."],
         "incremental.end": ["type": ["string", "integer"], "description": "Rows past this cursor value are not delivered."],
+
+        "follow.sweep-every": ["anyOf": [["type": "integer", "minimum": 1, "maximum": .int(Int64(SweepSchedule.maximumPolls))], ["type": "string", "minLength": 1]],
+                               "description": "With incremental: and run --follow, read the list's keys every N polls (10) or once this long has passed (10m), and write the rows gone as deleted."],
+        "follow.sweep-fields": string("A rest source's query parameter that narrows rows to the fields it names: the sweep sends the key fields in it."),
     ]
 }
 

@@ -23,8 +23,8 @@ internal import Logging
 /// transaction also deletes the keys not noted, so the table equals the list.
 struct PostgresSink: EventSink {
     let spec: PostgresSinkSpec
-    private let connection: PostgresConnection
-    private static let logger = PostgresCacheStore.quietLogger
+    let connection: PostgresConnection
+    static let logger = PostgresCacheStore.quietLogger
     /// PostgreSQL's limit on the parameters of one statement.
     static let maximumParameters = 65_535
 
@@ -104,7 +104,7 @@ struct PostgresSink: EventSink {
     // MARK: - Batches
 
     /// What the sink knows of its table across batches.
-    private struct TableProgress {
+    struct TableProgress {
         /// The table's shape once known (from the first batch that reached the table).
         var shape: PostgresTableShape?
         /// `mirror`: whether the session's table of delivered keys exists yet.
@@ -117,9 +117,21 @@ struct PostgresSink: EventSink {
         let rows = Self.lastRowPerKey(batch, key: spec.key)
         let tombstones = spec.deleted.map { marker in rows.filter { marker.marks($0.item) } } ?? []
         let upserts = tombstones.isEmpty ? rows : rows.filter { row in !(spec.deleted?.marks(row.item) ?? false) }
+        try await write(upserts: upserts, tombstones: tombstones, table: &table, endsMirror: endsMirror)
+    }
+
+    /// Writes `upserts` and deletes the keys of `tombstones` (each key once among both) in one
+    /// transaction, with `alsoInTransaction` (a follow's last change number) run last in it.
+    func write(
+        upserts: [SelectedRow], tombstones: [SelectedRow], table: inout TableProgress, endsMirror: Bool,
+        alsoInTransaction extra: [PostgresQuery] = []
+    ) async throws(ScreensPipeError) {
         if table.shape == nil {
             // Deletes alone never create the table: with no table there is nothing to delete.
-            if upserts.isEmpty, try await existingColumns().isEmpty { return }
+            if upserts.isEmpty, try await existingColumns().isEmpty {
+                try await inTransaction(extra)
+                return
+            }
             table.shape = try await prepareTable(for: upserts)
         }
         guard var shape = table.shape else { return }
@@ -143,6 +155,7 @@ struct PostgresSink: EventSink {
                 statements.append(PostgresQuery(unsafeSQL: Self.deleteUndeliveredSQL(shape: shape, table: spec.table)))
             }
         }
+        statements += extra
         guard !statements.isEmpty else { return }
         do {
             try await connection.withTransaction(logger: Self.logger) { connection in
@@ -156,6 +169,17 @@ struct PostgresSink: EventSink {
             delivery.upserted += upserts.count
             delivery.deleted += tombstones.count
             if spec.mode == .mirror, endsMirror { delivery.mirrored = true }
+        }
+    }
+
+    private func inTransaction(_ statements: [PostgresQuery]) async throws(ScreensPipeError) {
+        guard !statements.isEmpty else { return }
+        do {
+            try await connection.withTransaction(logger: Self.logger) { connection in
+                for statement in statements { try await connection.query(statement, logger: Self.logger) }
+            }
+        } catch {
+            throw PostgresConnector.failure(error, action: "write to \(spec.table)", target: spec.target, code: .sink)
         }
     }
 
@@ -384,7 +408,7 @@ struct PostgresSink: EventSink {
         }
     }
 
-    private func run(_ action: String, _ query: PostgresQuery) async throws(ScreensPipeError) {
+    func run(_ action: String, _ query: PostgresQuery) async throws(ScreensPipeError) {
         do {
             try await connection.query(query, logger: Self.logger)
         } catch {

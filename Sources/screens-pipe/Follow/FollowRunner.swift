@@ -44,16 +44,39 @@ struct FollowRunner {
     /// second signal exits at once (the state stays consistent: see ``ListFollower``).
     func run(interrupts: InterruptWatcher) async throws {
         let output: any ChangeOutput
+        var options = self.options
+        var closable: (any ClosableChangeOutput)?
+        // `--events` (or `sink.format: events`): each change as a `changed` event line.
+        let eventsOf = spec.sink.format == .events ? spec.name : nil
         switch spec.sink.destination {
-        case .stdout: output = ChangeLinesOutput.standardOutput()
+        case .stdout: output = ChangeLinesOutput.standardOutput(eventsOf: eventsOf)
         case .file(let path):
             do throws(ScreensPipeError) {
-                output = try ChangeLinesOutput.appending(to: path)
+                output = try ChangeLinesOutput.appending(to: path, eventsOf: eventsOf)
             } catch {
                 Terminal.error(error.description)
                 throw ExitCode(error.exitCode)
             }
-        case .discard, .registered:
+        case .registered(let sink):
+            // A sink that applies changes (postgres): keyed as the sink keys its rows.
+            guard let changes = sink.configuration as? any ChangeSinkConfiguration else {
+                Terminal.error("--follow writes change lines to standard output or a file (-o FILE), or applies them to a postgres sink; the \(sink.typeName) sink cannot take them")
+                throw ExitCode(2)
+            }
+            if let key = options.keyFields, key != changes.changeKeyFields {
+                Terminal.error("--key \(key.joined(separator: ",")) is not the sink's key (\(changes.changeKeyFields.joined(separator: ","))): a followed sink is keyed as it keys its rows")
+                throw ExitCode(2)
+            }
+            options.keyFields = changes.changeKeyFields
+            do throws(ScreensPipeError) {
+                let opened = try await changes.openChangeOutput(follower: try ListFollower.stateKey(of: spec).description, environment: environment.storageVariables)
+                closable = opened
+                output = opened
+            } catch {
+                Terminal.error(error.description)
+                throw ExitCode(error.exitCode)
+            }
+        case .discard:
             Terminal.error("--follow writes change lines to standard output or a file (-o FILE)")
             throw ExitCode(2)
         }
@@ -74,12 +97,14 @@ struct FollowRunner {
             }
         } catch {
             interrupts.stop()
+            await closable?.close()
             // A closed stdout (`| head`) ends the follow quietly, as it ends a run.
             if error.code == .cancelled { return }
             Terminal.error(error.description)
             throw ExitCode(error.exitCode)
         }
         interrupts.stop()
+        await closable?.close()
         if !quiet {
             let counts = ChangeKind.allCases.map { "\(summary.changes[$0, default: 0]) \($0.rawValue)" }.joined(separator: ", ")
             Terminal.note("screens-pipe: followed \(spec.name) for \(summary.polls) polls: \(counts)")

@@ -12,10 +12,12 @@ extension RunCommand {
             throw ValidationError("--follow takes an interval of at least 100ms (30s, 5m, 1h), found '\(follow)'")
         }
         _ = interval
-        for (given, name) in [(limit != nil, "--limit"), (resumeOptions.resume, "--resume"), (fullRefresh, "--full-refresh"), (events, "--events"), (fields != nil, "--fields")] where given {
+        for (given, name) in [(limit != nil, "--limit"), (resumeOptions.resume, "--resume"), (fullRefresh, "--full-refresh"), (fields != nil, "--fields")] where given {
             throw ValidationError("--follow and \(name) cannot be used together")
         }
-        if let format, format != .items { throw ValidationError("--follow writes change lines: --format \(format.rawValue) cannot be used with it") }
+        if let format, format != .items, format != .events {
+            throw ValidationError("--follow writes change lines (or, with --events, changed events): --format \(format.rawValue) cannot be used with it")
+        }
         if let key, (try? FieldPath.list(key)) == nil { throw ValidationError("--key: not a list of field paths: '\(key)'") }
     }
 
