@@ -34,6 +34,9 @@ struct OutboxWrite {
         case .ddlRecord:
             guard let recordSetId = sink.recordSetId else { throw ScreensPipeError.configuration("service: ddl-record needs 'record-set-id'") }
             return try await keeping(DDLRecordWriteModel(spec: sink, recordSetId: recordSetId))
+        case .image:
+            // The pipeline decoder refuses an outbox for uploads.
+            throw ScreensPipeError.configuration("service: image is written with 'write-policy: remote-only'")
         case .comment:
             // The pipeline decoder refuses an outbox for comments.
             throw ScreensPipeError.configuration("service: comment is written with 'write-policy: remote-only'")
