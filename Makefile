@@ -96,10 +96,17 @@ test-otlp: setup $(OTLP_PYTHON)
 # The demo caches in a directory of its own, removed afterwards: the in-process sandbox's
 # pages have no place in the user's cache.
 DEMO ?= pipelines/bookmarks.yaml
+# A pipeline that writes to a portal (sink type liferay) runs with `write`, its rejects file
+# in that directory too.
 demo: build
-	@echo "# screens-pipe run $(DEMO)  (the bundled sandbox portal, in-process)" >&2
 	@cache=$$(mktemp -d); trap 'rm -rf "$$cache"' EXIT; \
-	  SCREENS_PIPE_CACHE_DIR="$$cache" "$(BIN_DIR)/screens-pipe" run $(DEMO)
+	  if grep -qE '^[[:space:]]+type:[[:space:]]*liferay[[:space:]]*(#.*)?$$' $(DEMO); then \
+	    echo "# screens-pipe write $(DEMO)  (the bundled sandbox portal, in-process)" >&2; \
+	    SCREENS_PIPE_CACHE_DIR="$$cache" "$(BIN_DIR)/screens-pipe" write $(DEMO) --rejects "$$cache/rejects.jsonl"; \
+	  else \
+	    echo "# screens-pipe run $(DEMO)  (the bundled sandbox portal, in-process)" >&2; \
+	    SCREENS_PIPE_CACHE_DIR="$$cache" "$(BIN_DIR)/screens-pipe" run $(DEMO); \
+	  fi
 
 # The DocC documentation (articles and API reference) of each library, as static sites
 # under .build/docs/<Module>/ (open index.html through any static file server).

@@ -76,6 +76,7 @@ public final class SandboxServer: Sendable {
         // The parsed data is shared by every sandbox of the process; comment writes change
         // this sandbox's own copy of the discussions.
         data.discussions = data.discussions.copy()
+        data.uploads = UploadedFiles(fileMaxSize: configuration.fileMaxSize)
         let portal = Portal(
             data: data,
             generated: configuration.generatedRows > 0 ? GeneratedBookmarks(count: configuration.generatedRows) : nil,

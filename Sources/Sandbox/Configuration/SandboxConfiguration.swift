@@ -30,6 +30,9 @@ public struct SandboxConfiguration: Sendable {
     /// End each form sign-in's session (`/c/portal/login`) after this many data requests
     /// carried it: the session expires mid-list; nil keeps sessions for the server's life.
     public var sessionUses: Int?
+    /// The largest file `/dlapp/add-file-entry` accepts, in bytes (the portal's
+    /// `dl.file.max.size`, 100 MB by default); a larger one gets FileSizeException.
+    public var fileMaxSize: Int64 = 104_857_600
     /// A request budget on the data endpoints (429 beyond it); nil admits everything.
     public var rateLimit: SandboxRateLimit?
     /// Answer headless requests with compact JSON. By default they are pretty-printed with

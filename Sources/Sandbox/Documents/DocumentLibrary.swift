@@ -62,7 +62,8 @@ extension Portal {
             }
         }
         try checkGroup(repositoryId, for: account)
-        let rows = data.documents.entries[.init(groupId: repositoryId, folderId: folderId)] ?? []
+        let key = DocumentLibrary.FolderKey(groupId: repositoryId, folderId: folderId)
+        let rows = data.uploads.merged(key, stored: data.documents.entries[key] ?? [])
         guard let mimeTypes, !mimeTypes.isEmpty else { return rows }
         let wanted = Set(mimeTypes)
         return rows.filter { wanted.contains($0["mimeType"]?.stringValue ?? "") }

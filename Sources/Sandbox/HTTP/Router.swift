@@ -45,7 +45,7 @@ struct Router: Sendable {
     static func isDataEndpoint(_ path: String) -> Bool {
         path == invokePath || path.hasPrefix(StructuredContents.pathPrefix) || path == MyUserAccountSites.path
             || path.hasPrefix(RESTEndpoints.pathPrefix) || path.hasPrefix(StructuredContentComments.pathPrefix)
-            || path.hasPrefix(FolderDocuments.pathPrefix)
+            || path.hasPrefix(FolderDocuments.pathPrefix) || path == DLAppUploads.path
     }
 
     func respond(to request: SandboxRequest) -> SandboxResponse {
@@ -139,6 +139,15 @@ struct Router: Sendable {
             }
             if missingCSRFToken { return PortalSessions.invalidCSRFToken(userId: account.userId, path: request.path) }
             let (status, body) = JSONWSInvoker(portal: portal, matcher: jsonwsMatcher, tokenScopes: tokenScopes).invoke(body: request.body, account: account)
+            return .json(status, body)
+
+        case DLAppUploads.path:
+            guard request.method == "POST" else { return methodNotAllowed("POST") }
+            guard case .user(let account) = authentication else {
+                return unauthenticated(request, baseURL: baseURL, body: PortalError.authenticationRequired.jsonwsBody)
+            }
+            if missingCSRFToken { return PortalSessions.invalidCSRFToken(userId: account.userId, path: request.path) }
+            let (status, body) = DLAppUploads.respond(request, portal: portal, account: account)
             return .json(status, body)
 
         case _ where version.servesHeadlessDelivery && StructuredContentWrites.target(of: request) != nil:

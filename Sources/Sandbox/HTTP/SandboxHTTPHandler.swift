@@ -19,6 +19,9 @@ final class SandboxHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private enum State {
         case idle
         case receiving(HTTPRequestHead, [UInt8])
+        /// An upload (``DLAppUploads``): the multipart body is parsed as it arrives, its
+        /// file counted and dropped, so its size costs no memory.
+        case uploading(HTTPRequestHead, MultipartReceiver)
         /// The body was too large; the rest of it is drained, then a 413 is sent.
         case refusing(HTTPRequestHead)
         case responding
@@ -34,7 +37,17 @@ final class SandboxHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch (unwrapInboundIn(data), state) {
         case (.head(let head), _):
-            state = .receiving(head, [])
+            if head.method == .POST, head.uri.split(separator: "?").first == Substring(DLAppUploads.path),
+                let receiver = head.headers.first(name: "Content-Type").flatMap(MultipartReceiver.init(contentType:))
+            {
+                state = .uploading(head, receiver)
+            } else {
+                state = .receiving(head, [])
+            }
+        case (.body(var buffer), .uploading(let head, var receiver)):
+            state = .responding
+            receiver.feed(buffer.readBytes(length: buffer.readableBytes) ?? [])
+            state = .uploading(head, receiver)
         case (.body(var buffer), .receiving(let head, var body)):
             state = .responding  // drop the state's reference so appending does not copy the body
             if body.count + buffer.readableBytes > Self.maximumBodySize {
@@ -48,6 +61,9 @@ final class SandboxHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         case (.end, .receiving(let head, let body)):
             state = .responding
             handle(head: head, body: body, context: context)
+        case (.end, .uploading(let head, var receiver)):
+            state = .responding
+            handle(head: head, body: [], upload: receiver.finish(), context: context)
         case (.end, .refusing(let head)):
             state = .responding
             write(.text(413, "Request Entity Too Large\n"), head: head, context: context)
@@ -56,11 +72,12 @@ final class SandboxHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func handle(head: HTTPRequestHead, body: [UInt8], context: ChannelHandlerContext) {
+    private func handle(head: HTTPRequestHead, body: [UInt8], upload: MultipartReceiver.Received? = nil, context: ChannelHandlerContext) {
         server.countRequest()
-        let request = SandboxRequest(
+        var request = SandboxRequest(
             method: head.method.rawValue, uri: head.uri, headers: head.headers.map { ($0.name, $0.value) }, body: body,
             localAddress: Self.hostAndPort(context.localAddress))
+        request.upload = upload
         guard Router.isDataEndpoint(request.path) else {
             write(server.router.respond(to: request), head: head, context: context)
             return

@@ -9,6 +9,9 @@ struct SandboxRequest: Sendable {
     /// Header names are lowercased.
     var headers: [String: String]
     var body: [UInt8]
+    /// A `multipart/form-data` upload, parsed as it arrived instead of kept in `body`
+    /// (``MultipartReceiver``).
+    var upload: MultipartReceiver.Received?
     /// `http://` plus the Host the client used (else the server's own address), for absolute links.
     var baseURL: String
     /// When the request arrived, before any injected latency: a token is checked as of then.

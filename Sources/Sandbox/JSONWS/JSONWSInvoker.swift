@@ -60,6 +60,7 @@ struct JSONWSInvoker: Sendable {
                 ?? ScreensCommentService.actions[signature.path]
                 ?? CommentWriteService.actions[signature.path]
                 ?? DLAppService.actions[signature.path]
+                ?? DLAppUploads.actions[signature.path]
         else { throw PortalError.noSuchAction(path) }
         let params = ServiceParameters(raw).restricted(to: signature)
         // The portal names `serviceContext` by default (the request's own), and a command's

@@ -66,6 +66,8 @@ struct PortalData: Sendable {
     var discussions = Discussions([])
     /// Document library folders and file entries (`dl-folders.json`, `dl-file-entries.json`).
     var documents = DocumentLibrary()
+    /// File entries uploaded and deleted through `dlapp`: each sandbox's own.
+    var uploads = UploadedFiles()
 }
 
 extension PortalData {

@@ -57,7 +57,7 @@ struct ModelUpdateChecker<Model: JSONWSWriteModel>: PendingUpdateChecker {
             guard let recordSetId = sink.recordSetId else { return nil }
             return ModelUpdateChecker<DDLRecordWriteModel>(
                 model: DDLRecordWriteModel(spec: sink, recordSetId: recordSetId), transport: transport, journal: journal)
-        case .custom, .comment:
+        case .custom, .comment, .image:
             return nil
         }
     }

@@ -35,6 +35,9 @@ struct OutboxWrite {
             guard let recordSetId = sink.recordSetId else { throw ScreensPipeError.configuration("service: ddl-record needs 'record-set-id'") }
             return try await keeping(DDLRecordWriteModel(spec: sink, recordSetId: recordSetId))
         case .comment: return try await keeping(CommentWriteModel())
+        case .image:
+            // The pipeline decoder refuses an outbox for uploads.
+            throw ScreensPipeError.configuration("service: image is written with 'write-policy: remote-only'")
         case .custom:
             guard let declared = sink.declared else { throw ScreensPipeError.configuration("service: custom needs 'command' and 'fields'") }
             return try await keeping(DeclaredServiceModel(spec: sink, service: declared))

@@ -88,6 +88,10 @@ public enum WriteService: String, Sendable, Hashable, CaseIterable {
     /// `update-comment`, and `/comment.commentmanagerjsonws/delete-comment`; each row says
     /// which (Write/JSONWS/CommentWrites.swift).
     case comment
+    /// A file entry of the document library, as Image Gallery Screenlet uploads and deletes
+    /// one: `/dlapp/add-file-entry` (multipart, the file streamed from disk) and
+    /// `/dlapp/delete-file-entry`; each row says which (Write/Upload/ImageUploadWriter.swift).
+    case image
 
     /// The fields that may identify an entry of this kind (`key`); a custom command's are
     /// its declared parameters.
@@ -95,7 +99,7 @@ public enum WriteService: String, Sendable, Hashable, CaseIterable {
         switch self {
         case .bookmark: ["url", "folderId", "name"]
         case .webContent: ["title", "friendlyUrlPath"]
-        case .custom, .ddlRecord, .comment: []
+        case .custom, .ddlRecord, .comment, .image: []
         }
     }
 
@@ -105,7 +109,7 @@ public enum WriteService: String, Sendable, Hashable, CaseIterable {
         switch self {
         case .bookmark: ["url", "folderId"]
         case .webContent: ["title"]
-        case .custom, .ddlRecord, .comment: []
+        case .custom, .ddlRecord, .comment, .image: []
         }
     }
 }
@@ -163,7 +167,11 @@ extension SpecDecoder {
             }
         }
         var key = declared.map { $0.parameters.map(\.name) } ?? service.defaultKey
-        if service == .comment, let node = section["key"] {
+        if service == .image, let node = section["key"] {
+            context.fail(
+                "'key' is not for 'service: image': an upload is identified by its folder and title, a delete by its fileEntryId",
+                at: node.location)
+        } else if service == .comment, let node = section["key"] {
             context.fail(
                 "'key' is not for 'service: comment': an added comment is identified by its className, classPK and body, a changed or deleted one by its commentId",
                 at: node.location)
@@ -198,6 +206,12 @@ extension SpecDecoder {
             context.fail(
                 "'service: comment' is written over 'transport: jsonws' (Screens' screens.screenscomment commands); headless comments are not supported yet",
                 at: section["transport"]?.location ?? section.location)
+        case (.image, .headless):
+            context.fail(
+                "'service: image' is written over 'transport: jsonws' (the dlapp commands Image Gallery Screenlet sends); headless document uploads are not supported yet",
+                at: section["transport"]?.location ?? section.location)
+        case (.image, .jsonws):
+            if structureId != nil { context.fail("'content-structure-id' is for 'service: web-content'", at: section.location) }
         case (.custom, .headless):
             context.fail("'service: custom' names a JSON-WS command: write it with 'transport: jsonws'", at: section["transport"]?.location ?? section.location)
         case (.comment, .jsonws):
@@ -210,7 +224,11 @@ extension SpecDecoder {
             }
         }
         let writePolicy = section.choice("write-policy", WritePolicy.self) ?? .remoteOnly
-        if writePolicy.usesOutbox, transport != .jsonws {
+        if writePolicy.usesOutbox, service == .image {
+            context.fail(
+                "'write-policy: \(writePolicy.rawValue)' keeps pending writes for bookmarks, web content, DDL records, comments and custom commands; images are uploaded with 'remote-only'",
+                at: section["write-policy"]?.location ?? section.location)
+        } else if writePolicy.usesOutbox, transport != .jsonws {
             context.fail(
                 "'write-policy: \(writePolicy.rawValue)' keeps pending writes for JSON-WS services; web content over headless is written with 'remote-only'",
                 at: section["write-policy"]?.location ?? section.location)

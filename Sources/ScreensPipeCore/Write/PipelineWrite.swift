@@ -121,7 +121,7 @@ public enum PipelineWrite {
             } else {
                 writer = try await makeWriter(
                     sink: sink, pipeline: spec.name, settings: settings, client: client, baseURL: baseURL, journal: journal, bus: bus,
-                    rejects: rejects, dryRun: options.dryRun)
+                    rejects: rejects, dryRun: options.dryRun, filesDirectory: options.input.filesDirectory(source: spec.source))
             }
             await bus.publish(.started(RunStarted(pipeline: spec.name, source: "write \(sink.service.rawValue) to \(redactedURL(baseURL))")))
             switch options.input {
@@ -166,7 +166,7 @@ public enum PipelineWrite {
     /// The writer for the sink's service and transport.
     static func makeWriter(
         sink: LiferaySinkSpec, pipeline: String, settings: HTTPSourceSettings, client: HTTPClient, baseURL: String,
-        journal: WriteJournal?, bus: EventBus, rejects: RejectsFile, dryRun: Bool
+        journal: WriteJournal?, bus: EventBus, rejects: RejectsFile, dryRun: Bool, filesDirectory: String = "."
     ) async throws(ScreensPipeError) -> any RowWriter {
         let jsonws = JSONWSBookmarkTransport(settings: settings, client: client, baseURL: baseURL)
         func batches<Model: JSONWSWriteModel>(_ model: Model) async throws(ScreensPipeError) -> any RowWriter {
@@ -188,6 +188,11 @@ public enum PipelineWrite {
         case (.custom, _):
             guard let declared = sink.declared else { throw ScreensPipeError.configuration("service: custom needs 'command' and 'fields'") }
             return try await batches(DeclaredServiceModel(spec: sink, service: declared))
+        case (.image, _):
+            // The pipeline decoder refuses uploads over headless (not supported yet).
+            return try await ImageUploadWriter(
+                spec: sink, pipeline: pipeline, transport: ImageUploadTransport(jsonws: jsonws), filesDirectory: filesDirectory,
+                journal: journal, bus: bus, rejects: rejects, dryRun: dryRun)
         case (.comment, _):
             // The pipeline decoder refuses comments over headless (not supported yet).
             return try await batches(CommentWriteModel())

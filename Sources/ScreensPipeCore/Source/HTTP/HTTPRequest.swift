@@ -13,6 +13,8 @@ package struct HTTPRequest: Sendable, CustomStringConvertible {
     package var headers: HTTPHeaders
     /// The request body; nil sends none.
     package var body: [UInt8]?
+    /// A body streamed from a file instead of `body` (an upload); nil sends `body`.
+    package var upload: HTTPUploadBody?
     /// The whole transfer's time limit; nil means none.
     package var timeout: Duration?
     /// The time limit for connecting (TCP and TLS); nil means libcurl's default (300 s).

@@ -35,6 +35,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// The client certificate presented, for the messages of a TLS failure.
     private let clientCertificate: ClientCertificateSpec?
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// The streamed body of an upload, read by libcurl as it sends.
+    private var uploadSource: CurlUploadSource?
     private let errorBuffer: UnsafeMutablePointer<CChar>
 
     private var responseHeaders = HTTPHeaders()
@@ -162,7 +164,12 @@ final class CurlTransfer: @unchecked Sendable {
 
     private func configureMethodAndBody(_ request: HTTPRequest) throws(HTTPError) {
         let method = request.method.uppercased()
-        if let body = request.body {
+        if let upload = request.upload {
+            let source = try CurlUploadSource(upload, requestDescription: requestDescription)
+            uploadSource = source
+            try setCheckingResult(source.configure(handle))
+            if method != "POST" { try set(CURLOPT_CUSTOMREQUEST, request.method) }
+        } else if let body = request.body {
             try setCheckingResult(screens_curl_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
             // COPYPOSTFIELDS copies the bytes now, so the body need not outlive this call.
             let code = body.withUnsafeBytes { bytes -> CURLcode in
@@ -254,6 +261,9 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The outcome of the finished transfer whose libcurl result is `code`.
     func result(for code: CURLcode) -> Result<HTTPResponse, HTTPError> {
+        if code == CURLE_ABORTED_BY_CALLBACK, let failure = uploadSource?.failure {
+            return .failure(HTTPError(.other, failure, request: requestDescription))
+        }
         guard code == CURLE_OK else {
             let kind = HTTPError.Kind(curlCode: code, responseStarted: responseStarted, exceededSizeLimit: exceededSizeLimit)
             var message = curlErrorText(code)

@@ -1,0 +1,273 @@
+internal import Logging
+import ScreensBus
+
+/// Writes image rows (`service: image`): each upload a multipart request of its own, its
+/// file streamed from disk with `progress` events; each delete a `/dlapp/delete-file-entry`
+/// command. One row at a time, in input order, exactly once each with the journal.
+///
+/// An upload is recorded pending before its request, so a run that is killed or cancelled
+/// (SIGINT) mid-transfer leaves the journal saying "maybe": the next run looks the folder
+/// up for the row's title and size before it sends the file again. An upload whose answer
+/// is lost is looked up the same way before any resend. A delete is sent again after an
+/// ambiguous failure, and the portal's NoSuchFileEntryException then means it was done.
+final class ImageUploadWriter: RowWriter {
+    private let validator: ImageRowValidator
+    private let transport: ImageUploadTransport
+    private let journal: WriteJournal?
+    private let bus: EventBus
+    private let pipeline: String
+    private let events: WriteEvents
+    private let rejects: RejectsFile
+    private let dryRun: Bool
+    private var journaled = JournalRecords()
+    private var seenKeys: [String: Int] = [:]
+    private var requestNumber = 0
+    private(set) var summary = WriteSummary()
+
+    init(
+        spec: LiferaySinkSpec, pipeline: String, transport: ImageUploadTransport, filesDirectory: String, journal: WriteJournal?,
+        bus: EventBus, rejects: RejectsFile, dryRun: Bool
+    ) async throws(ScreensPipeError) {
+        validator = try ImageRowValidator(spec: spec, filesDirectory: filesDirectory)
+        self.transport = transport
+        self.journal = journal
+        self.bus = bus
+        self.pipeline = pipeline
+        self.rejects = rejects
+        events = WriteEvents(bus: bus, pipeline: pipeline, rejects: rejects)
+        self.dryRun = dryRun
+        journaled = try await journal?.records() ?? JournalRecords()
+    }
+
+    func take(_ line: WriteInputLine) async throws(ScreensPipeError) {
+        let input = String(decoding: line.bytes, as: UTF8.self)
+        switch Result(catching: { () throws(RowRejection) in try validator.row(try WriteRowParsing.object(line), line: line.number) }) {
+        case .success(let row): try await write(row)
+        case .failure(let rejection): try await reject(line: line.number, input: input, truncated: line.truncated, reason: rejection.message)
+        }
+    }
+
+    func take(row value: JSONValue, number: Int) async throws(ScreensPipeError) {
+        switch Result(catching: { () throws(RowRejection) in try validator.row(value, line: number) }) {
+        case .success(let row): try await write(row)
+        case .failure(let rejection): try await reject(line: number, input: value.jsonString, truncated: false, reason: rejection.message)
+        }
+    }
+
+    func finish() async throws(ScreensPipeError) -> WriteSummary {
+        summary.rejectsPath = try rejects.close()
+        return summary
+    }
+
+    // MARK: - Rows
+
+    private func write(_ row: ImageRow) async throws(ScreensPipeError) {
+        if let first = seenKeys[row.key] {
+            let what = row.operation == .upload ? "title \(row.title) in folder \(row.folderId)" : "file entry \(row.fileEntryId)"
+            try await reject(line: row.line, input: row.inputText, truncated: false, reason: "the same \(what) as line \(first)")
+            return
+        }
+        seenKeys[row.key] = row.line
+        let record = journaled[row.key]
+        if let record, record.state != .pending {
+            guard record.content == row.content else {
+                // A folder holds one entry per title; an upload never replaces one.
+                try await reject(
+                    line: row.line, input: row.inputText, truncated: false,
+                    reason: "an earlier run uploaded '\(row.title)' as file entry \(record.entryId.map(String.init) ?? "?") (journal), and this row's file or values differ; an upload does not replace an entry: delete it first")
+                return
+            }
+            summary.skipped += 1
+            await result(row, "unchanged", id: record.entryId, reason: "written by an earlier run (journal)")
+            return
+        }
+        if dryRun {
+            try await plan(row)
+            return
+        }
+        switch row.operation {
+        case .upload: try await upload(row, undecided: record?.state == .pending)
+        case .delete: try await delete(row, undecided: record?.state == .pending)
+        }
+    }
+
+    private func plan(_ row: ImageRow) async throws(ScreensPipeError) {
+        summary.plannedRequests += 1
+        switch row.operation {
+        case .upload:
+            let request = try transport.request(row, onProgress: nil)
+            var headers = JSONObject()
+            for field in request.shownHeaders { headers[field.name] = .string(field.value) }
+            let body: JSONValue = [
+                "repositoryId": .int(row.repositoryId), "folderId": .int(row.folderId), "sourceFileName": .string(row.sourceFileName),
+                "mimeType": .string(row.mimeType), "title": .string(row.title), "description": .string(row.description),
+                "changeLog": .string(row.changeLog), "file": .string("\(row.file) (\(row.size) bytes, streamed)"),
+            ]
+            await bus.publish(
+                custom: "request", pipeline: pipeline, payload: ["request": .string(request.requestDescription), "headers": .object(headers), "body": body])
+            summary.plannedCreates += 1
+        case .delete:
+            let request = try transport.jsonws.request([Self.deleteCommand(row)])
+            await events.plan(request)
+            summary.plannedDeletes += 1
+        }
+        await result(row, "planned", id: nil)
+    }
+
+    private static func deleteCommand(_ row: ImageRow) -> JSONWSCommand {
+        ("/dlapp/delete-file-entry", ["fileEntryId": .int(row.fileEntryId)])
+    }
+
+    /// One upload at a time, each after a lookup when the last one went unanswered (or an
+    /// earlier run's did).
+    private func upload(_ row: ImageRow, undecided: Bool) async throws(ScreensPipeError) {
+        if undecided, try await settle(row) { return }
+        var attempt = 1
+        while true {
+            try await journal?.record([(row: row, state: WriteJournal.State.pending, entryId: Int64?.none)])
+            requestNumber += 1
+            summary.batches += 1
+            let answer = try await send(row)
+            switch answer {
+            case .stored(let entry):
+                await publishResponse(row)
+                try await done(row, .created, id: entry["fileEntryId"]?.int64Value)
+                return
+            case .refused(let error):
+                await publishResponse(row)
+                try await journal?.forget([row])
+                try await reject(line: row.line, input: row.inputText, truncated: false, reason: Self.reason(error))
+                return
+            case .notSent(let reason):
+                try await journal?.forget([row])
+                try await reject(line: row.line, input: row.inputText, truncated: false, reason: "the upload did not reach the portal whole: \(reason)")
+                return
+            case .ambiguous(let reason):
+                guard attempt < transport.settings.retry.attempts else {
+                    throw ScreensPipeError.connectivity(
+                        "line \(row.line) (\(row.file)) got no answer after \(attempt) attempts (\(reason)); the journal keeps it pending, and a rerun looks it up before uploading")
+                }
+                let delay = transport.settings.retry.exponentialDelay(beforeRetry: attempt)
+                attempt += 1
+                transport.settings.logger.warning("line \(row.line) got no answer (\(reason)); looking it up before uploading again")
+                do { try await Task.sleep(for: delay) } catch { throw ScreensPipeError(.cancelled, "the write was cancelled") }
+                if try await settle(row) { return }
+            }
+        }
+    }
+
+    /// The upload, its progress published as `progress` events (bytes sent, total; never
+    /// decreasing) before its outcome.
+    private func send(_ row: ImageRow) async throws(ScreensPipeError) -> ImageUploadTransport.Answer {
+        let (stream, continuation) = AsyncStream.makeStream(of: (sent: Int64, total: Int64).self, bufferingPolicy: .bufferingNewest(16))
+        let bus = bus
+        let pipeline = pipeline
+        let line = Int64(row.line)
+        let file = row.file
+        let publisher = Task {
+            for await progress in stream {
+                await bus.publish(
+                    custom: "progress", pipeline: pipeline,
+                    payload: ["line": .int(line), "file": .string(file), "sent": .int(progress.sent), "total": .int(progress.total)])
+            }
+        }
+        defer { continuation.finish() }
+        let request = try transport.request(row) { sent, total in _ = continuation.yield((sent, total)) }
+        do throws(ScreensPipeError) {
+            let answer = try await transport.upload(request)
+            continuation.finish()
+            await publisher.value
+            return answer
+        } catch {
+            continuation.finish()
+            await publisher.value
+            throw error
+        }
+    }
+
+    /// Looks the row's title up in its folder: found means an unanswered upload stored it.
+    private func settle(_ row: ImageRow) async throws(ScreensPipeError) -> Bool {
+        guard let id = try await transport.lookup(row) else { return false }
+        try await done(row, .created, id: id)
+        return true
+    }
+
+    private func delete(_ row: ImageRow, undecided: Bool) async throws(ScreensPipeError) {
+        var unanswered = undecided
+        var attempt = 1
+        while true {
+            try await journal?.record([(row: row, state: WriteJournal.State.pending, entryId: Int64?.none)])
+            requestNumber += 1
+            summary.batches += 1
+            switch try await transport.jsonws.send([Self.deleteCommand(row)]) {
+            case .results:
+                await publishResponse(row)
+                try await done(row, .deleted, id: row.fileEntryId)
+                return
+            case .refused(let error):
+                await publishResponse(row)
+                if unanswered, error.exceptionType?.hasSuffix("NoSuchFileEntryException") == true {
+                    // The unanswered request deleted it.
+                    try await done(row, .deleted, id: row.fileEntryId)
+                    return
+                }
+                try await journal?.forget([row])
+                try await reject(line: row.line, input: row.inputText, truncated: false, reason: Self.reason(error))
+                return
+            case .ambiguous(let reason), .notSent(let reason):
+                guard attempt < transport.settings.retry.attempts else {
+                    throw ScreensPipeError.connectivity(
+                        "line \(row.line) (delete \(row.fileEntryId)) got no answer after \(attempt) attempts (\(reason)); the journal keeps it pending, and a rerun sends it again")
+                }
+                unanswered = true
+                let delay = transport.settings.retry.exponentialDelay(beforeRetry: attempt)
+                attempt += 1
+                do { try await Task.sleep(for: delay) } catch { throw ScreensPipeError(.cancelled, "the write was cancelled") }
+            }
+        }
+    }
+
+    private static func reason(_ error: ScreensPipeError) -> String {
+        let reason = [error.exceptionType, error.message].compactMap { $0 }.joined(separator: ": ")
+        return "the portal refused it\(error.status.map { " (HTTP \($0))" } ?? ""): \(reason)"
+    }
+
+    private func done(_ row: ImageRow, _ state: WriteJournal.State, id: Int64?) async throws(ScreensPipeError) {
+        try await journal?.record([(row: row, state: state, entryId: id)])
+        switch state {
+        case .created: summary.created += 1
+        case .updated: summary.updated += 1
+        case .deleted: summary.deleted += 1
+        case .unchanged, .pending: summary.unchanged += 1
+        }
+        journaled[row.key] = WriteJournal.Record(state: state, content: row.content, entryId: id)
+        await result(row, state.rawValue, id: id)
+    }
+
+    private func reject(line: Int, input: String?, truncated: Bool, reason: String) async throws(ScreensPipeError) {
+        summary.rejected += 1
+        try await events.reject(line: line, input: input, truncated: truncated, reason: reason)
+    }
+
+    private func result(_ row: ImageRow, _ outcome: String, id: Int64?, reason: String? = nil) async {
+        var details = JSONObject()
+        switch row.operation {
+        case .upload:
+            if let id { details["fileEntryId"] = .int(id) }
+            details["title"] = .string(row.title)
+            details["folderId"] = .int(row.folderId)
+            details["file"] = .string(row.file)
+            details["size"] = .int(row.size)
+        case .delete:
+            details["op"] = "delete"
+            details["fileEntryId"] = .int(row.fileEntryId)
+        }
+        if let reason { details["reason"] = .string(reason) }
+        await events.result(line: row.line, outcome: outcome, details: details)
+    }
+
+    private func publishResponse(_ row: ImageRow) async {
+        await bus.publish(
+            .response(ListResponse(pipeline: pipeline, page: requestNumber - 1, startRow: row.line, endRow: row.line + 1, rowCount: nil, rows: 1, origin: .remote)))
+    }
+}
