@@ -273,6 +273,35 @@ struct JSONFileScanner: ~Copyable {
         return cursor
     }
 
+    /// The index of the first quote or bracket (`"`, `[`, `]`, `{`, `}`) in
+    /// `bytes[start..<end]`, or `end`.
+    ///
+    /// Eight bytes at a time, as ``quoteOrBackslash(in:from:to:)``: `[` and `{` differ only
+    /// in bit 5, as do `]` and `}`, so with that bit set a bracket is one of two bytes; the
+    /// lowest flag of the three tests is always a real one.
+    @inline(__always)
+    static func structuralByte(in bytes: UnsafeMutablePointer<UInt8>, from start: Int, to end: Int) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        var cursor = start
+        while cursor &+ 8 <= end {
+            let word = UnsafeRawPointer(bytes + cursor).loadUnaligned(as: UInt64.self)
+            let folded = word | (ones &* 0x20)
+            let quotes = word ^ (ones &* 0x22)
+            let openers = folded ^ (ones &* 0x7B)
+            let closers = folded ^ (ones &* 0x7D)
+            let hits = (((quotes &- ones) & ~quotes) | ((openers &- ones) & ~openers) | ((closers &- ones) & ~closers)) & (ones &* 0x80)
+            if hits != 0 { return cursor &+ hits.trailingZeroBitCount / 8 }
+            cursor &+= 8
+        }
+        while cursor < end {
+            switch bytes[cursor] {
+            case 0x22, 0x5B, 0x5D, 0x7B, 0x7D: return cursor
+            default: cursor &+= 1
+            }
+        }
+        return cursor
+    }
+
     /// Moves past the array or object whose opening bracket is the next byte.
     private mutating func skipContainer(depthBudget: Int) throws(FileScanError) {
         openContainers.removeAll(keepingCapacity: true)
@@ -296,7 +325,9 @@ struct JSONFileScanner: ~Copyable {
                     index += 1
                     if openContainers.isEmpty { return }
                 default:
-                    index += 1
+                    // Whitespace, commas, colons, numbers and literals change nothing here:
+                    // passed a word at a time (a pretty-printed row is mostly indentation).
+                    index = Self.structuralByte(in: chunk, from: index &+ 1, to: chunkCount)
                 }
             }
             guard try refill() else { throw .json(at: offset, "unexpected end of input") }
