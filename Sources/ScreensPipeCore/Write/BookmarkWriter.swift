@@ -338,12 +338,7 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
     }
 
     private func done(_ row: Row, _ state: WriteJournal.State, entryId: Int64?) async {
-        switch state {
-        case .created: summary.created += 1
-        case .updated: summary.updated += 1
-        case .deleted: summary.deleted += 1
-        case .unchanged, .pending: summary.unchanged += 1
-        }
+        summary.count(state)
         journaled[row.key] = WriteJournal.Record(state: state, content: row.content, entryId: entryId)
         await result(row, state.rawValue, entryId: entryId)
     }
@@ -396,4 +391,14 @@ public struct WriteSummary: Sendable, Hashable {
     public var rejectsPath: String?
 
     public init() {}
+
+    /// Counts a row whose write ended in `state` (as the journal records it).
+    mutating func count(_ state: WriteJournal.State) {
+        switch state {
+        case .created: created += 1
+        case .updated: updated += 1
+        case .deleted: deleted += 1
+        case .unchanged, .pending: unchanged += 1
+        }
+    }
 }

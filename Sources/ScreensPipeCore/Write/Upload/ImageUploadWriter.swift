@@ -234,12 +234,7 @@ final class ImageUploadWriter: RowWriter {
 
     private func done(_ row: ImageRow, _ state: WriteJournal.State, id: Int64?) async throws(ScreensPipeError) {
         try await journal?.record([(row: row, state: state, entryId: id)])
-        switch state {
-        case .created: summary.created += 1
-        case .updated: summary.updated += 1
-        case .deleted: summary.deleted += 1
-        case .unchanged, .pending: summary.unchanged += 1
-        }
+        summary.count(state)
         journaled[row.key] = WriteJournal.Record(state: state, content: row.content, entryId: id)
         await result(row, state.rawValue, id: id)
     }
