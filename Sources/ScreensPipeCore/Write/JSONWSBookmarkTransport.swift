@@ -59,24 +59,11 @@ struct JSONWSBookmarkTransport: Sendable {
             if [.connectionRefused, .dns, .tls, .proxy].contains(error.kind) { return .notSent("\(error)") }
             return .ambiguous("\(error)")
         }
-        if RetryPolicy.retryableStatuses.contains(response.status) {
-            // A gateway's 502/504 may come after the portal carried the batch out.
-            return .ambiguous("HTTP \(response.status)")
-        }
-        if response.status == 401 || (300..<400).contains(response.status) {
-            throw ScreensPipeError.authentication(
-                "HTTP \(response.status): the portal refused the credentials (or redirected to its login page)",
-                request: request.requestDescription, status: response.status)
-        }
-        guard response.isSuccess else {
-            return .refused(LiferayErrorBody.error(for: response, page: 0, request: request.requestDescription))
-        }
         let body: JSONValue
-        do {
-            body = try JSONValue(parsing: response.body)
-        } catch {
-            // A 200 whose body cannot be read still means the batch ran.
-            return .ambiguous("HTTP 200 with a body that is not JSON: \(error)")
+        switch try WriteAnswerStatus.read(response, request: request.requestDescription) {
+        case .ambiguous(let reason): return .ambiguous(reason)
+        case .refused(let error): return .refused(error)
+        case .body(let answer): body = answer
         }
         do throws(ScreensPipeError) {
             return .results(try JSONWSBatch.results(body, count: commands.count))

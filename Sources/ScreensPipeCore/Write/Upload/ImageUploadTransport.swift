@@ -75,20 +75,11 @@ struct ImageUploadTransport: Sendable {
             if error.kind == .other { return .notSent(error.message) }
             return .ambiguous("\(error)")
         }
-        if RetryPolicy.retryableStatuses.contains(response.status) { return .ambiguous("HTTP \(response.status)") }
-        if response.status == 401 || (300..<400).contains(response.status) {
-            throw ScreensPipeError.authentication(
-                "HTTP \(response.status): the portal refused the credentials (or redirected to its login page)",
-                request: request.requestDescription, status: response.status)
-        }
-        guard response.isSuccess else {
-            return .refused(LiferayErrorBody.error(for: response, page: 0, request: request.requestDescription))
-        }
         let body: JSONValue
-        do {
-            body = try JSONValue(parsing: response.body)
-        } catch {
-            return .ambiguous("HTTP \(response.status) with a body that is not JSON: \(error)")
+        switch try WriteAnswerStatus.read(response, request: request.requestDescription) {
+        case .ambiguous(let reason): return .ambiguous(reason)
+        case .refused(let error): return .refused(error)
+        case .body(let answer): body = answer
         }
         if body["exception"] != nil || body["error"] != nil {
             return .refused(LiferayErrorBody.error(for: response, page: 0, request: request.requestDescription))
