@@ -56,21 +56,20 @@ struct Router: Sendable {
     /// A headless JSON answer pretty-printed (unless the sandbox answers compact); any other
     /// answer as it is.
     private func formatted(_ response: SandboxResponse, for request: SandboxRequest) -> SandboxResponse {
-        if let jsonLayout, jsonLayout != .compact || request.path.hasPrefix(Self.headlessPrefix),
-            response.headers.contains(where: { $0.0 == "Content-Type" && $0.1.hasPrefix("application/json") }),
-            let value = try? JSONValue(parsing: response.body)
-        {
-            var laidOut = response
-            laidOut.body = jsonLayout.bytes(value)
-            return laidOut
+        let layout: SandboxJSONLayout
+        if let jsonLayout, jsonLayout != .compact || request.path.hasPrefix(Self.headlessPrefix) {
+            layout = jsonLayout
+        } else if jsonLayout == nil, prettyHeadless, request.path.hasPrefix(Self.headlessPrefix) {
+            layout = .pretty
+        } else {
+            return response
         }
-        guard jsonLayout == nil, prettyHeadless, request.path.hasPrefix(Self.headlessPrefix),
-            response.headers.contains(where: { $0.0 == "Content-Type" && $0.1.hasPrefix("application/json") }),
-            let value = try? JSONValue(parsing: response.body)
+        guard response.headers.contains(where: { $0.0 == "Content-Type" && $0.1.hasPrefix("application/json") }),
+            let body = layout.relaid(response.body)
         else { return response }
-        var pretty = response
-        pretty.body = PrettyJSON.bytes(value)
-        return pretty
+        var laidOut = response
+        laidOut.body = body
+        return laidOut
     }
 
     private func route(_ request: SandboxRequest) -> SandboxResponse {
