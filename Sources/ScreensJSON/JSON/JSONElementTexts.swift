@@ -59,6 +59,21 @@ public struct JSONElementTexts: Sendable, Hashable {
         memberTape = nil
     }
 
+    /// Adds the elements of `other`, in order, each its own compact text (whatever else
+    /// `other`'s buffer holds, such as the commas of the array it was read from, is left out).
+    package mutating func append(contentsOf other: JSONElementTexts) {
+        text.reserveCapacity(text.count + (other.ranges.last?.upperBound ?? 0) - (other.ranges.first?.lowerBound ?? 0))
+        ranges.reserveCapacity(ranges.count + other.ranges.count)
+        other.text.withUnsafeBufferPointer { buffer in
+            for range in other.ranges {
+                let start = text.count
+                text.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[range]))
+                ranges.append(start..<text.count)
+            }
+        }
+        memberTape = nil
+    }
+
     /// Calls `body` with the buffer the texts share and the ranges of the first `count`
     /// elements' texts in it, in order: a writer copies each without a slice per element.
     package func withTexts<Result, Failure: Error>(

@@ -182,6 +182,27 @@ extension FileRowIndex {
         var rows: [JSONValue] = []
         if !checkingOnly { rows.reserveCapacity(range.count) }
         switch layout {
+        case .array(let enclosingDepth) where checkingOnly:
+            let budget = JSONFileScanner.maximumDepth - enclosingDepth - 1
+            while row < range.lowerBound {
+                try scanner.skipValue(depthBudget: budget)
+                row += 1
+                if try !scanner.nextElement() { throw Self.changed(at: scanner.offset) }
+            }
+            // The rows are checked a run of them at a time, as the elements of one array (a
+            // page's rows, a few MiB at most beside them), so pretty-printed rows are written
+            // compactly as they are checked.
+            scanner.beginCapture()
+            while row < range.upperBound {
+                try scanner.skipCapturedRow(depthBudget: budget)
+                row += 1
+                let last = row == range.upperBound
+                let flushed = last || scanner.capturedCount >= Self.checkedRunSize
+                if flushed { try scanner.checkCapturedRows() }
+                if last { break }
+                if try !scanner.nextElement() { throw Self.changed(at: scanner.offset) }
+                if flushed { scanner.beginCapture() }
+            }
         case .array(let enclosingDepth):
             let budget = JSONFileScanner.maximumDepth - enclosingDepth - 1
             while row < range.upperBound {
@@ -203,6 +224,9 @@ extension FileRowIndex {
         }
         return (rows, scanner.keptTexts ?? JSONElementTexts())
     }
+
+    /// The bytes of rows checked at once when rows are kept as texts.
+    static let checkedRunSize = 4 << 20
 
     /// The rows are not where the scan of the whole file found them.
     private static func changed(at offset: Int) -> FileScanError {

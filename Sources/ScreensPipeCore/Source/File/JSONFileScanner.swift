@@ -62,6 +62,8 @@ struct JSONFileScanner: ~Copyable {
     private var captureOffset = 0
     /// The captured value's bytes from earlier chunks.
     private var captured: [UInt8] = []
+    /// Where the value being read starts in the capture (a run of rows holds several).
+    private var capturedValueStart = 0
     /// The kinds of the containers open while skipping one value.
     private var openContainers: [UInt8] = []
 
@@ -109,7 +111,10 @@ struct JSONFileScanner: ~Copyable {
         guard !reachedEndOfFile else { return false }
         if let start = captureStart {
             captured.append(contentsOf: UnsafeBufferPointer(start: chunk + start, count: chunkCount - start))
-            guard captured.count <= Self.maximumValueSize else { throw Self.tooLarge(at: captureOffset) }
+            // A run of rows may be longer than one value may; the row being read may not.
+            guard captured.count - capturedValueStart <= Self.maximumValueSize else {
+                throw Self.tooLarge(at: captureOffset + capturedValueStart)
+            }
             captureStart = 0
         }
         chunkOffset += chunkCount
@@ -143,6 +148,7 @@ struct JSONFileScanner: ~Copyable {
     mutating func beginCapture() {
         captureStart = index
         captureOffset = offset
+        capturedValueStart = 0
         captured.removeAll(keepingCapacity: captured.capacity <= Self.chunkSize * 4)
     }
 
@@ -169,6 +175,63 @@ struct JSONFileScanner: ~Copyable {
         case .success(let value): return value
         case .failure(let error): throw .json(at: offset + error.offset, error.message)
         }
+    }
+
+    /// The bytes captured so far.
+    var capturedCount: Int {
+        guard let start = captureStart else { return 0 }
+        return captured.count + (index - start)
+    }
+
+    /// Where each row skipped by ``skipCapturedRow(depthBudget:)`` is in the capture.
+    private var capturedRows: [Range<Int>] = []
+
+    /// Moves past the row at the next byte, inside a capture begun at a row, noting where
+    /// it is for ``checkCapturedRows()``.
+    mutating func skipCapturedRow(depthBudget: Int) throws(FileScanError) {
+        if capturedCount == 0 { capturedRows.removeAll(keepingCapacity: true) }
+        let start = capturedCount
+        capturedValueStart = start
+        try skipValue(depthBudget: depthBudget)
+        capturedRows.append(start..<capturedCount)
+    }
+
+    /// Ends the capture before the next byte and checks the rows it holds (skipped with
+    /// ``skipCapturedRow(depthBudget:)``, the commas between them) strictly, as the elements
+    /// of one array, adding their compact texts to ``keptTexts``.
+    ///
+    /// A pretty-printed file's rows are so checked and written compactly in one pass, as the
+    /// rows of a page a server sends are, rather than checked and then copied compactly. A
+    /// bad row is then checked on its own, so the error is the one reading the rows one at a
+    /// time gives (`tru` ends early, it is not followed by a `]`).
+    mutating func checkCapturedRows() throws(FileScanError) {
+        guard let start = captureStart else { preconditionFailure("checkCapturedRows() without beginCapture()") }
+        captureStart = nil
+        var document: [UInt8] = []
+        document.reserveCapacity(captured.count + (index - start) + 2)
+        document.append(UInt8(ascii: "["))
+        document.append(contentsOf: captured)
+        document.append(contentsOf: UnsafeBufferPointer(start: chunk + start, count: index - start))
+        document.append(UInt8(ascii: "]"))
+        let failure: JSONParseError
+        do throws(JSONParseError) {
+            guard let (_, texts) = try JSONValue.parseArrayKeepingTexts(document, skippingElements: true) else {
+                preconditionFailure("rows captured between brackets parsed as another type")
+            }
+            keptTexts?.append(contentsOf: texts)
+            return
+        } catch {
+            failure = error
+        }
+        let offset = captureOffset
+        for row in capturedRows {
+            let rowFailure = document.withUnsafeBytes { bytes in
+                Result { () throws(JSONParseError) in try JSONValue.validateFindingWhitespace(UnsafeRawBufferPointer(rebasing: bytes[(row.lowerBound + 1)..<(row.upperBound + 1)])) }
+            }
+            if case .failure(let error) = rowFailure { throw .json(at: offset + row.lowerBound + error.offset, error.message) }
+        }
+        // Each row is valid on its own: the document's bracket is where the error is.
+        throw .json(at: offset + max(0, failure.offset - 1), failure.message)
     }
 
     /// One captured value, parsed strictly (or only checked, `null` standing for it), its

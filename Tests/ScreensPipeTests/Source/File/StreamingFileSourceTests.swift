@@ -174,6 +174,61 @@ struct StreamingFileSourceTests {
         }
     }
 
+    @Test("a pretty-printed array's rows, checked a run at a time, are the compact rows, across runs and from any first row")
+    func prettyRowsAcrossRuns() throws {
+        // About 7 MiB of rows: more than one run (FileRowIndex.checkedRunSize).
+        let rows = (0..<2600).map { row in
+            #"{"id":\#(row),"title":"row \#(row) \" , : { [","tags":["a","b"],"body":"\#(String(repeating: "x", count: 2600))","none":{},"n":-1.5e3}"#
+        }
+        let pretty = "[\n" + rows.map { row in
+            "  " + row.replacingOccurrences(of: #"{"id""#, with: "{\n    \"id\"").replacingOccurrences(of: #","title":"#, with: ",\n    \"title\": ")
+                .replacingOccurrences(of: #"["a","b"]"#, with: "[\n      \"a\",\n      \"b\"\n    ]").replacingOccurrences(of: "}", with: "\n  }")
+        }.joined(separator: ",\n") + "\n]\n"
+        #expect(pretty.utf8.count > FileRowIndex.checkedRunSize)
+        let path = try Self.file(pretty)
+        let index = try FileRowIndex.build(path: path, records: nil).get()
+        #expect(index.rowCount == rows.count)
+        for range in [0..<rows.count, 1..<2, 999..<2600, 63..<65] {
+            let texts = try index.rows(range, path: path, checkingOnly: true).texts
+            #expect(texts.count == range.count)
+            let first = range.first { Array(texts[$0 - range.lowerBound] ?? []) != Array(rows[$0].utf8) }
+            #expect(first == nil, "row \(first ?? 0) of \(range)")
+        }
+    }
+
+    @Test(
+        "a bad row checked in a run fails with the error checking it on its own gives, at its byte in the file",
+        arguments: ["tru", #""\x""#, "01", #"{"a" 1}"#, "1.", #""a\u12""#, #"{"a":}"#, #"{"a":[1,]}"#])
+    func badRowInARun(bad: String) throws {
+        let rows = (0..<40).map { $0 == 33 ? bad : #"{ "id": \#($0) }"# }
+        let head = "[\n  " + rows[..<33].joined(separator: ",\n  ") + ",\n  "
+        let path = try Self.file(head + rows[33...].joined(separator: ",\n  ") + "\n]")
+        let alone = try #require(Array(bad.utf8).withUnsafeBytes { bytes -> JSONParseError? in
+            do throws(JSONParseError) {
+                _ = try JSONValue.validateFindingWhitespace(bytes)
+                return nil
+            } catch { return error }
+        })
+        let index = try FileRowIndex.build(path: path, records: nil).get()
+        for range in [0..<40, 30..<34] {
+            let error = try #require(throws: FileScanError.self) { try index.rows(range, path: path, checkingOnly: true) }
+            #expect(error.message == "invalid JSON at byte \(head.utf8.count + alone.offset): \(alone.message)")
+        }
+    }
+
+    @Test("a row as large as a value may be, after a run of rows, is read: the limit is the row's, not the run's")
+    func largeRowAfterARun() throws {
+        let small = Array(repeating: #"{"id":1,"s":"\#(String(repeating: "y", count: 1000))"}"#, count: 5000).joined(separator: ",")
+        var bytes = Array("[\(small),\"".utf8)
+        bytes += [UInt8](repeating: UInt8(ascii: "z"), count: JSONFileScanner.maximumValueSize - 2)
+        bytes += Array("\"]".utf8)
+        let path = try Self.file(bytes)
+        let index = try FileRowIndex.build(path: path, records: nil).get()
+        #expect(index.rowCount == 5001)
+        let texts = try index.rows(0..<5001, path: path, checkingOnly: true).texts
+        #expect(texts[5000]?.count == JSONFileScanner.maximumValueSize)
+    }
+
     // MARK: Hostile files
 
     /// The error reading `bytes` gives on page 0 (the scan) or on the page that holds the bad row.
