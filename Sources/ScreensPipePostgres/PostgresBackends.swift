@@ -19,7 +19,8 @@ public func screensPipeRegisterPostgres() {
     PostgresBackends.register()
 }
 
-/// The PostgreSQL store of `cache.url`.
+/// The PostgreSQL store of `cache.url`: pages, list states, run locks, and the write journal
+/// and outbox a fleet shares.
 struct PostgresStorage: StorageBackend {
     func openCache(spec: CacheSpec?, environment: [String: String]) async throws(ScreensPipeError) -> any CacheBackend {
         try await PostgresCacheStore.open(try target(spec, environment))
@@ -27,6 +28,18 @@ struct PostgresStorage: StorageBackend {
 
     func openStateStore(spec: CacheSpec?, environment: [String: String]) async throws(ScreensPipeError) -> any ListStateStore {
         try await PostgresListStateStore.open(try target(spec, environment))
+    }
+
+    func openWriteJournal(spec: CacheSpec?, environment: [String: String], pipeline: String, target: String)
+        async throws(ScreensPipeError) -> (any WriteJournalStorage)?
+    {
+        try await PostgresWriteJournal.open(try self.target(spec, environment), pipeline: pipeline, journalTarget: target)
+    }
+
+    func openOutbox(spec: CacheSpec?, environment: [String: String], pipeline: String, target: String)
+        async throws(ScreensPipeError) -> (any OutboxStorage)?
+    {
+        try await PostgresOutbox.open(try self.target(spec, environment), pipeline: pipeline, target: target)
     }
 
     func openLock(_ scope: RunLock.Scope, target: PostgresTarget) async throws(ScreensPipeError) -> (any SharedRunLock)? {

@@ -60,19 +60,32 @@ struct SQLiteOutbox: OutboxStorage {
         try await select(where: "", [])
     }
 
+    /// One machine's file: a sync holds the pipeline's write lock throughout.
+    var isShared: Bool { false }
+
+    /// The next pending write after `sequence`; the sync's write lock is what holds it.
+    func claimNext(after sequence: Int64, keys: Set<String>?) async throws(ScreensPipeError) -> (any OutboxClaim)? {
+        var after = sequence
+        while let next = try await select(where: "AND sequence > ?", [after], limit: 1).first {
+            if keys?.contains(next.key) ?? true { return OutboxClaimUnderRunLock(outbox: self, entry: next) }
+            after = next.sequence
+        }
+        return nil
+    }
+
     /// The pending write of `key`, if any.
     func entry(key: String) async throws(ScreensPipeError) -> OutboxEntry? {
         try await select(where: "AND row_key = ?", [key]).first
     }
 
-    private func select(where condition: String, _ values: [String]) async throws(ScreensPipeError) -> [OutboxEntry] {
+    private func select(where condition: String, _ values: [any DatabaseValueConvertible & Sendable], limit: Int? = nil) async throws(ScreensPipeError) -> [OutboxEntry] {
         do {
             return try await pool.read { [pipeline, target] db in
                 let rows = try Row.fetchAll(
                     db,
                     sql: """
                         SELECT sequence, row_key, operation, row, created_at, attempts, last_error, base_version FROM \(Self.table)
-                        WHERE pipeline = ? AND target = ? \(condition) ORDER BY sequence
+                        WHERE pipeline = ? AND target = ? \(condition) ORDER BY sequence\(limit.map { " LIMIT \($0)" } ?? "")
                         """,
                     arguments: StatementArguments([pipeline, target] + values))
                 return rows.compactMap { row -> OutboxEntry? in

@@ -36,12 +36,13 @@ package protocol StorageBackend: Sendable {
     func openCache(spec: CacheSpec?, environment: [String: String]) async throws(ScreensPipeError) -> any CacheBackend
     /// The list states beside that cache, so a fleet that shares a cache shares its cursors.
     func openStateStore(spec: CacheSpec?, environment: [String: String]) async throws(ScreensPipeError) -> any ListStateStore
-    /// The write journal of `pipeline` and `target`; nil when this store keeps none (the
-    /// journal is a local file even when the cache is shared).
+    /// The write journal of `pipeline` and `target`, beside the cache (so a fleet that
+    /// shares a cache shares its journal); nil when this store keeps none.
     func openWriteJournal(spec: CacheSpec?, environment: [String: String], pipeline: String, target: String) async throws(ScreensPipeError)
         -> (any WriteJournalStorage)?
     /// The outbox of `pipeline` and `target`, beside its write journal; nil when this store
-    /// keeps none.
+    /// keeps none. A store many processes share says so (``OutboxStorage/isShared``) and
+    /// claims each write for one sync at a time.
     func openOutbox(spec: CacheSpec?, environment: [String: String], pipeline: String, target: String) async throws(ScreensPipeError)
         -> (any OutboxStorage)?
     /// A run lock in the database of `target`; nil when this store locks with files.

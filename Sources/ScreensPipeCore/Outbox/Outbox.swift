@@ -61,7 +61,8 @@ public struct OutboxEntry: Sendable, Hashable {
 /// The pending writes of one pipeline and target: kept in order, collapsed per key, removed
 /// once the journal records their outcome. Screens' `CacheManager` keeps the same "pending
 /// to sync" set; the journal is what makes replaying it exactly once. Where they are kept is
-/// an ``OutboxStorage`` (the SQLite cache database, from the `ScreensPipeSQLite` product).
+/// an ``OutboxStorage`` in the cache's store (the SQLite file, or the PostgreSQL database
+/// a fleet shares).
 typealias Outbox = any OutboxStorage
 
 /// What keeping a write did to the outbox.
@@ -86,6 +87,13 @@ package protocol OutboxStorage: Sendable {
     func recordFailure(_ entry: OutboxEntry, reason: String) async throws(ScreensPipeError)
     func discard(key: String) async throws(ScreensPipeError) -> Bool
     func clear() async throws(ScreensPipeError) -> Int
+    /// Whether processes on other machines keep and sync this outbox too (PostgreSQL): a
+    /// sync then claims each write (``claimNext(after:keys:)``) instead of holding the
+    /// pipeline's write lock, and reads the journal afresh for each (OutboxClaim.swift).
+    var isShared: Bool { get }
+    /// The first pending write after `sequence` in replay order (of `keys` only, when
+    /// given) that no other sync holds, held until settled; nil when there is none.
+    func claimNext(after sequence: Int64, keys: Set<String>?) async throws(ScreensPipeError) -> (any OutboxClaim)?
 }
 
 extension OutboxStorage {

@@ -14,6 +14,7 @@ final class OutboxWriter<Model: JSONWSWriteModel>: RowWriter {
     private let outbox: Outbox
     private let events: WriteEvents
     private let rejects: RejectsFile
+    private let journal: WriteJournal
     private let journaled: JournalRecords
     private var seenKeys: [String: Int] = [:]
     /// The keys this write kept, in input order: what `remote-first` sends.
@@ -28,6 +29,7 @@ final class OutboxWriter<Model: JSONWSWriteModel>: RowWriter {
         self.outbox = outbox
         self.events = events
         self.rejects = rejects
+        self.journal = journal
         journaled = try await journal.records()
     }
 
@@ -55,8 +57,10 @@ final class OutboxWriter<Model: JSONWSWriteModel>: RowWriter {
             return
         }
         seenKeys[row.key] = number
-        let record = journaled[row.key]
         let pending = try await outbox.entry(key: row.key)
+        // Read after the pending write: another replica's sync records the outcome of a write
+        // before it removes it, so a write gone from a shared outbox is in the journal.
+        let record = outbox.isShared ? try await journal.scoped(to: [row.key]).records()[row.key] : journaled[row.key]
         if pending == nil, let record, record.state != .pending, record.content == row.content {
             summary.skipped += 1
             await result(number, row, "unchanged", operation: nil, reason: "written by an earlier run (journal)")

@@ -80,7 +80,9 @@ public enum PipelineOutbox {
     {
         defer { bus.finish() }
         let place = try await open(spec: spec, environment: environment)
-        let lock = try await place.lock(spec: spec, environment: environment)
+        // A shared outbox is synced by many replicas at once, each write claimed by one of
+        // them (row locks); a local one by one process holding the write lock throughout.
+        let lock = place.outbox.isShared ? nil : try await place.lock(spec: spec, environment: environment)
         let lease = environment.httpClient()
         let client = lease.client
         let outcome: Result<OutboxSyncSummary, ScreensPipeError>
@@ -102,7 +104,7 @@ public enum PipelineOutbox {
             await bus.publish(.error(error.event(pipeline: spec.name)))
             outcome = .failure(error)
         }
-        await lock.release()
+        await lock?.release()
         await lease.release()
         return try outcome.get()
     }
@@ -124,10 +126,12 @@ public enum PipelineOutbox {
                 "an outbox keeps writes for a portal that outlives the run; the bundled sandbox (server: sandbox) is new every run: start one with 'screens-pipe sandbox --port 8080' and name it in 'server'")
         }
         let target = "\(redactedURL(baseURL)) group \(sink.groupId)"
-        // Beside the write journal: a local SQLite file, even when the cache is shared.
-        let storage = try BackendRegistry.storage(.sqlite)
+        // Beside the write journal, in the cache's store: a fleet sharing a PostgreSQL cache
+        // shares one outbox.
+        let kind = StorageKind.of(spec.cache)
+        let storage = try BackendRegistry.storage(kind)
         guard let outbox = try await storage.openOutbox(spec: spec.cache, environment: environment.storageVariables, pipeline: spec.name, target: target) else {
-            throw ScreensPipeError.configuration("the SQLite store registered no outbox")
+            throw ScreensPipeError.configuration("the \(kind.displayName) store registered no outbox")
         }
         return OutboxPlace(sink: sink, baseURL: baseURL, target: target, cache: spec.cache, variables: environment.storageVariables, outbox: outbox)
     }
@@ -152,10 +156,7 @@ struct OutboxPlace: Sendable {
     }
 
     func journal() async throws(ScreensPipeError) -> WriteJournal {
-        let storage = try await BackendRegistry.storage(.sqlite)
-            .openWriteJournal(spec: cache, environment: variables, pipeline: outbox.pipeline, target: target)
-        guard let storage else { throw ScreensPipeError.configuration("the SQLite store registered no write journal") }
-        return WriteJournal(storage: storage)
+        try await PipelineWrite.openJournal(cache: cache, variables: variables, pipeline: outbox.pipeline, target: target)
     }
 }
 
@@ -171,9 +172,15 @@ struct OutboxSync {
     let logger: Logger
 
     /// Replays the pending writes (those of `keys` only, when given), in order.
+    ///
+    /// Each write is claimed before it is sent (``OutboxStorage/claimNext(after:keys:)``):
+    /// with the outbox in PostgreSQL, replicas syncing at once each take the next write no
+    /// other holds, and a write is settled (removed, or failed with its reason) by the
+    /// replica that sent it. Every write then gets a writer of its own over a journal read
+    /// afresh for its key, since other replicas record outcomes meanwhile and may have
+    /// written the same key since this sync began.
     func run(keys: Set<String>?) async throws(ScreensPipeError) -> OutboxSyncSummary {
         var summary = OutboxSyncSummary()
-        let entries = try await place.outbox.entries().filter { keys?.contains($0.key) ?? true }
         var sink = place.sink
         // One write per request: each pending write's outcome is known (and recorded in the
         // journal) before the next is sent, so the outbox can drop it.
@@ -184,13 +191,12 @@ struct OutboxSync {
         // the `sync` events say the same per pending write, so only its requests' `response`
         // events are passed on, each before the `sync` event of its write (``SyncRelay``).
         let relay = SyncRelay(to: bus)
+        let tools = WriteTools(
+            spec: spec, sink: sink, settings: settings, client: client, baseURL: place.baseURL, relay: relay, rejects: rejects)
         do throws(ScreensPipeError) {
-            let writer = try await PipelineWrite.makeWriter(
-                sink: sink, pipeline: spec.name, settings: settings, client: client, baseURL: place.baseURL, journal: journal,
-                bus: relay.writerBus, rejects: rejects, dryRun: false)
-            let checker = ModelUpdateChecker<BookmarkWriteModel>.make(
-                sink: sink, transport: JSONWSBookmarkTransport(settings: settings, client: client, baseURL: place.baseURL), journal: journal)
-            summary = try await replay(entries, through: writer, relay: relay, checker: checker)
+            let shared = place.outbox.isShared ? nil : try await tools.make(journal)
+            summary = try await replay(keys: keys, tools: tools, shared: shared)
+            _ = try rejects.close()
             await relay.finish()
         } catch {
             await relay.finish()
@@ -200,67 +206,112 @@ struct OutboxSync {
         return summary
     }
 
+    /// What sends one pending write: the journaled writer of the sink's service, and the
+    /// conflict checker of its updates.
+    private struct WriteTools {
+        let spec: PipelineSpec
+        let sink: LiferaySinkSpec
+        let settings: HTTPSourceSettings
+        let client: HTTPClient
+        let baseURL: String
+        let relay: SyncRelay
+        let rejects: RejectsFile
+
+        func make(_ journal: WriteJournal) async throws(ScreensPipeError) -> (writer: any RowWriter, checker: (any PendingUpdateChecker)?) {
+            let writer = try await PipelineWrite.makeWriter(
+                sink: sink, pipeline: spec.name, settings: settings, client: client, baseURL: baseURL, journal: journal,
+                bus: relay.writerBus, rejects: rejects, dryRun: false)
+            let checker = ModelUpdateChecker<BookmarkWriteModel>.make(
+                sink: sink, transport: JSONWSBookmarkTransport(settings: settings, client: client, baseURL: baseURL), journal: journal)
+            return (writer, checker)
+        }
+    }
+
+    /// Claims and settles the pending writes one by one, through `shared` (one writer for
+    /// the whole sync, under the write lock) or a writer of each write's own.
     private func replay(
-        _ entries: [OutboxEntry], through writer: any RowWriter, relay: SyncRelay, checker: (any PendingUpdateChecker)?
+        keys: Set<String>?, tools: WriteTools, shared: (writer: any RowWriter, checker: (any PendingUpdateChecker)?)?
     ) async throws(ScreensPipeError) -> OutboxSyncSummary {
         var summary = OutboxSyncSummary()
-        for entry in entries {
-            await publish(entry, "started")
-            let value: JSONValue
-            do {
-                value = try JSONValue(parsing: Array(entry.row.utf8))
-            } catch {
-                let reason = "the kept row is not JSON (\(error)); discard it"
-                try await place.outbox.recordFailure(entry, reason: reason)
-                summary.failed += 1
-                await publish(entry, "failed", ["error": .string(reason)])
-                continue
-            }
-            let before = writer.summary
+        var after: Int64 = 0
+        while let claim = try await place.outbox.claimNext(after: after, keys: keys) {
+            after = claim.entry.sequence
             do throws(ScreensPipeError) {
-                if let checker, try await settleConflict(entry, value, checker: checker, summary: &summary) { continue }
-                try await writer.take(row: value, number: Int(entry.sequence))
-                await relay.drain()
+                let sending: (writer: any RowWriter, checker: (any PendingUpdateChecker)?)
+                if let shared { sending = shared } else { sending = try await tools.make(journal.scoped(to: [claim.entry.key])) }
+                let stop = try await settle(claim, writer: sending.writer, checker: sending.checker, relay: tools.relay, summary: &summary)
+                await claim.release()
+                if stop { break }
             } catch {
-                await relay.drain()
-                // The portal could not be reached (or answered nothing): this write and the
-                // rest stay pending; the journal keeps an unanswered one pending too, so the
-                // next sync looks it up before sending it again.
-                try await place.outbox.recordFailure(entry, reason: error.message)
-                await publish(entry, "failed", ["error": .string(error.message)])
-                summary.stoppedBy = error
-                break
+                await claim.release()
+                throw error
             }
-            let after = writer.summary
-            if after.rejected > before.rejected {
-                let reason = rejects.lastReason ?? "the portal refused it"
-                try await place.outbox.recordFailure(entry, reason: reason)
-                summary.failed += 1
-                await publish(entry, "failed", ["error": .string(reason)])
-                continue
-            }
-            let outcome =
-                after.created > before.created
-                ? "created" : after.updated > before.updated ? "updated" : after.deleted > before.deleted ? "deleted" : "unchanged"
-            switch outcome {
-            case "created": summary.created += 1
-            case "updated": summary.updated += 1
-            case "deleted": summary.deleted += 1
-            default: summary.unchanged += 1
-            }
-            try await place.outbox.remove(entry)
-            summary.completed += 1
-            await publish(entry, "completed", ["outcome": .string(outcome)])
         }
-        _ = try await writer.finish()
         return summary
+    }
+
+    /// Sends one claimed write and settles it; returns whether the sync stops (the portal
+    /// could not be reached).
+    private func settle(
+        _ claim: any OutboxClaim, writer: any RowWriter, checker: (any PendingUpdateChecker)?, relay: SyncRelay,
+        summary: inout OutboxSyncSummary
+    ) async throws(ScreensPipeError) -> Bool {
+        let entry = claim.entry
+        await publish(entry, "started")
+        let value: JSONValue
+        do {
+            value = try JSONValue(parsing: Array(entry.row.utf8))
+        } catch {
+            let reason = "the kept row is not JSON (\(error)); discard it"
+            try await claim.recordFailure(reason: reason)
+            summary.failed += 1
+            await publish(entry, "failed", ["error": .string(reason)])
+            return false
+        }
+        let before = writer.summary
+        do throws(ScreensPipeError) {
+            if let checker, try await settleConflict(claim, value, checker: checker, summary: &summary) { return false }
+            try await writer.take(row: value, number: Int(entry.sequence))
+            await relay.drain()
+        } catch {
+            await relay.drain()
+            // The portal could not be reached (or answered nothing): this write and the
+            // rest stay pending; the journal keeps an unanswered one pending too, so the
+            // next sync looks it up before sending it again.
+            try await claim.recordFailure(reason: error.message)
+            await publish(entry, "failed", ["error": .string(error.message)])
+            summary.stoppedBy = error
+            return true
+        }
+        let after = writer.summary
+        if after.rejected > before.rejected {
+            let reason = rejects.lastReason ?? "the portal refused it"
+            try await claim.recordFailure(reason: reason)
+            summary.failed += 1
+            await publish(entry, "failed", ["error": .string(reason)])
+            return false
+        }
+        let outcome =
+            after.created > before.created
+            ? "created" : after.updated > before.updated ? "updated" : after.deleted > before.deleted ? "deleted" : "unchanged"
+        switch outcome {
+        case "created": summary.created += 1
+        case "updated": summary.updated += 1
+        case "deleted": summary.deleted += 1
+        default: summary.unchanged += 1
+        }
+        try await claim.remove()
+        summary.completed += 1
+        await publish(entry, "completed", ["outcome": .string(outcome)])
+        return false
     }
 
     /// Compares a pending update's (or delete's) base version with the portal's entry; on a conflict the
     /// sink's `conflict-policy` decides. Returns whether the write is settled (not to be sent).
     private func settleConflict(
-        _ entry: OutboxEntry, _ value: JSONValue, checker: any PendingUpdateChecker, summary: inout OutboxSyncSummary
+        _ claim: any OutboxClaim, _ value: JSONValue, checker: any PendingUpdateChecker, summary: inout OutboxSyncSummary
     ) async throws(ScreensPipeError) -> Bool {
+        let entry = claim.entry
         guard entry.operation != .add, let base = entry.baseVersion else { return false }
         let field = place.sink.versionField
         let baseValue = (try? JSONValue(parsing: Array(base.utf8))) ?? .string(base)
@@ -284,7 +335,7 @@ struct OutboxSync {
             return false
         case .keepRemote, .discard:
             if policy == .keepRemote, case .found(let row, let id) = remote { try await checker.adoptRemote(row, id: id) }
-            try await place.outbox.remove(entry)
+            try await claim.remove()
             await publish(entry, "conflicted", details)
             return true
         case .report:
@@ -298,7 +349,7 @@ struct OutboxSync {
             let reason = remoteRow == nil
                 ? "conflict: the entry is gone from the portal; see \(conflicts.path)"
                 : "conflict: the portal's \(field) is \((remoteRow?[field] ?? .null).jsonString), the write was based on \(base); see \(conflicts.path)"
-            try await place.outbox.recordFailure(entry, reason: reason)
+            try await claim.recordFailure(reason: reason)
             summary.reported += 1
             var reported = details
             reported["conflicts"] = .string(conflicts.path)

@@ -97,13 +97,7 @@ public enum PipelineWrite {
                 lock = try await RunLock.acquire(
                     .write(pipeline: spec.name, target: target), at: place,
                     wait: spec.cache?.lockWait ?? RunLock.defaultWait, logger: environment.logger)
-                // The journal is always a local SQLite file, beside the cache's pages or in its
-                // default place when the cache is in PostgreSQL.
-                journal = try await BackendRegistry.storage(.sqlite)
-                    .openWriteJournal(spec: spec.cache, environment: environment.storageVariables, pipeline: spec.name, target: target)
-                    .map(WriteJournal.init(storage:))
-                // The journal is a local file; a lock in PostgreSQL means other machines write too.
-                if case .postgres = place { journal?.othersMayWrite = true }
+                journal = try await openJournal(cache: spec.cache, variables: environment.storageVariables, pipeline: spec.name, target: target)
             }
             if options.forgetPending, let journal {
                 let forgotten = try await journal.forgetPending()
@@ -161,6 +155,22 @@ public enum PipelineWrite {
             await server?.stop()
             throw error
         }
+    }
+
+    /// The write journal of `pipeline` and `target`, in the cache's store: beside the pages
+    /// in the SQLite file, or in the PostgreSQL database a fleet shares (with its outbox).
+    static func openJournal(cache: CacheSpec?, variables: [String: String], pipeline: String, target: String)
+        async throws(ScreensPipeError) -> WriteJournal
+    {
+        let kind = StorageKind.of(cache)
+        guard let storage = try await BackendRegistry.storage(kind).openWriteJournal(spec: cache, environment: variables, pipeline: pipeline, target: target)
+        else { throw ScreensPipeError.configuration("the \(kind.displayName) store registered no write journal") }
+        var journal = WriteJournal(storage: storage)
+        // Rows this journal does not know are looked up before they are created when other
+        // machines write the target: versions before 0.2.0 kept each replica's journal in a
+        // local file, so the shared one starts without their rows.
+        journal.othersMayWrite = kind == .postgres
+        return journal
     }
 
     /// The writer for the sink's service and transport.

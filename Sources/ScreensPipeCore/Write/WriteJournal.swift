@@ -34,15 +34,29 @@ package struct WriteJournal: Sendable {
     /// of its own. Rows this journal does not know are then looked up by key before they
     /// are created (architecture.md, "Running twice at once").
     var othersMayWrite = false
+    /// The keys whose records ``records()`` reads, when not all (``scoped(to:)``).
+    private var keys: Set<String>?
 
     package init(storage: any WriteJournalStorage) {
         self.storage = storage
     }
 
-    /// Every recorded row of this pipeline and target, by key, with those an earlier
-    /// version recorded in the legacy form.
+    /// This journal reading the records of `keys` only, afresh each time: what a writer sees
+    /// of a journal other processes write meanwhile (a shared outbox's sync, one write at a time).
+    func scoped(to keys: Set<String>) -> WriteJournal {
+        var scoped = self
+        scoped.keys = keys
+        return scoped
+    }
+
+    /// Every recorded row of this pipeline and target (of ``scoped(to:)``'s keys), by key,
+    /// with those an earlier version recorded in the legacy form.
     func records() async throws(ScreensPipeError) -> JournalRecords {
-        let (current, legacy) = try await storage.records()
+        guard let keys else {
+            let (current, legacy) = try await storage.records()
+            return JournalRecords(current: current, legacy: legacy)
+        }
+        let (current, legacy) = try await storage.records(keys: keys)
         return JournalRecords(current: current, legacy: legacy)
     }
 
@@ -108,6 +122,18 @@ package protocol WriteJournalStorage: Sendable {
     func forgetPending() async throws(ScreensPipeError) -> Int
     /// Removes the records of `keys`.
     func forget(keys: [String]) async throws(ScreensPipeError)
+    /// The records of `keys` only (and every legacy record, whose keys are in another form).
+    func records(keys: Set<String>) async throws(ScreensPipeError)
+        -> (current: [String: WriteJournal.Record], legacy: [String: WriteJournal.Record])
+}
+
+extension WriteJournalStorage {
+    package func records(keys: Set<String>) async throws(ScreensPipeError)
+        -> (current: [String: WriteJournal.Record], legacy: [String: WriteJournal.Record])
+    {
+        let (current, legacy) = try await records()
+        return (current.filter { keys.contains($0.key) }, legacy)
+    }
 }
 
 /// A row as the journal knows it: what identifies the entry, and what it holds.
