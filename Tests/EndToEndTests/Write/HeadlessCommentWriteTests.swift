@@ -139,6 +139,43 @@ struct HeadlessCommentWriteTests {
         }
     }
 
+    // The 2nd request (line 2's POST) is carried out and then stalls; the kill comes in that
+    // stall, so the journal keeps line 2 pending. A shell loop in its own process watches
+    // the results and kills (as CommentWriteTests.killAndRerun does).
+    @Test("kill -9 while a carried-out POST's answer is on its way, then a rerun: the comment is looked up, not posted again")
+    func killAndRerun() async throws {
+        let workspace = try WriteWorkspace()
+        defer { workspace.remove() }
+        let lines = (1...3).map { #"{"structuredContentId":40001,"text":"Kept \#($0)"}"# }
+        let rows = try workspace.save("comments.jsonl", lines.joined(separator: "\n") + "\n")
+        try await withSandbox(faults: FaultPlan(stallEvery: 2, stallDuration: .seconds(8))) { harness in
+            let pipeline = try workspace.headlessCommentPipeline(server: harness.server.baseURL)
+            let killed = try await CommandRunner.shell(
+                """
+                : > "$DIR/out.jsonl"
+                "$SP" write "$PIPELINE" --input "$ROWS" --rejects "$DIR/rejects.jsonl" >> "$DIR/out.jsonl" 2> /dev/null &
+                writer=$!
+                while [ "$(wc -l < "$DIR/out.jsonl")" -lt 1 ]; do sleep 0.02; done
+                sleep 1
+                kill -9 $writer
+                wait $writer
+                echo "status $?"
+                """,
+                environment: workspace.environment.merging(["PIPELINE": pipeline, "ROWS": rows, "DIR": workspace.directory.path]) { $1 })
+            #expect(killed.stdoutText == "status 137\n", "the writer was killed by SIGKILL: \(killed.stdoutText) \(killed.stderr)")
+            #expect(harness.server.requestCount == 2, "lines 1 and 2 were posted, and nothing else")
+
+            let rerun = try await workspace.write(pipeline, ["--input", rows])
+            #expect(rerun.status == 0, "stderr: \(rerun.stderr)")
+            #expect(try rerun.jsonLines().map { $0["outcome"]?.stringValue } == ["unchanged", "created", "created"])
+            #expect(harness.server.requestCount == 4, "a lookup of the article's comments settles line 2, then line 3 is posted")
+            let thread = try await workspace.readBackComments(server: harness.server.baseURL, classPK: 40001)
+            for number in 1...3 {
+                #expect(thread.filter { $0["body"] == .string("<p>Kept \(number)</p>") }.count == 1, "comment \(number) once")
+            }
+        }
+    }
+
     @Test("the sample pipeline writes the sample rows over headless on the bundled sandbox")
     func sample() async throws {
         let root = CommandRunner.packageRoot
