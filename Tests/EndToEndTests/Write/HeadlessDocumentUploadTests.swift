@@ -158,6 +158,88 @@ struct HeadlessDocumentUploadTests {
         }
     }
 
+    /// As ImageUploadTests.largeUploadFlatMemory, over headless: the 50 MB upload's peak RSS
+    /// is compared with a 100-byte one's, and the sandbox parses the body as it arrives (a
+    /// body it kept would be refused over its 8 MB request limit).
+    @Test("a 50 MB upload over headless streams from disk: peak RSS within 8 MB of a 100-byte upload's, progress strictly increasing, the size stored")
+    func largeUploadFlatMemory() async throws {
+        let workspace = try WriteWorkspace()
+        defer { workspace.remove() }
+        let size = 50 << 20
+        let path = workspace.directory.appendingPathComponent("large.png").path
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(Self.png)))
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        let chunk = Data(repeating: 0x5A, count: 1 << 20)
+        var written = Self.png.count
+        while written < size {
+            let part = chunk.prefix(min(chunk.count, size - written))
+            try handle.write(contentsOf: part)
+            written += part.count
+        }
+        try handle.close()
+        try ImageUploadTests.save(workspace, "small.png", Array(Self.png.prefix(100)))
+        let small = try workspace.save("small.jsonl", #"{"file":"small.png","title":"Small","mimeType":"image/png"}"# + "\n")
+        let input = try workspace.save("images.jsonl", #"{"file":"large.png","title":"Large","mimeType":"image/png"}"# + "\n")
+        try await withSandbox { harness in
+            let server = harness.server.baseURL
+            let pipeline = try Self.pipeline(workspace, server: server)
+            let baseline = try await ImageUploadTests.peakRSS(
+                ["write", pipeline, "--input", small, "--rejects", workspace.path("rejects.jsonl")],
+                output: workspace.path("small-events.jsonl"), environment: workspace.environment)
+            #expect(baseline.status == 0, "stderr: \(baseline.stderr)")
+            let output = workspace.path("events.jsonl")
+            let measured = try await ImageUploadTests.peakRSS(
+                ["write", pipeline, "--input", input, "--events", "--rejects", workspace.path("rejects.jsonl")],
+                output: output, environment: workspace.environment)
+            #expect(measured.status == 0, "stderr: \(measured.stderr)")
+            #expect(baseline.kib > 0 && measured.kib > 0)
+            #expect(measured.kib - baseline.kib < 8 * 1024, "peak RSS \(measured.kib) KiB for 50 MB, \(baseline.kib) KiB for 100 bytes")
+            let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").map { try JSONValue(parsing: Array($0.utf8)) }
+            let progress = lines.filter { $0["name"] == "progress" }.compactMap { $0["payload"]?["sent"]?.int64Value }
+            let total = lines.first { $0["name"] == "progress" }?["payload"]?["total"]?.int64Value ?? 0
+            #expect(total > Int64(size) && total < Int64(size) + 4096, "the body: the file and the parts around it")
+            #expect(progress.count >= 10, "\(progress.count) progress events")
+            #expect(progress == progress.sorted() && Set(progress).count == progress.count, "strictly increasing")
+            #expect(progress.last == total)
+            #expect(lines.first { $0["name"] == "result" }?["payload"]?["outcome"] == "created")
+            let stored = try await Self.documents(server, workspace)
+            #expect(stored.first { $0["title"] == "Large" }?["sizeInBytes"] == .int(Int64(size)))
+        }
+    }
+
+    @Test("SIGINT while a headless upload waits for its answer: the run stops, and a rerun finds the stored document instead of sending it again")
+    func cancelAndRerun() async throws {
+        let workspace = try WriteWorkspace()
+        defer { workspace.remove() }
+        try ImageUploadTests.save(workspace, "slow.png", Self.png)
+        let input = try workspace.save("images.jsonl", #"{"file":"slow.png","title":"Slow","mimeType":"image/png"}"# + "\n")
+        try await withSandbox(faults: FaultPlan(latency: .seconds(3))) { harness in
+            let pipeline = try Self.pipeline(workspace, server: harness.server.baseURL)
+            let interrupted = try await CommandRunner.shell(
+                """
+                : > "$DIR/out.jsonl"
+                "$SP" write "$PIPELINE" --input "$ROWS" --events --rejects "$DIR/rejects.jsonl" >> "$DIR/out.jsonl" 2> "$DIR/err.txt" &
+                writer=$!
+                until grep -q '"progress"' "$DIR/out.jsonl"; do sleep 0.02; done
+                kill -INT $writer
+                wait $writer
+                echo "status $?"
+                """,
+                environment: workspace.environment.merging(["PIPELINE": pipeline, "ROWS": input, "DIR": workspace.directory.path]) { $1 })
+            #expect(interrupted.stdoutText == "status 130\n", "\(interrupted.stdoutText) \((try? String(contentsOfFile: workspace.path("err.txt"), encoding: .utf8)) ?? "")")
+            let out = try String(contentsOfFile: workspace.path("out.jsonl"), encoding: .utf8)
+            #expect(!out.contains(#""outcome":"created""#))
+            // The sandbox makes its answer when the latency has passed: the document exists.
+            try await Task.sleep(for: .seconds(4))
+            let rerun = try await workspace.write(pipeline, ["--input", input])
+            #expect(rerun.status == 0, "stderr: \(rerun.stderr)")
+            #expect(try rerun.jsonLines().map { $0["outcome"]?.stringValue } == ["created"])
+            let stored = try await Self.documents(harness.server.baseURL, workspace)
+            #expect(stored.filter { $0["title"] == "Slow" }.count == 1)
+        }
+    }
+
     @Test("the sample pipeline uploads the sample images over headless on the bundled sandbox")
     func sample() async throws {
         let root = CommandRunner.packageRoot
