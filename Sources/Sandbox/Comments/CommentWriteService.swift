@@ -60,7 +60,7 @@ enum CommentWriteService {
     ]
 
     /// `DiscussionPermission.check...Permission(commentId)`: the message first, then the right.
-    private static func checkOwner(_ portal: Portal, _ commentId: Int64, _ account: Account, action: String) throws {
+    static func checkOwner(_ portal: Portal, _ commentId: Int64, _ account: Account, action: String) throws {
         guard let comment = portal.data.discussions.comment(commentId) else { throw PortalError.noSuchMessage(commentId) }
         guard DiscussionPermission.owns(comment, account) else {
             throw PortalError(

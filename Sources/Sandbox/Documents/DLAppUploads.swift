@@ -45,14 +45,32 @@ enum DLAppUploads {
         // The folder list's checks: repository, folder, permission.
         _ = try portal.fileEntries(repositoryId: repositoryId, folderId: folderId, mimeTypes: nil, for: account)
         guard let file = received.files.first(where: { $0.name == "file" }) else { throw PortalError.missingParameter("file") }
+        try checkSize(file, portal: portal)
+        guard let mimeType = try params.string("mimeType"), !mimeType.isEmpty else { throw PortalError.missingParameter("mimeType") }
+        return try store(
+            file, repositoryId: repositoryId, folderId: folderId, sourceFileName: try params.string("sourceFileName") ?? file.fileName,
+            mimeType: mimeType, title: try params.string("title") ?? "", description: try params.string("description") ?? "",
+            portal: portal, account: account)
+    }
+
+    /// FileSizeException over `dl.file.max.size`.
+    static func checkSize(_ file: MultipartReceiver.FilePart, portal: Portal) throws {
         let uploads = portal.data.uploads
         guard file.size <= uploads.fileMaxSize else {
             throw PortalError(
                 status: 413, type: "com.liferay.document.library.kernel.exception.FileSizeException",
                 message: "\(file.size) exceeds the maximum permitted size of \(uploads.fileMaxSize) for file \(file.fileName)")
         }
-        let sourceFileName = try params.string("sourceFileName") ?? file.fileName
-        guard let mimeType = try params.string("mimeType"), !mimeType.isEmpty else { throw PortalError.missingParameter("mimeType") }
+    }
+
+    /// The checks `DLFileEntryLocalServiceImpl` makes once the folder and the size passed
+    /// (the type, the title, a title or file name already in the folder), then the new
+    /// entry, as both the JSON-WS and the headless upload store it.
+    static func store(
+        _ file: MultipartReceiver.FilePart, repositoryId: Int64, folderId: Int64, sourceFileName: String, mimeType: String, title given: String,
+        description: String, portal: Portal, account: Account
+    ) throws -> JSONValue {
+        let uploads = portal.data.uploads
         guard uploads.allowedMimeTypes.contains(mimeType) else {
             throw PortalError(
                 status: 500, type: "com.liferay.document.library.kernel.exception.FileMimeTypeException",
@@ -63,14 +81,12 @@ enum DLAppUploads {
                 status: 500, type: "com.liferay.document.library.kernel.exception.FileMimeTypeException",
                 message: "The file's content is \(detected), not \(mimeType)")
         }
-        var title = try params.string("title") ?? ""
-        if title.isEmpty { title = sourceFileName }
+        let title = given.isEmpty ? sourceFileName : given
         guard !title.isEmpty, title.count <= titleMaxLength else {
             throw PortalError(
                 status: 500, type: "com.liferay.document.library.kernel.exception.FileNameException",
                 message: title.isEmpty ? "A title or source file name is required" : "The title is longer than \(titleMaxLength) characters")
         }
-        let description = try params.string("description") ?? ""
         let key = DocumentLibrary.FolderKey(groupId: repositoryId, folderId: folderId)
         let now = StructuredContentWrites.currentMilliseconds()
         let fileExtension = sourceFileName.split(separator: ".").count > 1 ? String(sourceFileName.split(separator: ".").last!) : ""

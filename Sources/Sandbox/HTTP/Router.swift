@@ -45,7 +45,8 @@ struct Router: Sendable {
     static func isDataEndpoint(_ path: String) -> Bool {
         path == invokePath || path.hasPrefix(StructuredContents.pathPrefix) || path == MyUserAccountSites.path
             || path.hasPrefix(RESTEndpoints.pathPrefix) || path.hasPrefix(StructuredContentComments.pathPrefix)
-            || path.hasPrefix(FolderDocuments.pathPrefix) || path == DLAppUploads.path
+            || path.hasPrefix(FolderDocuments.pathPrefix) || path == DLAppUploads.path || HeadlessCommentWrites.target(ofPath: path) != nil
+            || HeadlessDocumentWrites.target(ofPath: Substring(path)) != nil
     }
 
     func respond(to request: SandboxRequest) -> SandboxResponse {
@@ -163,12 +164,24 @@ struct Router: Sendable {
                 return .json(200, body, headers: [("Content-Language", locale.replacingUnderscores())])
             }
 
+        case _ where version.servesHeadlessDelivery && HeadlessCommentWrites.target(of: request) != nil:
+            guard case .user(let account) = authentication else {
+                return unauthenticated(request, baseURL: baseURL, body: ["status": "UNAUTHORIZED", "title": "Authenticated access required"])
+            }
+            return HeadlessCommentWrites(portal: portal).respond(to: request, target: HeadlessCommentWrites.target(of: request)!, account: account)
+
         case _ where StructuredContentComments.structuredContentId(ofPath: request.path) != nil && version.servesHeadlessDelivery:
             return headless(request, authentication, baseURL: baseURL) { account in
                 .json(200, try StructuredContentComments(portal: portal).page(
                     structuredContentId: StructuredContentComments.structuredContentId(ofPath: request.path)!,
                     query: request.query, account: account))
             }
+
+        case _ where version.servesHeadlessDelivery && HeadlessDocumentWrites.target(of: request) != nil:
+            guard case .user(let account) = authentication else {
+                return unauthenticated(request, baseURL: baseURL, body: ["status": "UNAUTHORIZED", "title": "Authenticated access required"])
+            }
+            return HeadlessDocumentWrites.respond(to: request, target: HeadlessDocumentWrites.target(of: request)!, portal: portal, account: account)
 
         case _ where FolderDocuments.folderId(ofPath: request.path) != nil && version.servesHeadlessDelivery:
             return headless(request, authentication, baseURL: baseURL) { account in

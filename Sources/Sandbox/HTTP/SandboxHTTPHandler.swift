@@ -37,7 +37,8 @@ final class SandboxHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch (unwrapInboundIn(data), state) {
         case (.head(let head), _):
-            if head.method == .POST, head.uri.split(separator: "?").first == Substring(DLAppUploads.path),
+            if head.method == .POST,
+                head.uri.split(separator: "?").first.map({ $0 == Substring(DLAppUploads.path) || HeadlessDocumentWrites.isUploadPath($0) }) == true,
                 let receiver = head.headers.first(name: "Content-Type").flatMap(MultipartReceiver.init(contentType:))
             {
                 state = .uploading(head, receiver)

@@ -86,11 +86,15 @@ public enum WriteService: String, Sendable, Hashable, CaseIterable {
     case ddlRecord = "ddl-record"
     /// A comment of an asset's discussion: Screens' `/screens.screenscomment/add-comment` and
     /// `update-comment`, and `/comment.commentmanagerjsonws/delete-comment`; each row says
-    /// which (Write/JSONWS/CommentWrites.swift).
+    /// which (Write/JSONWS/CommentWrites.swift). With `transport: headless`,
+    /// headless-delivery's `POST .../{blog-postings|structured-contents|documents}/{id}/comments`,
+    /// `PUT` and `DELETE .../comments/{commentId}` (Write/Headless/HeadlessCommentWriter.swift).
     case comment
     /// A file entry of the document library, as Image Gallery Screenlet uploads and deletes
     /// one: `/dlapp/add-file-entry` (multipart, the file streamed from disk) and
     /// `/dlapp/delete-file-entry`; each row says which (Write/Upload/ImageUploadWriter.swift).
+    /// With `transport: headless`, headless-delivery's multipart
+    /// `POST .../document-folders/{documentFolderId}/documents` and `DELETE .../documents/{id}`.
     case image
 
     /// The fields that may identify an entry of this kind (`key`); a custom command's are
@@ -202,21 +206,15 @@ extension SpecDecoder {
             }
         case (.ddlRecord, .headless):
             context.fail("Liferay's headless DDL records are another API (headless-form); write records with 'transport: jsonws'", at: section["transport"]?.location ?? section.location)
-        case (.comment, .headless):
-            context.fail(
-                "'service: comment' is written over 'transport: jsonws' (Screens' screens.screenscomment commands); headless comments are not supported yet",
-                at: section["transport"]?.location ?? section.location)
-        case (.image, .headless):
-            context.fail(
-                "'service: image' is written over 'transport: jsonws' (the dlapp commands Image Gallery Screenlet sends); headless document uploads are not supported yet",
-                at: section["transport"]?.location ?? section.location)
-        case (.image, .jsonws):
+        case (.image, .jsonws), (.image, .headless):
             if structureId != nil { context.fail("'content-structure-id' is for 'service: web-content'", at: section.location) }
         case (.custom, .headless):
             context.fail("'service: custom' names a JSON-WS command: write it with 'transport: jsonws'", at: section["transport"]?.location ?? section.location)
-        case (.comment, .jsonws):
+        case (.comment, .jsonws), (.comment, .headless):
             for name in ["folder-id", "content-structure-id"] where section[name] != nil {
-                context.fail("'\(name)' is not for 'service: comment': a row names its asset with className and classPK", at: section[name]?.location ?? section.location)
+                context.fail(
+                    "'\(name)' is not for 'service: comment': a row names its asset with className and classPK (or, over headless, structuredContentId, blogPostingId or documentId)",
+                    at: section[name]?.location ?? section.location)
             }
         case (.bookmark, .jsonws), (.custom, .jsonws), (.ddlRecord, .jsonws):
             if structureId != nil {

@@ -198,13 +198,16 @@ public enum PipelineWrite {
         case (.custom, _):
             guard let declared = sink.declared else { throw ScreensPipeError.configuration("service: custom needs 'command' and 'fields'") }
             return try await batches(DeclaredServiceModel(spec: sink, service: declared))
-        case (.image, _):
-            // The pipeline decoder refuses uploads over headless (not supported yet).
+        case (.image, let transport):
+            let headless = transport == .headless ? HeadlessWriteTransport(settings: settings, client: client, baseURL: baseURL, siteId: sink.groupId) : nil
             return try await ImageUploadWriter(
-                spec: sink, pipeline: pipeline, transport: ImageUploadTransport(jsonws: jsonws), filesDirectory: filesDirectory,
+                spec: sink, pipeline: pipeline, transport: ImageUploadTransport(jsonws: jsonws, headless: headless), filesDirectory: filesDirectory,
                 journal: journal, bus: bus, rejects: rejects, dryRun: dryRun)
-        case (.comment, _):
-            // The pipeline decoder refuses comments over headless (not supported yet).
+        case (.comment, .headless):
+            return try await HeadlessCommentWriter(
+                pipeline: pipeline, transport: HeadlessWriteTransport(settings: settings, client: client, baseURL: baseURL, siteId: sink.groupId),
+                journal: journal, bus: bus, rejects: rejects, dryRun: dryRun)
+        case (.comment, .jsonws):
             return try await batches(CommentWriteModel())
         case (.bookmark, _):
             // The pipeline decoder refuses bookmarks over headless: Liferay has no such API.

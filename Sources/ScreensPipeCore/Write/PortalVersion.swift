@@ -30,6 +30,10 @@ enum PortalWriteSupport {
             "Liferay \(version.rawValue) registers add-article only in its 33- and 36-parameter forms (display, expiration and review dates...), which this sink does not send; the 8-parameter form is 7.2's and 7.3's"
         case (.webContent, .headless) where version < .v7_2:
             "headless-delivery ships with Liferay 7.2; \(version.rawValue) has no structured-contents API: write web content over 'transport: jsonws' to 7.2 or later"
+        case (.image, .headless) where version < .v7_2:
+            "headless-delivery ships with Liferay 7.2; \(version.rawValue) has no documents API: upload images over 'transport: jsonws'"
+        case (.comment, .headless) where version < .v7_2:
+            "headless-delivery ships with Liferay 7.2; \(version.rawValue) has no comments API: write comments over 'transport: jsonws'"
         case (.ddlRecord, _) where version != .v7_0:
             // Mobile SDK DDLRecordService: add-record(fieldsMap) in v7 only; v71-v73 and the
             // portal's master take DDMFormValues.

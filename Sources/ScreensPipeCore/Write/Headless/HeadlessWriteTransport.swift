@@ -148,8 +148,8 @@ struct HeadlessWriteTransport: Sendable {
         }
     }
 
-    /// What a write's response says.
-    private func interpret(_ response: HTTPResponse, request: HTTPRequest) throws(ScreensPipeError) -> Answer {
+    /// What a write's response says (every headless write reads its answer by this rule).
+    func interpret(_ response: HTTPResponse, request: HTTPRequest) throws(ScreensPipeError) -> Answer {
         if response.status == 401 || (300..<400).contains(response.status) {
             throw ScreensPipeError.authentication(
                 "HTTP \(response.status): the portal refused the credentials (or redirected to its login page)",
@@ -167,10 +167,35 @@ struct HeadlessWriteTransport: Sendable {
         }
         do {
             let body = try JSONValue(parsing: response.body)
-            guard case .object = body else { return .ambiguous("HTTP \(response.status) with a body that is not a StructuredContent") }
+            guard case .object = body else { return .ambiguous("HTTP \(response.status) with a body that is not a JSON object") }
             return .stored(body)
         } catch {
             return .ambiguous("HTTP \(response.status) with a body that is not JSON: \(error)")
+        }
+    }
+}
+
+extension HeadlessWriteTransport {
+    /// The root of headless-delivery's paths on the sink's server.
+    var headlessDeliveryURL: String { baseURL.trimmingSuffix("/") + "/o/headless-delivery/v1.0" }
+
+    /// One write request, sent once on a fresh connection (never repeated here but for a
+    /// 401 to an OAuth 2 token, answered before anything is stored). A `DELETE`'s empty 204
+    /// is `.stored(.null)`.
+    func write(_ method: String, url: String, body: JSONObject?) async throws(ScreensPipeError) -> Answer {
+        var prepared = try request(method, url: url, body: body)
+        prepared.freshConnection = true
+        let client = client
+        let (request, result) = try await credentials.send(prepared) { (request) async throws(HTTPError) -> HTTPResponse in
+            try await client.send(request)
+        }
+        switch result {
+        case .success(let response):
+            if method == "DELETE", response.isSuccess, response.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D }) { return .stored(.null) }
+            return try interpret(response, request: request)
+        case .failure(let error):
+            if error.kind == .cancelled { throw ScreensPipeError(.cancelled, "the write was cancelled", request: request.requestDescription) }
+            return .ambiguous("\(error)")
         }
     }
 }

@@ -122,11 +122,12 @@ struct CommentWriteModel: JSONWSWriteModel {
     /// The body: required and not blank, as `CommentAddInteractor` and the portal's
     /// `MBMessageLocalServiceImpl.validate` (MessageBodyException) require; no control
     /// character but tab, line feed and carriage return.
-    private static func body(_ value: JSONValue) throws(RowRejection) -> String {
-        let body = try WriteRowParsing.text(value, "body", required: true, limit: WriteInputLines.maximumLineLength)
+    /// A headless row's `text` is checked by the same rule (`field`).
+    static func body(_ value: JSONValue, field: String = "body") throws(RowRejection) -> String {
+        let body = try WriteRowParsing.text(value, field, required: true, limit: WriteInputLines.maximumLineLength)
         for (offset, scalar) in body.unicodeScalars.enumerated() where (scalar.value < 0x20 && scalar != "\t" && scalar != "\n" && scalar != "\r") || scalar.value == 0x7F {
             let code = String(scalar.value, radix: 16, uppercase: true)
-            throw RowRejection(message: "'body' holds the control character U+\(String(repeating: "0", count: 4 - code.count))\(code) at character \(offset + 1)")
+            throw RowRejection(message: "'\(field)' holds the control character U+\(String(repeating: "0", count: 4 - code.count))\(code) at character \(offset + 1)")
         }
         return body
     }

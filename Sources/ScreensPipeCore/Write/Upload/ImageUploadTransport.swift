@@ -1,13 +1,23 @@
 import ScreensBus
 
-/// The requests of an image write: the multipart `POST /api/jsonws/dlapp/add-file-entry`
-/// the Mobile SDK's upload sends (the command's parameters as form fields, the file as the
-/// `file` part, streamed from disk), and the folder listing that settles an upload whose
-/// answer was lost.
+/// The requests of an image write, over either transport:
+///
+/// - JSON-WS: the multipart `POST /api/jsonws/dlapp/add-file-entry` the Mobile SDK's upload
+///   sends (the command's parameters as form fields, the file as the `file` part), the
+///   folder's `/dlapp/get-file-entries` that settles an upload whose answer was lost, and
+///   `/dlapp/delete-file-entry`.
+/// - headless (``headless`` set): headless-delivery's multipart
+///   `POST /o/headless-delivery/v1.0/document-folders/{documentFolderId}/documents` (or
+///   `/sites/{siteId}/documents` for the site's root folder) with a `document` part
+///   (`{"title","description"}`, a `Document`) and the `file` part whose type is the
+///   document's, the folder's documents as the lookup, and
+///   `DELETE /o/headless-delivery/v1.0/documents/{documentId}`.
+///
+/// Either way the file is streamed from disk (``MultipartUpload``).
 struct ImageUploadTransport: Sendable {
     /// What an upload came to.
     enum Answer: Sendable {
-        /// The stored file entry.
+        /// The stored file entry (JSON-WS) or `Document` (headless).
         case stored(JSONValue)
         /// The portal refused it, with its reason.
         case refused(ScreensPipeError)
@@ -18,51 +28,72 @@ struct ImageUploadTransport: Sendable {
         case notSent(String)
     }
 
+    /// What a delete came to.
+    enum DeleteAnswer: Sendable {
+        case deleted
+        /// The portal refused it; `gone` when it says the entry does not exist.
+        case refused(ScreensPipeError, gone: Bool)
+        case ambiguous(String)
+    }
+
     static let path = "/api/jsonws/dlapp/add-file-entry"
 
     let jsonws: JSONWSBookmarkTransport
+    /// Set for `transport: headless`: every request goes through headless-delivery.
+    var headless: HeadlessWriteTransport?
 
     var settings: HTTPSourceSettings { jsonws.settings }
+
+    private var credentials: WriteCredentials { headless?.credentials ?? jsonws.credentials }
 
     /// The upload request for `row`, its progress reported to `onProgress`. A dry run shows
     /// it without its body.
     func request(_ row: ImageRow, onProgress: (@Sendable (Int64, Int64) -> Void)?) throws(ScreensPipeError) -> HTTPRequest {
-        let boundary = Self.boundary(avoiding: row)
-        var head: [UInt8] = []
-        func field(_ name: String, _ value: String) {
-            head += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
+        let file = MultipartUpload.File(name: "file", fileName: row.sourceFileName, contentType: row.mimeType, path: row.path, size: row.size)
+        var request: HTTPRequest
+        if let headless {
+            request = HTTPRequest(method: "POST", url: documentsURL(headless, row.folderId))
+            MultipartUpload.attach(
+                to: &request, fields: [MultipartUpload.Field("document", Self.document(row).jsonString, contentType: "application/json")], file: file,
+                onProgress: onProgress)
+        } else {
+            request = HTTPRequest(method: "POST", url: jsonws.baseURL.trimmingSuffix("/") + Self.path)
+            let fields = [
+                ("repositoryId", String(row.repositoryId)), ("folderId", String(row.folderId)), ("sourceFileName", row.sourceFileName),
+                ("mimeType", row.mimeType), ("title", row.title), ("description", row.description), ("changeLog", row.changeLog),
+            ].map { MultipartUpload.Field($0.0, $0.1) }
+            MultipartUpload.attach(to: &request, fields: fields, file: file, onProgress: onProgress)
         }
-        field("repositoryId", String(row.repositoryId))
-        field("folderId", String(row.folderId))
-        field("sourceFileName", row.sourceFileName)
-        field("mimeType", row.mimeType)
-        field("title", row.title)
-        field("description", row.description)
-        field("changeLog", row.changeLog)
-        head += Array(
-            "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(Self.quoted(row.sourceFileName))\"\r\nContent-Type: \(row.mimeType)\r\n\r\n".utf8)
-        let tail = Array("\r\n--\(boundary)--\r\n".utf8)
-        var request = HTTPRequest(method: "POST", url: jsonws.baseURL.trimmingSuffix("/") + Self.path)
-        request.upload = HTTPUploadBody(head: head, filePath: row.path, fileLength: row.size, tail: tail, onProgress: onProgress)
-        request.headers.add(name: "Content-Type", value: "multipart/form-data; boundary=\(boundary)")
         request.headers.add(name: "Accept", value: "application/json")
         try settings.authorize(&request)
-        try jsonws.credentials.planned(&request)
-        // A whole-transfer limit would cut a large file short: the sink's timeout bounds a
-        // stall instead (fewer than 1 KiB/s for that long aborts).
-        let stall = max(request.timeout ?? .seconds(30), .seconds(30))
-        request.timeout = nil
-        request.lowSpeed = LowSpeedLimit(bytesPerSecond: 1024, duration: stall)
-        // An upload is never sent twice by libcurl itself.
-        request.freshConnection = true
+        try credentials.planned(&request)
+        MultipartUpload.limit(&request)
         return request
+    }
+
+    /// The `document` part of a headless upload: the `Document` fields a row sets (its type
+    /// is the file part's).
+    static func document(_ row: ImageRow) -> JSONValue {
+        var document: JSONObject = ["title": .string(row.title)]
+        if !row.description.isEmpty { document["description"] = .string(row.description) }
+        return .object(document)
+    }
+
+    /// A folder's documents: `/document-folders/{id}/documents`, or the site's for its root.
+    private func documentsURL(_ headless: HeadlessWriteTransport, _ folderId: Int64) -> String {
+        folderId == 0 ? headless.headlessDeliveryURL + "/sites/\(headless.siteId)/documents" : headless.headlessDeliveryURL + "/document-folders/\(folderId)/documents"
+    }
+
+    /// The id of what an upload stored: a file entry's `fileEntryId`, a document's `id`.
+    func entryId(_ stored: JSONValue) -> Int64? {
+        headless == nil ? stored["fileEntryId"]?.int64Value : stored["id"]?.int64Value
     }
 
     /// Sends the upload once (but for a 401 to an OAuth 2 token, answered before anything
     /// is stored).
     func upload(_ prepared: HTTPRequest) async throws(ScreensPipeError) -> Answer {
         let client = jsonws.client
-        let (request, result) = try await jsonws.credentials.send(prepared) { (request) async throws(HTTPError) -> HTTPResponse in
+        let (request, result) = try await credentials.send(prepared) { (request) async throws(HTTPError) -> HTTPResponse in
             try await client.send(request)
         }
         let response: HTTPResponse
@@ -75,6 +106,17 @@ struct ImageUploadTransport: Sendable {
             if error.kind == .other { return .notSent(error.message) }
             return .ambiguous("\(error)")
         }
+        if let headless {
+            switch try headless.interpret(response, request: request) {
+            case .stored(let document):
+                guard entryId(document) != nil else { return .ambiguous("HTTP \(response.status) without a document id") }
+                return .stored(document)
+            case .refused(let title, let status):
+                return .refused(ScreensPipeError.http(title, request: request.requestDescription, status: status))
+            case .ambiguous(let reason):
+                return .ambiguous(reason)
+            }
+        }
         let body: JSONValue
         switch try WriteAnswerStatus.read(response, request: request.requestDescription) {
         case .ambiguous(let reason): return .ambiguous(reason)
@@ -84,12 +126,13 @@ struct ImageUploadTransport: Sendable {
         if body["exception"] != nil || body["error"] != nil {
             return .refused(LiferayErrorBody.error(for: response, page: 0, request: request.requestDescription))
         }
-        guard body["fileEntryId"]?.int64Value != nil else { return .ambiguous("HTTP \(response.status) without a fileEntryId") }
+        guard entryId(body) != nil else { return .ambiguous("HTTP \(response.status) without a fileEntryId") }
         return .stored(body)
     }
 
     /// The folder's entry with the row's title and size: what an unanswered upload stored.
     func lookup(_ row: ImageRow) async throws(ScreensPipeError) -> Int64? {
+        if let headless { return try await lookupDocument(row, headless) }
         let params: JSONObject = ["repositoryId": .int(row.repositoryId), "folderId": .int(row.folderId), "start": .int(-1), "end": .int(-1)]
         let entries: [JSONValue]
         do throws(ScreensPipeError) {
@@ -101,35 +144,71 @@ struct ImageUploadTransport: Sendable {
         return match?["fileEntryId"]?.int64Value
     }
 
-    /// A boundary that no field of the row holds (the file's bytes may hold anything;
-    /// 128 random bits make a collision with them vanishingly unlikely).
-    private static func boundary(avoiding row: ImageRow) -> String {
+    /// Every page of the folder's documents, retried like any read, for the row's title and
+    /// size (`sizeInBytes`); nil when none matches or the folder does not exist.
+    private func lookupDocument(_ row: ImageRow, _ headless: HeadlessWriteTransport) async throws(ScreensPipeError) -> Int64? {
+        let sender = RetryingSender(client: headless.client, policy: settings.retry)
+        var page = 1
         while true {
-            var generator = SystemRandomNumberGenerator()
-            // 32 hex digits: with the prefix, well within RFC 2046's 70 characters.
-            let digits = (0..<2).map { _ in
-                let hex = String(generator.next() as UInt64, radix: 16)
-                return String(repeating: "0", count: 16 - hex.count) + hex
-            }.joined()
-            let boundary = "screens-pipe-" + digits
-            if ![row.title, row.description, row.changeLog, row.sourceFileName, row.mimeType].contains(where: { $0.contains(boundary) }) {
-                return boundary
+            let url = documentsURL(headless, row.folderId) + "?pageSize=100&page=\(page)"
+            let (request, result) = try await credentials.send(try headless.request("GET", url: url, body: nil)) {
+                (request) async throws(HTTPError) -> HTTPResponse in
+                try await sender.send(request)
             }
+            let response: HTTPResponse
+            switch result {
+            case .success(let answer): response = answer
+            case .failure(let error):
+                throw ScreensPipeError.connectivity("cannot look the documents of folder \(row.folderId) up: \(error)", request: request.requestDescription)
+            }
+            if response.status == 404 { return nil }
+            guard response.isSuccess else { throw LiferayErrorBody.error(for: response, page: page - 1, request: request.requestDescription) }
+            let body: JSONValue
+            do {
+                body = try JSONValue(parsing: response.body)
+            } catch {
+                throw ScreensPipeError.malformedResponse("the documents of folder \(row.folderId) could not be read: \(error)", request: request.requestDescription)
+            }
+            guard let items = body["items"]?.arrayValue else {
+                throw ScreensPipeError.malformedResponse("the documents of folder \(row.folderId) have no 'items'", request: request.requestDescription)
+            }
+            if let match = items.first(where: { $0["title"]?.stringValue == row.title && $0["sizeInBytes"]?.int64Value == row.size }) {
+                return match["id"]?.int64Value
+            }
+            guard Int64(page) < body["lastPage"]?.int64Value ?? 1, !items.isEmpty else { return nil }
+            guard page < HeadlessWriteTransport.maximumLookupPages else {
+                throw ScreensPipeError.malformedResponse(
+                    "the documents of folder \(row.folderId) have more than \(HeadlessWriteTransport.maximumLookupPages) pages; the lookup stops there",
+                    request: request.requestDescription)
+            }
+            page += 1
         }
     }
 
-    /// A file name in a quoted `filename` parameter: quotes and line breaks percent-encoded,
-    /// as browsers send them (RFC 7578, section 4.2).
-    private static func quoted(_ name: String) -> String {
-        var text = ""
-        for character in name {
-            switch character {
-            case "\"": text += "%22"
-            case "\r": text += "%0D"
-            case "\n": text += "%0A"
-            default: text.append(character)
+    private static func deleteCommand(_ row: ImageRow) -> JSONWSCommand {
+        ("/dlapp/delete-file-entry", ["fileEntryId": .int(row.fileEntryId)])
+    }
+
+    /// The delete request for `row`, as a dry run shows it.
+    func deleteRequest(_ row: ImageRow) throws(ScreensPipeError) -> HTTPRequest {
+        if let headless { return try headless.request("DELETE", url: headless.headlessDeliveryURL + "/documents/\(row.fileEntryId)", body: nil) }
+        return try jsonws.request([Self.deleteCommand(row)])
+    }
+
+    /// Sends the delete once.
+    func delete(_ row: ImageRow) async throws(ScreensPipeError) -> DeleteAnswer {
+        if let headless {
+            switch try await headless.write("DELETE", url: headless.headlessDeliveryURL + "/documents/\(row.fileEntryId)", body: nil) {
+            case .stored: return .deleted
+            case .refused(let title, let status):
+                return .refused(ScreensPipeError.http(title, status: status), gone: status == 404)
+            case .ambiguous(let reason): return .ambiguous(reason)
             }
         }
-        return text
+        switch try await jsonws.send([Self.deleteCommand(row)]) {
+        case .results: return .deleted
+        case .refused(let error): return .refused(error, gone: error.exceptionType?.hasSuffix("NoSuchFileEntryException") == true)
+        case .ambiguous(let reason), .notSent(let reason): return .ambiguous(reason)
+        }
     }
 }

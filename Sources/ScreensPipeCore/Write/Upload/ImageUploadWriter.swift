@@ -3,7 +3,8 @@ import ScreensBus
 
 /// Writes image rows (`service: image`): each upload a multipart request of its own, its
 /// file streamed from disk with `progress` events; each delete a `/dlapp/delete-file-entry`
-/// command. One row at a time, in input order, exactly once each with the journal.
+/// command, or over headless a `DELETE .../documents/{id}` (``ImageUploadTransport``). One
+/// row at a time, in input order, exactly once each with the journal.
 ///
 /// An upload is recorded pending before its request, so a run that is killed or cancelled
 /// (SIGINT) mid-transfer leaves the journal saying "maybe": the next run looks the folder
@@ -98,7 +99,8 @@ final class ImageUploadWriter: RowWriter {
             let request = try transport.request(row, onProgress: nil)
             var headers = JSONObject()
             for field in request.shownHeaders { headers[field.name] = .string(field.value) }
-            let body: JSONValue = [
+            let file = JSONValue.string("\(row.file) (\(row.size) bytes, \(row.mimeType), streamed)")
+            let body: JSONValue = transport.headless != nil ? ["document": ImageUploadTransport.document(row), "file": file] : [
                 "repositoryId": .int(row.repositoryId), "folderId": .int(row.folderId), "sourceFileName": .string(row.sourceFileName),
                 "mimeType": .string(row.mimeType), "title": .string(row.title), "description": .string(row.description),
                 "changeLog": .string(row.changeLog), "file": .string("\(row.file) (\(row.size) bytes, streamed)"),
@@ -107,15 +109,11 @@ final class ImageUploadWriter: RowWriter {
                 custom: "request", pipeline: pipeline, payload: ["request": .string(request.requestDescription), "headers": .object(headers), "body": body])
             summary.plannedCreates += 1
         case .delete:
-            let request = try transport.jsonws.request([Self.deleteCommand(row)])
+            let request = try transport.deleteRequest(row)
             await events.plan(request)
             summary.plannedDeletes += 1
         }
         await result(row, "planned", id: nil)
-    }
-
-    private static func deleteCommand(_ row: ImageRow) -> JSONWSCommand {
-        ("/dlapp/delete-file-entry", ["fileEntryId": .int(row.fileEntryId)])
     }
 
     /// One upload at a time, each after a lookup when the last one went unanswered (or an
@@ -131,7 +129,7 @@ final class ImageUploadWriter: RowWriter {
             switch answer {
             case .stored(let entry):
                 await publishResponse(row)
-                try await done(row, .created, id: entry["fileEntryId"]?.int64Value)
+                try await done(row, .created, id: transport.entryId(entry))
                 return
             case .refused(let error):
                 await publishResponse(row)
@@ -199,14 +197,14 @@ final class ImageUploadWriter: RowWriter {
             try await journal?.record([(row: row, state: WriteJournal.State.pending, entryId: Int64?.none)])
             requestNumber += 1
             summary.batches += 1
-            switch try await transport.jsonws.send([Self.deleteCommand(row)]) {
-            case .results:
+            switch try await transport.delete(row) {
+            case .deleted:
                 await publishResponse(row)
                 try await done(row, .deleted, id: row.fileEntryId)
                 return
-            case .refused(let error):
+            case .refused(let error, let gone):
                 await publishResponse(row)
-                if unanswered, error.exceptionType?.hasSuffix("NoSuchFileEntryException") == true {
+                if unanswered, gone {
                     // The unanswered request deleted it.
                     try await done(row, .deleted, id: row.fileEntryId)
                     return
@@ -214,7 +212,7 @@ final class ImageUploadWriter: RowWriter {
                 try await journal?.forget([row])
                 try await reject(line: row.line, input: row.inputText, truncated: false, reason: Self.reason(error))
                 return
-            case .ambiguous(let reason), .notSent(let reason):
+            case .ambiguous(let reason):
                 guard attempt < transport.settings.retry.attempts else {
                     throw ScreensPipeError.connectivity(
                         "line \(row.line) (delete \(row.fileEntryId)) got no answer after \(attempt) attempts (\(reason)); the journal keeps it pending, and a rerun sends it again")
