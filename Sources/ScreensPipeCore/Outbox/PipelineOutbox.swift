@@ -123,7 +123,7 @@ public enum PipelineOutbox {
             throw ScreensPipeError.configuration(
                 "an outbox keeps writes for a portal that outlives the run; the bundled sandbox (server: sandbox) is new every run: start one with 'screens-pipe sandbox --port 8080' and name it in 'server'")
         }
-        let target = "\(redactedURL(baseURL)) group \(sink.groupId)"
+        let target = WriteTarget.text(baseURL: baseURL, groupId: sink.groupId)
         // Beside the write journal: a local SQLite file, even when the cache is shared.
         let storage = try BackendRegistry.storage(.sqlite)
         guard let outbox = try await storage.openOutbox(spec: spec.cache, environment: environment.storageVariables, pipeline: spec.name, target: target) else {

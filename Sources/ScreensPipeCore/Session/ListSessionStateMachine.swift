@@ -21,6 +21,9 @@ struct ListSessionStateMachine {
         /// that it fetches from the server and updates the cache. Failing, report it as an
         /// `error` event tagged `id`.
         case renewSource(id: JSONValue?)
+        /// Write an edit through the pipeline's sink (and the cache's pages); report how it
+        /// ended with ``edited(_:_:)`` before the next command.
+        case edit(EditTicket)
         /// The session is over: stop reading commands and fetching.
         case finish
     }
@@ -120,12 +123,18 @@ struct ListSessionStateMachine {
     let requestsPageSize: Bool
     let prefetch: Int
     let rowStages: RowStages
+    /// How edits become writes, or why there are none (ListSessionEdits.swift).
+    let editRules: SessionEditRules
     private(set) var state: State = .idle(Totals(), loads: 0)
 
     /// The most pages a session looks ahead of the page asked for.
     static let maximumPrefetch = 16
 
-    init(pipeline: String, pagination: PaginationSpec, chaining: PageChaining, requestsPageSize: Bool, prefetch: Int, rowStages: RowStages) {
+    init(
+        pipeline: String, pagination: PaginationSpec, chaining: PageChaining, requestsPageSize: Bool, prefetch: Int, rowStages: RowStages,
+        editRules: SessionEditRules = .noSink
+    ) {
+        self.editRules = editRules
         self.pipeline = pipeline
         self.pagination = pagination
         self.chaining = chaining
@@ -162,6 +171,8 @@ struct ListSessionStateMachine {
             return commandError("nothing is loaded yet: send {\"op\":\"load\"} first", id: id)
         case (.idle, .select(let row)):
             return commandError("row \(row) is not on a page shown in this session: nothing is loaded yet", id: id)
+        case (.idle, .edit):
+            return commandError(editRules.refusal ?? "nothing is loaded yet: send {\"op\":\"load\"} first; a session edits the list it shows", id: id)
         case (.listing(var listing), .load):
             let actions = ask(0, id: id, in: &listing)
             state = .listing(listing)
@@ -180,6 +191,10 @@ struct ListSessionStateMachine {
             let actions = select(row, id: id, in: &listing)
             state = .listing(listing)
             return actions
+        case (.listing(var listing), .edit(let edit)):
+            let actions = beginEdit(edit, id: id, in: &listing)
+            state = .listing(listing)
+            return actions
         }
     }
 
@@ -196,6 +211,14 @@ struct ListSessionStateMachine {
     /// The session was cancelled: `finished` at once, with reason `interrupted`.
     mutating func interrupted() -> [Action] {
         finish(id: nil, reason: .interrupted)
+    }
+
+    /// An edit was written, kept pending, or failed: the list changes with it.
+    mutating func edited(_ ticket: EditTicket, _ result: EditResult) -> [Action] {
+        guard case .listing(var listing) = state, listing.load == ticket.load else { return [] }
+        let actions = finishEdit(ticket, result, in: &listing)
+        state = .listing(listing)
+        return actions
     }
 
     /// An early answer for a page (the cached copy under cache-and-remote): shown as a

@@ -19,15 +19,18 @@ struct SessionDriver {
     let stages: Pipeline.Stages
     var machine: Machine
     let emit: @Sendable (SessionEvent) async throws -> Void
+    /// Writes edits through the pipeline's `liferay` sink; nil when it has none.
+    let editor: SessionEditor?
     private var fetcher: any PageFetcher
     private var fetches: [Machine.FetchTicket: Task<Void, Never>] = [:]
     /// The last `finished` the machine emitted.
     private var finished: RunFinished?
 
     init(
-        pipeline: Pipeline, stages: Pipeline.Stages, fetcher: any PageFetcher, machine: Machine,
+        pipeline: Pipeline, stages: Pipeline.Stages, fetcher: any PageFetcher, machine: Machine, editor: SessionEditor? = nil,
         emit: @escaping @Sendable (SessionEvent) async throws -> Void
     ) {
+        self.editor = editor
         self.pipeline = pipeline
         self.stages = stages
         self.machine = machine
@@ -115,6 +118,16 @@ struct SessionDriver {
                         return false
                     }
                 }
+            case .edit(let ticket):
+                // Carried out before the next command is read: the list changes in order.
+                let result: Machine.EditResult
+                if let editor {
+                    result = await editor.write(ticket)
+                    await editor.editCache(of: fetcher, ticket, result)
+                } else {
+                    result = .failed(ScreensPipeError.configuration("this session has no liferay sink to write to"))
+                }
+                if await !perform(machine.edited(ticket, result), sender: sender) { return false }
             case .finish:
                 return false
             }
