@@ -31,6 +31,16 @@ struct SessionEditRules: Sendable {
         "this pipeline has no sink of type liferay, so its list cannot be edited: add one (see the Sessions guide) or write with screens-pipe write")
 }
 
+extension ListSessionStateMachine.Listing {
+    /// Whether a page is asked for or on its way: the pages may not be replaced meanwhile.
+    var isLoading: Bool {
+        awaitsPages || slots.values.contains { slot in
+            if case .fetching = slot { return true }
+            return false
+        }
+    }
+}
+
 extension ListSessionStateMachine {
     /// One edit on its way to the portal (or the outbox): carried out by the driver, which
     /// reports it with ``edited(_:_:)``.
@@ -104,7 +114,7 @@ extension ListSessionStateMachine {
         if listing.chain != nil {
             return refuse("the list is chained (each page names the next), so a row cannot be put in or taken out of its pages in place: write with screens-pipe write and refresh")
         }
-        if listing.awaitsPages || listing.slots.values.contains(where: { if case .fetching = $0 { true } else { false } }) {
+        if listing.isLoading {
             return refuse("pages of the list are still loading: send the edit once they have arrived")
         }
         let prepared: SessionEditRules.Prepared
@@ -190,7 +200,7 @@ extension ListSessionStateMachine {
     /// Puts `pages` in place of the first `count` loaded pages: converted again, their
     /// ending rules applied again from page 0 (the row count changed), and any page after
     /// them dropped, since its rows moved (it is fetched again when asked for).
-    private func relist(_ pages: [FetchedPage], replacing count: Int, in listing: inout Listing) {
+    func relist(_ pages: [FetchedPage], replacing count: Int, in listing: inout Listing) {
         var shown: [Int: Bool] = [:]
         for (index, slot) in listing.slots {
             if case .loaded(_, let wasShown) = slot { shown[index] = wasShown }

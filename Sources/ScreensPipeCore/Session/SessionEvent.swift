@@ -17,6 +17,10 @@ public struct SessionEvent: Sendable, Hashable {
         case row(SelectedRow)
         /// An edit of the list was written (or kept pending) and the list changed with it.
         case edited(SessionEdited)
+        /// A change of the followed list, as `run --follow --events` writes it.
+        case changed(pipeline: String, change: ListChange)
+        /// The answer to `follow` (the interval) and `unfollow` (nil).
+        case following(pipeline: String, every: Duration?)
         /// Any other pipeline event: `started`, `error`, `selected` (the user's choice, as
         /// the Screenlet delegate's `onSelected` gets it) or `finished`.
         case pipeline(PipelineEvent)
@@ -52,6 +56,10 @@ public struct SessionEvent: Sendable, Hashable {
             if page.provisional { object["provisional"] = true }
         case .edited(let edited):
             object = edited.envelope
+        case .changed(let pipeline, let change):
+            object = (try? JSONValue(parsing: change.eventLine(pipeline: pipeline)))?.objectValue ?? JSONObject()
+        case .following(let pipeline, let every):
+            object = ["event": "following", "pipeline": .string(pipeline), "every": every.map { .string(ConfigUnitText.duration($0)) } ?? .null]
         }
         if let id { object["id"] = id }
         return .object(object)
@@ -64,7 +72,7 @@ public struct SessionEvent: Sendable, Hashable {
         switch kind {
         case .pipeline(let event): event
         case .response(let page): .response(page.response)
-        case .loading, .row, .edited: nil
+        case .loading, .row, .edited, .changed, .following: nil
         }
     }
 

@@ -15,6 +15,11 @@ public enum SessionOperation: Sendable, Hashable {
     /// Adds, changes or deletes a row through the pipeline's `liferay` sink, and the list
     /// (its loaded pages, its count, its cache) with it: an `edited` event.
     case edit(SessionEdit)
+    /// Follows the list: its changes on the portal, polled every interval, come as
+    /// `changed` events (the lines of `run --follow`); a second follow replaces the interval.
+    case follow(every: Duration)
+    /// Stops following.
+    case unfollow
     /// Ends the session: a `finished` event.
     case close
     /// A line that is no command (malformed JSON, an unknown op, a bad page or row, a line
@@ -90,7 +95,7 @@ public struct SessionRequest: Sendable, Hashable {
         SessionRequest(.unreadable("the command line is \(bytes) bytes, longer than the limit of \(maximumLineLength); it was skipped"))
     }
 
-    private static let operations = ["load", "next", "page", "refresh", "select", "add", "update", "delete", "close"]
+    private static let operations = ["load", "next", "page", "refresh", "select", "add", "update", "delete", "follow", "unfollow", "close"]
 
     private static func command(in object: JSONObject) throws(SessionCommandError) -> SessionOperation {
         guard let opValue = object["op"] else {
@@ -111,6 +116,8 @@ public struct SessionRequest: Sendable, Hashable {
         case "add": (command, allowed) = (.edit(.add(row: try editRow(in: object, op: op))), ["row"])
         case "update": (command, allowed) = (.edit(.update(row: try editRow(in: object, op: op))), ["row"])
         case "delete": (command, allowed) = (.edit(.delete(key: try editKey(in: object))), ["key"])
+        case "follow": (command, allowed) = (.follow(every: try followInterval(in: object)), ["every"])
+        case "unfollow": (command, allowed) = (.unfollow, [])
         default:
             throw SessionCommandError(message: "unknown op '\(clipped(op))'; one of \(operations.joined(separator: ", "))")
         }
