@@ -100,6 +100,7 @@ struct SessionEditTests {
             session.send(#"{"op":"close"}"#)
             let end = try await session.finish()
             #expect(end.status == 0, "\(end.stderr)")
+            try await session.expectSchemaValid()
 
             let expected = ["renamed", "row 3", "row 4", "row 5", "added"]
             #expect(try await cachedNames(workspace, harness) == expected)
@@ -181,5 +182,18 @@ struct SessionEditTests {
         #expect(next.names.first == "loading")
         readOnly.closeInput()
         #expect(try await readOnly.finish().status == 0)
+    }
+}
+
+extension SessionProcess {
+    /// Checks every event read and every command sent against the session schemas.
+    func expectSchemaValid(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let events = transcript.map(\.jsonString)
+        for (text, problems) in zip(events, try await JSONSchemaValidation.problems(schema: "docs/schemas/session-events.schema.json", texts: events)) {
+            #expect(problems.isEmpty, "\(text.prefix(300)): \(problems)", sourceLocation: sourceLocation)
+        }
+        for (line, problems) in zip(sent, try await JSONSchemaValidation.problems(schema: "docs/schemas/session-commands.schema.json", texts: sent)) {
+            #expect(problems.isEmpty, "\(line.prefix(300)): \(problems)", sourceLocation: sourceLocation)
+        }
     }
 }

@@ -63,6 +63,7 @@ struct SessionFollowTests {
             let end = try await session.finish()
             #expect(end.status == 0, "\(end.stderr)")
             #expect(end.rest.names == ["finished"])
+            try await session.expectSchemaValid()
         }
     }
 }
