@@ -125,7 +125,7 @@ public enum PipelineOutbox {
             throw ScreensPipeError.configuration(
                 "an outbox keeps writes for a portal that outlives the run; the bundled sandbox (server: sandbox) is new every run: start one with 'screens-pipe sandbox --port 8080' and name it in 'server'")
         }
-        let target = "\(redactedURL(baseURL)) group \(sink.groupId)"
+        let target = WriteTarget.text(baseURL: baseURL, groupId: sink.groupId)
         // Beside the write journal, in the cache's store: a fleet sharing a PostgreSQL cache
         // shares one outbox.
         let kind = StorageKind.of(spec.cache)

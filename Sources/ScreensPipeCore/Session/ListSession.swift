@@ -73,13 +73,14 @@ public struct ListSession: Sendable {
             pipeline.bus.finish()
             throw error
         }
+        let editing = SessionEditor.make(pipeline: pipeline, server: stages.server)
         var driver = SessionDriver(
             pipeline: pipeline, stages: stages, fetcher: fetcher,
             machine: ListSessionStateMachine(
                 pipeline: pipeline.spec.name, pagination: SourceFactory.effectivePagination(for: pipeline.spec.source),
                 chaining: fetcher.chaining, requestsPageSize: fetcher.requestsPageSize, prefetch: prefetch,
-                rowStages: RowStages(stages)),
-            emit: emit)
+                rowStages: RowStages(stages), editRules: editing.rules),
+            editor: editing.editor, emit: emit)
         return await driver.run(commands)
     }
 }

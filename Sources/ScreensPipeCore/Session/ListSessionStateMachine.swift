@@ -21,6 +21,17 @@ struct ListSessionStateMachine {
         /// that it fetches from the server and updates the cache. Failing, report it as an
         /// `error` event tagged `id`.
         case renewSource(id: JSONValue?)
+        /// Write an edit through the pipeline's sink (and the cache's pages); report how it
+        /// ended with ``edited(_:_:)`` before the next command.
+        case edit(EditTicket)
+        /// Follow the list every interval, in place of any follow before; report changes
+        /// with ``changed(_:)`` and the end with ``followEnded(_:)``.
+        case follow(every: Duration)
+        /// Stop following.
+        case unfollow
+        /// Fetch the first `pages` pages of load `load` again (the list changed); report
+        /// them with ``reloaded(load:pages:)``.
+        case reload(load: Int, pages: Int)
         /// The session is over: stop reading commands and fetching.
         case finish
     }
@@ -120,12 +131,20 @@ struct ListSessionStateMachine {
     let requestsPageSize: Bool
     let prefetch: Int
     let rowStages: RowStages
+    /// How edits become writes, or why there are none (ListSessionEdits.swift).
+    let editRules: SessionEditRules
     private(set) var state: State = .idle(Totals(), loads: 0)
+    /// The `follow` command the list is followed for (its id tags the `changed` events).
+    private(set) var following: Waiter?
 
     /// The most pages a session looks ahead of the page asked for.
     static let maximumPrefetch = 16
 
-    init(pipeline: String, pagination: PaginationSpec, chaining: PageChaining, requestsPageSize: Bool, prefetch: Int, rowStages: RowStages) {
+    init(
+        pipeline: String, pagination: PaginationSpec, chaining: PageChaining, requestsPageSize: Bool, prefetch: Int, rowStages: RowStages,
+        editRules: SessionEditRules = .noSink
+    ) {
+        self.editRules = editRules
         self.pipeline = pipeline
         self.pagination = pagination
         self.chaining = chaining
@@ -151,6 +170,15 @@ struct ListSessionStateMachine {
             return commandError(reason, id: id)
         case (_, .close):
             return finish(id: id)
+        case (_, .follow(let every)):
+            following = Waiter(id: id)
+            return [.emit([SessionEvent(.following(pipeline: pipeline, every: every), id: id)]), .follow(every: every)]
+        case (_, .unfollow):
+            guard following != nil else {
+                return commandError("the list is not followed: send {\"op\":\"follow\",\"every\":\"30s\"} first", id: id)
+            }
+            following = nil
+            return [.emit([SessionEvent(.following(pipeline: pipeline, every: nil), id: id)]), .unfollow]
         case (.idle(let totals, let loads), .load):
             var listing = newListing(load: loads + 1, totals: totals)
             let actions = ask(0, id: id, in: &listing)
@@ -162,6 +190,8 @@ struct ListSessionStateMachine {
             return commandError("nothing is loaded yet: send {\"op\":\"load\"} first", id: id)
         case (.idle, .select(let row)):
             return commandError("row \(row) is not on a page shown in this session: nothing is loaded yet", id: id)
+        case (.idle, .edit):
+            return commandError(editRules.refusal ?? "nothing is loaded yet: send {\"op\":\"load\"} first; a session edits the list it shows", id: id)
         case (.listing(var listing), .load):
             let actions = ask(0, id: id, in: &listing)
             state = .listing(listing)
@@ -180,6 +210,10 @@ struct ListSessionStateMachine {
             let actions = select(row, id: id, in: &listing)
             state = .listing(listing)
             return actions
+        case (.listing(var listing), .edit(let edit)):
+            let actions = beginEdit(edit, id: id, in: &listing)
+            state = .listing(listing)
+            return actions
         }
     }
 
@@ -196,6 +230,52 @@ struct ListSessionStateMachine {
     /// The session was cancelled: `finished` at once, with reason `interrupted`.
     mutating func interrupted() -> [Action] {
         finish(id: nil, reason: .interrupted)
+    }
+
+    /// An edit was written, kept pending, or failed: the list changes with it.
+    mutating func edited(_ ticket: EditTicket, _ result: EditResult) -> [Action] {
+        guard case .listing(var listing) = state, listing.load == ticket.load else { return [] }
+        let actions = finishEdit(ticket, result, in: &listing)
+        state = .listing(listing)
+        return actions
+    }
+
+    /// A follow found changes: `changed` events for the `follow` command, and the loaded
+    /// pages fetched again so that they and the count show the list as it is now.
+    mutating func changed(_ changes: [ListChange]) -> [Action] {
+        guard let follow = following, !changes.isEmpty else { return [] }
+        var actions: [Action] = [.emit(changes.map { SessionEvent(.changed(pipeline: pipeline, change: $0), id: follow.id) })]
+        if case .listing(let listing) = state, !listing.isLoading {
+            let pages = loadedRun(in: listing).count
+            if pages > 0 { actions.append(.reload(load: listing.load, pages: pages)) }
+        }
+        return actions
+    }
+
+    /// The loaded pages, fetched again after a change: they replace the pages shown.
+    mutating func reloaded(load: Int, pages: [FetchedPage]) -> [Action] {
+        guard case .listing(var listing) = state, listing.load == load, !pages.isEmpty, !listing.isLoading else { return [] }
+        relist(pages, replacing: loadedRun(in: listing).count, in: &listing)
+        state = .listing(listing)
+        return []
+    }
+
+    /// The follow ended on its own: a failure no retry mends (its state cannot be kept...).
+    mutating func followEnded(_ failure: ScreensPipeError?) -> [Action] {
+        guard let follow = following, let failure else { return [] }
+        following = nil
+        let event = failure.event(pipeline: pipeline)
+        switch state {
+        case .listing(var listing):
+            listing.totals.record(event)
+            state = .listing(listing)
+        case .idle(var totals, let loads):
+            totals.record(event)
+            state = .idle(totals, loads: loads)
+        case .closed:
+            return []
+        }
+        return [.emit([SessionEvent(.pipeline(.error(event)), id: follow.id)])]
     }
 
     /// An early answer for a page (the cached copy under cache-and-remote): shown as a

@@ -3,6 +3,8 @@ import ScreensBus
 /// A page of a session, converted and filtered once, kept so that it can be shown again
 /// and its rows selected without asking the source again.
 struct LoadedPage: Sendable {
+    /// The page as fetched: what an edit moves rows across (ListEdit.swift).
+    var page: FetchedPage
     /// The page's `response` event.
     var response: ListResponse
     /// What follows the response, in list order: a `row` for each row that converted and
@@ -16,6 +18,7 @@ struct LoadedPage: Sendable {
     /// Converts and filters every row of `page`, exactly as a run delivers a page: a row that
     /// fails is an `error` for that row, not for the page.
     init(_ page: FetchedPage, stages: RowStages, pipeline: String) {
+        self.page = page
         response = Pipeline.response(for: page, pipeline: pipeline)
         rowEvents = []
         rowEvents.reserveCapacity(page.rowsInPage)

@@ -13,21 +13,30 @@ struct SessionDriver {
         case commandsEnded
         case provisional(Machine.FetchTicket, FetchedPage)
         case fetched(Machine.FetchTicket, Result<FetchedPage, ScreensPipeError>)
+        /// A batch of changes of the followed list.
+        case changed([ListChange])
+        /// The follow ended, failing or stopped.
+        case followEnded(ScreensPipeError?)
     }
 
     let pipeline: Pipeline
     let stages: Pipeline.Stages
     var machine: Machine
     let emit: @Sendable (SessionEvent) async throws -> Void
+    /// Writes edits through the pipeline's `liferay` sink; nil when it has none.
+    let editor: SessionEditor?
     private var fetcher: any PageFetcher
     private var fetches: [Machine.FetchTicket: Task<Void, Never>] = [:]
+    /// The follow under way, when the client asked for one.
+    private var follow: SessionFollow?
     /// The last `finished` the machine emitted.
     private var finished: RunFinished?
 
     init(
-        pipeline: Pipeline, stages: Pipeline.Stages, fetcher: any PageFetcher, machine: Machine,
+        pipeline: Pipeline, stages: Pipeline.Stages, fetcher: any PageFetcher, machine: Machine, editor: SessionEditor? = nil,
         emit: @escaping @Sendable (SessionEvent) async throws -> Void
     ) {
+        self.editor = editor
         self.pipeline = pipeline
         self.stages = stages
         self.machine = machine
@@ -59,6 +68,10 @@ struct SessionDriver {
                 case .fetched(let ticket, let result):
                     fetches[ticket] = nil
                     open = await perform(machine.fetched(ticket, result), sender: sender)
+                case .changed(let changes):
+                    open = await perform(machine.changed(changes), sender: sender)
+                case .followEnded(let failure):
+                    open = await perform(machine.followEnded(failure), sender: sender)
                 }
                 if !open { break }
             }
@@ -68,6 +81,8 @@ struct SessionDriver {
             _ = await perform(machine.interrupted(), sender: sender)
         }
         reader.cancel()
+        await follow?.stop()
+        follow = nil
         sender.finish()
         // A command that arrived after the end still gets its continuation back.
         for await input in inputs {
@@ -115,6 +130,35 @@ struct SessionDriver {
                         return false
                     }
                 }
+            case .edit(let ticket):
+                // Carried out before the next command is read: the list changes in order.
+                let result: Machine.EditResult
+                if let editor {
+                    result = await editor.write(ticket)
+                    await editor.editCache(of: fetcher, ticket, result)
+                } else {
+                    result = .failed(ScreensPipeError.configuration("this session has no liferay sink to write to"))
+                }
+                if await !perform(machine.edited(ticket, result), sender: sender) { return false }
+            case .follow(let every):
+                await follow?.stop()
+                // Polls of the portal the session reads: the sandbox it started, not a new one.
+                var spec = pipeline.spec
+                if case .sandbox? = spec.source.server, let server = stages.server { spec.source.server = .url(server.baseURL) }
+                follow = SessionFollow.start(
+                    spec: spec, environment: pipeline.environment, interval: every,
+                    deliver: { changes in sender.yield(.changed(changes)) }, ended: { failure in sender.yield(.followEnded(failure)) })
+            case .unfollow:
+                await follow?.stop()
+                follow = nil
+            case .reload(let load, let count):
+                var pages: [FetchedPage] = []
+                for index in 0..<count {
+                    // A page that cannot be fetched now leaves the pages as they were.
+                    guard let page = try? await fetcher.fetch(PageRequest(index: index, pagination: machine.pagination)) else { break }
+                    pages.append(page)
+                }
+                if pages.count == count, await !perform(machine.reloaded(load: load, pages: pages), sender: sender) { return false }
             case .finish:
                 return false
             }

@@ -15,6 +15,12 @@ public struct SessionEvent: Sendable, Hashable {
         case response(SessionResponse)
         /// A row of a page the client asked for, in list order after its page's `response`.
         case row(SelectedRow)
+        /// An edit of the list was written (or kept pending) and the list changed with it.
+        case edited(SessionEdited)
+        /// A change of the followed list, as `run --follow --events` writes it.
+        case changed(pipeline: String, change: ListChange)
+        /// The answer to `follow` (the interval) and `unfollow` (nil).
+        case following(pipeline: String, every: Duration?)
         /// Any other pipeline event: `started`, `error`, `selected` (the user's choice, as
         /// the Screenlet delegate's `onSelected` gets it) or `finished`.
         case pipeline(PipelineEvent)
@@ -48,6 +54,12 @@ public struct SessionEvent: Sendable, Hashable {
             object["following"] = .int(Int64(page.following))
             if page.last { object["last"] = true }
             if page.provisional { object["provisional"] = true }
+        case .edited(let edited):
+            object = edited.envelope
+        case .changed(let pipeline, let change):
+            object = (try? JSONValue(parsing: change.eventLine(pipeline: pipeline)))?.objectValue ?? JSONObject()
+        case .following(let pipeline, let every):
+            object = ["event": "following", "pipeline": .string(pipeline), "every": every.map { .string(ConfigUnitText.duration($0)) } ?? .null]
         }
         if let id { object["id"] = id }
         return .object(object)
@@ -55,12 +67,12 @@ public struct SessionEvent: Sendable, Hashable {
 
     /// The event as the pipeline's bus carries it: `started`, `response`, `error`, `selected`
     /// (the user's choice, as a list delegate's `onSelected` gets it) and `finished`; nil for
-    /// `loading` and `row`, which only the session's client sees.
+    /// `loading`, `row` and `edited`, which only the session's client sees.
     public var pipelineEvent: PipelineEvent? {
         switch kind {
         case .pipeline(let event): event
         case .response(let page): .response(page.response)
-        case .loading, .row: nil
+        case .loading, .row, .edited, .changed, .following: nil
         }
     }
 

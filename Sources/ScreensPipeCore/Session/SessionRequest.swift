@@ -12,6 +12,14 @@ public enum SessionOperation: Sendable, Hashable {
     case refresh
     /// The user selected the row with this index in the whole list (`onSelected`).
     case select(row: Int)
+    /// Adds, changes or deletes a row through the pipeline's `liferay` sink, and the list
+    /// (its loaded pages, its count, its cache) with it: an `edited` event.
+    case edit(SessionEdit)
+    /// Follows the list: its changes on the portal, polled every interval, come as
+    /// `changed` events (the lines of `run --follow`); a second follow replaces the interval.
+    case follow(every: Duration)
+    /// Stops following.
+    case unfollow
     /// Ends the session: a `finished` event.
     case close
     /// A line that is no command (malformed JSON, an unknown op, a bad page or row, a line
@@ -74,7 +82,7 @@ public struct SessionRequest: Sendable, Hashable {
             self.init(.unreadable("the id must be a string or a number, found \(other.typeName)"))
             return
         }
-        do throws(CommandError) {
+        do throws(SessionCommandError) {
             self.init(try Self.command(in: object), id: id)
         } catch {
             self.init(.unreadable(error.message), id: id)
@@ -87,18 +95,14 @@ public struct SessionRequest: Sendable, Hashable {
         SessionRequest(.unreadable("the command line is \(bytes) bytes, longer than the limit of \(maximumLineLength); it was skipped"))
     }
 
-    private struct CommandError: Error {
-        var message: String
-    }
+    private static let operations = ["load", "next", "page", "refresh", "select", "add", "update", "delete", "follow", "unfollow", "close"]
 
-    private static let operations = ["load", "next", "page", "refresh", "select", "close"]
-
-    private static func command(in object: JSONObject) throws(CommandError) -> SessionOperation {
+    private static func command(in object: JSONObject) throws(SessionCommandError) -> SessionOperation {
         guard let opValue = object["op"] else {
-            throw CommandError(message: "the command has no \"op\"; one of \(operations.joined(separator: ", "))")
+            throw SessionCommandError(message: "the command has no \"op\"; one of \(operations.joined(separator: ", "))")
         }
         guard let op = opValue.stringValue else {
-            throw CommandError(message: "\"op\" must be a string, found \(opValue.typeName)")
+            throw SessionCommandError(message: "\"op\" must be a string, found \(opValue.typeName)")
         }
         let allowed: Set<String>
         let command: SessionOperation
@@ -109,20 +113,25 @@ public struct SessionRequest: Sendable, Hashable {
         case "close": (command, allowed) = (.close, [])
         case "page": (command, allowed) = (.page(try index("page", in: object)), ["page"])
         case "select": (command, allowed) = (.select(row: try index("row", in: object)), ["row"])
+        case "add": (command, allowed) = (.edit(.add(row: try editRow(in: object, op: op))), ["row"])
+        case "update": (command, allowed) = (.edit(.update(row: try editRow(in: object, op: op))), ["row"])
+        case "delete": (command, allowed) = (.edit(.delete(key: try editKey(in: object))), ["key"])
+        case "follow": (command, allowed) = (.follow(every: try followInterval(in: object)), ["every"])
+        case "unfollow": (command, allowed) = (.unfollow, [])
         default:
-            throw CommandError(message: "unknown op '\(clipped(op))'; one of \(operations.joined(separator: ", "))")
+            throw SessionCommandError(message: "unknown op '\(clipped(op))'; one of \(operations.joined(separator: ", "))")
         }
         for key in object.keys where key != "op" && key != "id" && !allowed.contains(key) {
-            throw CommandError(message: "unknown key '\(clipped(key))' in a \(op) command")
+            throw SessionCommandError(message: "unknown key '\(clipped(key))' in a \(op) command")
         }
         return command
     }
 
     /// A non-negative integer argument (`page`, `row`).
-    private static func index(_ key: String, in object: JSONObject) throws(CommandError) -> Int {
-        guard let value = object[key] else { throw CommandError(message: "the command needs \"\(key)\", a number from 0") }
+    private static func index(_ key: String, in object: JSONObject) throws(SessionCommandError) -> Int {
+        guard let value = object[key] else { throw SessionCommandError(message: "the command needs \"\(key)\", a number from 0") }
         guard let number = value.int64Value, number >= 0, number <= Int64(Int32.max) else {
-            throw CommandError(message: "\"\(key)\" must be an integer from 0 to \(Int32.max), found \(clipped(value.jsonString))")
+            throw SessionCommandError(message: "\"\(key)\" must be an integer from 0 to \(Int32.max), found \(clipped(value.jsonString))")
         }
         return Int(number)
     }

@@ -15,6 +15,8 @@ public enum WriteInput: Sendable, Hashable {
     case file(String)
     /// The pipeline's own `source:` list (copying from one portal or site to another).
     case pipelineSource
+    /// These rows, numbered from 1 (a session's edit).
+    case rows([JSONValue])
 }
 
 /// How `screens-pipe write` runs a pipeline whose sink is `type: liferay`.
@@ -89,7 +91,7 @@ public enum PipelineWrite {
             // rows that no longer exist.
             var journal: WriteJournal?
             if !options.dryRun, server == nil {
-                let target = "\(redactedURL(baseURL)) group \(sink.groupId)"
+                let target = WriteTarget.text(baseURL: baseURL, groupId: sink.groupId)
                 // Held from before the journal and the portal are first asked until the last
                 // outcome is recorded: a second run of this write looks its keys up only once
                 // this one's entries exist (architecture.md, "Running twice at once").
@@ -134,6 +136,8 @@ public enum PipelineWrite {
                 try await feed(WriteInputLines(descriptor: descriptor, closeWhenDone: true), named: path, to: writer)
             case .pipelineSource:
                 try await copy(spec: spec, environment: environment, to: writer)
+            case .rows(let rows):
+                for (offset, row) in rows.enumerated() { try await writer.take(row: row, number: offset + 1) }
             }
             var summary = try await writer.finish()
             try await outboxWrite?.send(&summary, client: client, bus: bus, logger: environment.logger)

@@ -22,6 +22,11 @@ struct SessionCommand: AsyncParsableCommand {
               {"op":"page","page":3}   page 3
               {"op":"refresh"}         pull to refresh: page 0 again, cache updated
               {"op":"select","row":7}  the user selected row 7: a "selected" event
+              {"op":"add","row":{...}}     with a liferay sink: write a new entry,
+              {"op":"update","row":{...}}  change one, or delete one (key: the sink's
+              {"op":"delete","key":{...}}  key fields); an "edited" event, list updated
+              {"op":"follow","every":"30s"}  the list's changes as "changed" events,
+              {"op":"unfollow"}              as run --follow finds them; stop them
               {"op":"close"}           a "finished" event, exit 0 (as at end of stdin)
 
             Events are the envelopes of 'run --events', plus "loading" (a page is on

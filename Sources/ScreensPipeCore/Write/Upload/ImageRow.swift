@@ -224,7 +224,7 @@ extension WriteInput {
         case .pipelineSource:
             guard let path = source.type.settings(as: FileSourceSpec.self)?.path else { return "." }
             rowsFile = path
-        case .standardInput: return "."
+        case .standardInput, .rows: return "."
         }
         guard let slash = rowsFile.lastIndex(of: "/") else { return "." }
         return slash == rowsFile.startIndex ? "/" : String(rowsFile[..<slash])
