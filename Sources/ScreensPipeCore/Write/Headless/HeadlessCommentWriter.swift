@@ -132,41 +132,10 @@ extension HeadlessWriteTransport {
     /// whose answer was lost stored. Every page is read, retried like any read; nil when
     /// none matches or the parent does not exist (nothing was stored on it).
     func lookupComment(_ row: HeadlessCommentRow) async throws(ScreensPipeError) -> Int64? {
-        let sender = RetryingSender(client: client, policy: settings.retry)
-        var page = 1
-        while true {
-            let url = commentsURL(row.parent, row.parentId) + "?pageSize=100&page=\(page)"
-            let (request, result) = try await credentials.send(try self.request("GET", url: url, body: nil)) {
-                (request) async throws(HTTPError) -> HTTPResponse in
-                try await sender.send(request)
-            }
-            let response: HTTPResponse
-            switch result {
-            case .success(let answer): response = answer
-            case .failure(let error):
-                throw ScreensPipeError.connectivity("cannot look the comments of \(row.parent.rawValue) \(row.parentId) up: \(error)", request: request.requestDescription)
-            }
-            if response.status == 404 { return nil }
-            guard response.isSuccess else { throw LiferayErrorBody.error(for: response, page: page - 1, request: request.requestDescription) }
-            let body: JSONValue
-            do {
-                body = try JSONValue(parsing: response.body)
-            } catch {
-                throw ScreensPipeError.malformedResponse("the comments of \(row.parent.rawValue) \(row.parentId) could not be read: \(error)", request: request.requestDescription)
-            }
-            guard let items = body["items"]?.arrayValue else {
-                throw ScreensPipeError.malformedResponse("the comments of \(row.parent.rawValue) \(row.parentId) have no 'items'", request: request.requestDescription)
-            }
-            if let match = items.first(where: { $0["text"]?.stringValue == row.storedText }), let id = match["id"]?.int64Value { return id }
-            let lastPage = body["lastPage"]?.int64Value ?? 1
-            guard Int64(page) < lastPage, !items.isEmpty else { return nil }
-            guard page < Self.maximumLookupPages else {
-                throw ScreensPipeError.malformedResponse(
-                    "the comments of \(row.parent.rawValue) \(row.parentId) have more than \(Self.maximumLookupPages) pages; the lookup stops there",
-                    request: request.requestDescription)
-            }
-            page += 1
+        let match = try await firstItem(in: commentsURL(row.parent, row.parentId), describing: "the comments of \(row.parent.rawValue) \(row.parentId)") {
+            $0["text"]?.stringValue == row.storedText && $0["id"]?.int64Value != nil
         }
+        return match?["id"]?.int64Value
     }
 }
 
@@ -291,22 +260,10 @@ final class HeadlessCommentWriter: RowWriter {
                 try await reject(line: row.line, input: row.inputText, truncated: false, reason: "the portal refused it (HTTP \(status)): \(reason)")
                 return
             case .ambiguous(let reason):
-                guard attempt < transport.settings.retry.attempts else {
-                    throw ScreensPipeError.connectivity(
-                        "line \(row.line) got no answer after \(attempt) attempts (\(reason)); the journal keeps it pending, and a rerun looks it up before writing")
+                let settled = try await transport.settleUnanswered(line: row.line, reason: reason, attempt: &attempt, lookingUp: "its comment") {
+                    () async throws(ScreensPipeError) -> Bool in try await settle(row)
                 }
-                let delay = transport.settings.retry.exponentialDelay(beforeRetry: attempt)
-                attempt += 1
-                transport.settings.logger.warning("line \(row.line) got no answer (\(reason)); looking its comment up before sending again")
-                do { try await Task.sleep(for: delay) } catch { throw ScreensPipeError(.cancelled, "the write was cancelled") }
-                do throws(ScreensPipeError) {
-                    if try await settle(row) { return }
-                } catch {
-                    throw ScreensPipeError(
-                        error.code,
-                        "line \(row.line) got no answer (\(reason)) and the lookup that would settle it failed: \(error.message); the journal keeps it pending, and a rerun looks it up before writing",
-                        request: error.request, status: error.status)
-                }
+                if settled { return }
             }
         }
     }

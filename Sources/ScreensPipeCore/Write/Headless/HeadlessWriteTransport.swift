@@ -199,3 +199,72 @@ extension HeadlessWriteTransport {
         }
     }
 }
+
+extension HeadlessWriteTransport {
+    /// After a create that got no answer (`attempt` of them so far): once the retries are
+    /// spent, the error that leaves the row pending; else, after the retry delay, whether the
+    /// lookup `settle` found the row created (true: done; false: send it again). The rule
+    /// every headless create follows, so none of them sends blindly twice.
+    func settleUnanswered(
+        line: Int, reason: String, attempt: inout Int, lookingUp what: String, settle: () async throws(ScreensPipeError) -> Bool
+    ) async throws(ScreensPipeError) -> Bool {
+        guard attempt < settings.retry.attempts else {
+            throw ScreensPipeError.connectivity(
+                "line \(line) got no answer after \(attempt) attempts (\(reason)); the journal keeps it pending, and a rerun looks it up before writing")
+        }
+        let delay = settings.retry.exponentialDelay(beforeRetry: attempt)
+        attempt += 1
+        settings.logger.warning("line \(line) got no answer (\(reason)); looking \(what) up before sending again")
+        do { try await Task.sleep(for: delay) } catch { throw ScreensPipeError(.cancelled, "the write was cancelled") }
+        do throws(ScreensPipeError) {
+            return try await settle()
+        } catch {
+            throw ScreensPipeError(
+                error.code,
+                "line \(line) got no answer (\(reason)) and the lookup that would settle it failed: \(error.message); the journal keeps it pending, and a rerun looks it up before writing",
+                request: error.request, status: error.status)
+        }
+    }
+}
+
+extension HeadlessWriteTransport {
+    /// The first item of the headless collection at `url` that `matches`: what a create
+    /// whose answer was lost stored there. Every page is read (retried like any read), up
+    /// to ``maximumLookupPages``; nil when none matches or the collection's parent does not
+    /// exist (a 404: nothing was stored on it). `what` names the collection in errors ("the
+    /// comments of structured-contents 12").
+    func firstItem(in url: String, describing what: String, where matches: (JSONValue) -> Bool) async throws(ScreensPipeError) -> JSONValue? {
+        let sender = RetryingSender(client: client, policy: settings.retry)
+        var page = 1
+        while true {
+            let (request, result) = try await credentials.send(try self.request("GET", url: url + "?pageSize=100&page=\(page)", body: nil)) {
+                (request) async throws(HTTPError) -> HTTPResponse in
+                try await sender.send(request)
+            }
+            let response: HTTPResponse
+            switch result {
+            case .success(let answer): response = answer
+            case .failure(let error):
+                throw ScreensPipeError.connectivity("cannot look \(what) up: \(error)", request: request.requestDescription)
+            }
+            if response.status == 404 { return nil }
+            guard response.isSuccess else { throw LiferayErrorBody.error(for: response, page: page - 1, request: request.requestDescription) }
+            let body: JSONValue
+            do {
+                body = try JSONValue(parsing: response.body)
+            } catch {
+                throw ScreensPipeError.malformedResponse("\(what) could not be read: \(error)", request: request.requestDescription)
+            }
+            guard let items = body["items"]?.arrayValue else {
+                throw ScreensPipeError.malformedResponse("\(what) have no 'items'", request: request.requestDescription)
+            }
+            if let match = items.first(where: matches) { return match }
+            guard Int64(page) < body["lastPage"]?.int64Value ?? 1, !items.isEmpty else { return nil }
+            guard page < Self.maximumLookupPages else {
+                throw ScreensPipeError.malformedResponse(
+                    "\(what) have more than \(Self.maximumLookupPages) pages; the lookup stops there", request: request.requestDescription)
+            }
+            page += 1
+        }
+    }
+}

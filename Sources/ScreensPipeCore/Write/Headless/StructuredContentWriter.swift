@@ -145,22 +145,10 @@ final class StructuredContentWriter: RowWriter {
                 try await reject(line: row.line, input: row.inputText, truncated: false, reason: "the portal refused it (HTTP \(status)): \(reason)")
                 return
             case .ambiguous(let reason):
-                guard attempt < transport.settings.retry.attempts else {
-                    throw ScreensPipeError.connectivity(
-                        "line \(row.line) got no answer after \(attempt) attempts (\(reason)); the journal keeps it pending, and a rerun looks it up before writing")
+                let settled = try await transport.settleUnanswered(line: row.line, reason: reason, attempt: &attempt, lookingUp: "it") {
+                    () async throws(ScreensPipeError) -> Bool in try await settle(row)
                 }
-                let delay = transport.settings.retry.exponentialDelay(beforeRetry: attempt)
-                attempt += 1
-                transport.settings.logger.warning("line \(row.line) got no answer (\(reason)); looking it up before sending again")
-                do { try await Task.sleep(for: delay) } catch { throw ScreensPipeError(.cancelled, "the write was cancelled") }
-                do throws(ScreensPipeError) {
-                    if try await settle(row) { return }
-                } catch {
-                    throw ScreensPipeError(
-                        error.code,
-                        "line \(row.line) got no answer (\(reason)) and the lookup that would settle it failed: \(error.message); the journal keeps it pending, and a rerun looks it up before writing",
-                        request: error.request, status: error.status)
-                }
+                if settled { return }
             }
         }
     }

@@ -147,42 +147,10 @@ struct ImageUploadTransport: Sendable {
     /// Every page of the folder's documents, retried like any read, for the row's title and
     /// size (`sizeInBytes`); nil when none matches or the folder does not exist.
     private func lookupDocument(_ row: ImageRow, _ headless: HeadlessWriteTransport) async throws(ScreensPipeError) -> Int64? {
-        let sender = RetryingSender(client: headless.client, policy: settings.retry)
-        var page = 1
-        while true {
-            let url = documentsURL(headless, row.folderId) + "?pageSize=100&page=\(page)"
-            let (request, result) = try await credentials.send(try headless.request("GET", url: url, body: nil)) {
-                (request) async throws(HTTPError) -> HTTPResponse in
-                try await sender.send(request)
-            }
-            let response: HTTPResponse
-            switch result {
-            case .success(let answer): response = answer
-            case .failure(let error):
-                throw ScreensPipeError.connectivity("cannot look the documents of folder \(row.folderId) up: \(error)", request: request.requestDescription)
-            }
-            if response.status == 404 { return nil }
-            guard response.isSuccess else { throw LiferayErrorBody.error(for: response, page: page - 1, request: request.requestDescription) }
-            let body: JSONValue
-            do {
-                body = try JSONValue(parsing: response.body)
-            } catch {
-                throw ScreensPipeError.malformedResponse("the documents of folder \(row.folderId) could not be read: \(error)", request: request.requestDescription)
-            }
-            guard let items = body["items"]?.arrayValue else {
-                throw ScreensPipeError.malformedResponse("the documents of folder \(row.folderId) have no 'items'", request: request.requestDescription)
-            }
-            if let match = items.first(where: { $0["title"]?.stringValue == row.title && $0["sizeInBytes"]?.int64Value == row.size }) {
-                return match["id"]?.int64Value
-            }
-            guard Int64(page) < body["lastPage"]?.int64Value ?? 1, !items.isEmpty else { return nil }
-            guard page < HeadlessWriteTransport.maximumLookupPages else {
-                throw ScreensPipeError.malformedResponse(
-                    "the documents of folder \(row.folderId) have more than \(HeadlessWriteTransport.maximumLookupPages) pages; the lookup stops there",
-                    request: request.requestDescription)
-            }
-            page += 1
+        let match = try await headless.firstItem(in: documentsURL(headless, row.folderId), describing: "the documents of folder \(row.folderId)") {
+            $0["title"]?.stringValue == row.title && $0["sizeInBytes"]?.int64Value == row.size
         }
+        return match?["id"]?.int64Value
     }
 
     private static func deleteCommand(_ row: ImageRow) -> JSONWSCommand {
