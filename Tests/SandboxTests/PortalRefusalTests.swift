@@ -55,6 +55,25 @@ struct PortalRefusalTests {
         }
     }
 
+    @Test("delete-record removes a record on every version, once: the next read lacks it, and again it is NoSuchRecordException")
+    func deleteRecord() async throws {
+        let count = #"{"/screens.screensddlrecord/get-ddl-records-count":{"ddlRecordSetId":20501}}"#
+        for version in LiferayVersion.allCases {
+            try await withSandbox(.init { $0.liferayVersion = version }) { client, _ in
+                let before = try #require(try client.invoke(count).expect(200).json().int64Value)
+                let records = try client.invoke(
+                    #"{"/screens.screensddlrecord/get-ddl-records":{"ddlRecordSetId":20501,"locale":"en_US","start":0,"end":1,"obc":null}}"#
+                ).expect(200).json()
+                let recordId = try #require(records[0]?["modelAttributes"]?["recordId"]?.int64Value)
+                let delete = #"{"/ddl.ddlrecord/delete-record":{"recordId":\#(recordId)}}"#
+                _ = try client.invoke(delete).expect(200)
+                #expect(try client.invoke(count).expect(200).json().int64Value == before - 1, "\(version)")
+                let again = try client.invoke(delete).expect(404).json()
+                #expect(again["error"]?["type"]?.stringValue?.hasSuffix("NoSuchRecordException") == true, "\(version): \(again)")
+            }
+        }
+    }
+
     @Test("get-articles paged without its comparator names no signature on 7.3 (no obc, no shorter overload with start and end): refused as an unknown action")
     func getArticlesWithoutComparator() async throws {
         try await withSandbox(.init { $0.liferayVersion = .v7_3 }) { client, _ in

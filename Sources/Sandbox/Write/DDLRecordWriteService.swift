@@ -5,7 +5,8 @@ import Synchronization
 /// overloads of the Mobile SDK's `DDLRecordService` (v7; `update-record` also v71, v72):
 ///
 /// - `add-record(groupId, recordSetId, displayIndex, fieldsMap, serviceContext)`, 7.0;
-/// - `update-record(recordId, displayIndex, fieldsMap, mergeFields, serviceContext)`, 7.0-7.2.
+/// - `update-record(recordId, displayIndex, fieldsMap, mergeFields, serviceContext)`, 7.0-7.2;
+/// - `delete-record(recordId)`, every 7.x (`DDLRecordService.deleteRecord`, void).
 ///
 /// The checks follow DDLRecordLocalServiceImpl: the record set (NoSuchRecordSetException)
 /// and its site, then each field name against the record set's fields
@@ -42,6 +43,17 @@ enum DDLRecordWriteService {
             return portal.writtenRecords.replace(
                 existing, fields: fields, displayIndex: displayIndex, account: account, now: StructuredContentWrites.currentMilliseconds())
         },
+        // DDLRecordServiceImpl.deleteRecord: the DELETE permission check reads the record
+        // first (NoSuchRecordException for an unknown id), then the record is gone; answers nothing.
+        "/ddl.ddlrecord/delete-record": { portal, params, account in
+            let recordId = try params.long("recordId")
+            guard let found = portal.record(recordId), let set = portal.data.recordSets[found.recordSetId] else {
+                throw PortalError.noSuchRecord(recordId)
+            }
+            try portal.checkGroup(set.groupId, for: account)
+            portal.writtenRecords.delete(recordId)
+            return .null
+        },
     ]
 
     /// The `Map<String, Serializable>` parameter: a JSON object (or JSON text holding one)
@@ -74,6 +86,8 @@ final class WrittenRecords: Sendable {
         var added: [Int64: [JSONValue]] = [:]
         /// Changed versions by recordId (of stored or written records).
         var replaced: [Int64: JSONValue] = [:]
+        /// Deleted records (stored or written) by recordId.
+        var deleted: Set<Int64> = []
         var nextRecordId: Int64 = WrittenRecords.firstWrittenRecordId
         var lastModified: Int64 = 0
     }
@@ -86,7 +100,10 @@ final class WrittenRecords: Sendable {
     /// `stored` with the written changes applied, then the new records.
     func merged(recordSetId: Int64, _ stored: [JSONValue]) -> [JSONValue] {
         table.withLock { table in
-            let all = stored + (table.added[recordSetId] ?? [])
+            var all = stored + (table.added[recordSetId] ?? [])
+            if !table.deleted.isEmpty {
+                all.removeAll { record in record["modelAttributes"]?["recordId"]?.int64Value.map(table.deleted.contains) ?? false }
+            }
             guard !table.replaced.isEmpty else { return all }
             return all.map { record in record["modelAttributes"]?["recordId"]?.int64Value.flatMap { table.replaced[$0] } ?? record }
         }
@@ -107,6 +124,14 @@ final class WrittenRecords: Sendable {
             ]
             table.added[recordSetId, default: []].append(["modelAttributes": .object(attributes), "modelValues": .object(fields)])
             return .object(attributes)
+        }
+    }
+
+    /// Removes the record with `recordId` (stored or written) from every later read.
+    func delete(_ recordId: Int64) {
+        table.withLock { table in
+            table.deleted.insert(recordId)
+            table.replaced[recordId] = nil
         }
     }
 

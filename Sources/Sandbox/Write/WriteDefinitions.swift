@@ -94,5 +94,10 @@ extension JSONWSSignatures {
             ],
             versions: .v7_0 ... .v7_2,
             sources: DefinitionSource.mobileSDK(["v7", "v71", "v72"], "ddlrecord/DDLRecordService")),
+        ServiceSignature(
+            "/ddl.ddlrecord/delete-record",
+            [.init("recordId", "long")],
+            versions: .v7_0 ... .v7_4,
+            sources: DefinitionSource.mobileSDK(["v7", "v71", "v72", "v73"], "ddlrecord/DDLRecordService")),
     ]
 }

@@ -68,4 +68,48 @@ struct DDLRecordUpsertTests {
             #expect(after.first?["modelValues"]?["name"] == "Brand Again")
         }
     }
+
+    @Test("a delete row removes its record by recordId or by its key fields, once; a record the portal does not have is rejected without a request")
+    func deleteRecords() async throws {
+        let workspace = try WriteWorkspace()
+        defer { workspace.remove() }
+        let adds = try workspace.save(
+            "adds.jsonl", #"{"name":"Gone Soon","email":"gone.soon@example.com"}"# + "\n" + #"{"name":"Gone Too","email":"gone.too@example.com"}"# + "\n")
+        try await withConfiguredSandbox({ $0.liferayVersion = .v7_0 }) { harness in
+            let server = harness.server.baseURL
+            let pipeline = try workspace.servicePipeline(
+                server: server, service: "ddl-record", extra: "  liferay-version: \"7.0\"\n  record-set-id: 20501\n  key: [email]\n  batch-size: 10")
+            let added = try await workspace.write(pipeline, ["--input", adds])
+            #expect(added.status == 0, "stderr: \(added.stderr)")
+            let ids = try added.jsonLines().compactMap { $0["recordId"]?.int64Value }
+            #expect(ids.count == 2)
+            let before = try await workspace.readBackRecords(server: server).count
+
+            let deletes = try workspace.save(
+                "deletes.jsonl", #"{"op":"delete","recordId":\#(ids[0])}"# + "\n" + #"{"op":"delete","email":"gone.too@example.com"}"# + "\n")
+            let deleted = try await workspace.write(pipeline, ["--input", deletes])
+            #expect(deleted.status == 0, "stderr: \(deleted.stderr)")
+            let results = try deleted.jsonLines()
+            #expect(results.map { $0["outcome"]?.stringValue } == ["deleted", "deleted"])
+            #expect(results.map { $0["recordId"]?.int64Value } == ids, "each record by its id: the row's, then the lookup's by email")
+            #expect(results.allSatisfy { $0["op"] == "delete" })
+            let after = try await workspace.readBackRecords(server: server)
+            #expect(after.count == before - 2)
+            #expect(after.allSatisfy { $0["modelValues"]?["email"]?.stringValue?.hasPrefix("gone.") != true })
+
+            let requests = harness.server.requestCount
+            let again = try await workspace.write(pipeline, ["--input", deletes])
+            #expect(again.status == 0, "stderr: \(again.stderr)")
+            #expect(try again.jsonLines().map { $0["outcome"]?.stringValue } == ["unchanged", "unchanged"])
+            #expect(harness.server.requestCount == requests, "the journal answers: nothing is sent")
+
+            // A record no journal knows and the portal does not have: rejected, never sent.
+            let unknown = try workspace.save("unknown.jsonl", #"{"op":"delete","recordId":424242}"# + "\n")
+            let refused = try await workspace.write(pipeline, ["--input", unknown])
+            #expect(refused.status == 1, "stderr: \(refused.stderr)")
+            let reason = try workspace.rejects().last?["reason"]?.stringValue
+            #expect(reason?.contains("nothing to delete") == true, "\(reason ?? "no reject")")
+            #expect(try await workspace.readBackRecords(server: server).count == before - 2)
+        }
+    }
 }

@@ -54,14 +54,28 @@ import Testing
     }
 
     @Test func servicesWithoutADeleteRefuseADeleteRowInsteadOfWritingIt() throws {
-        let records = DDLRecordWriteModel(spec: spec, recordSetId: 1)
-        let refused = rejection { () throws(RowRejection) in _ = try records.row(.object(["op": "delete", "recordId": .int(5)]), line: 1) }
-        #expect(refused?.contains("ddl-record rows cannot delete") == true)
         let articles = rejection { () throws(RowRejection) in
             _ = try StructuredContentRowValidator.row(.object(["op": "delete", "title": "Gone"]), line: 1, spec: spec)
         }
         #expect(articles?.contains("web-content rows cannot delete") == true)
+    }
+
+    @Test func aDDLRecordIsDeletedByItsIdOrItsKeyFieldsAndAnOwnOpFieldStaysAField() throws {
+        let records = DDLRecordWriteModel(spec: spec, recordSetId: 1)
+        let byId = try records.row(.object(["op": "delete", "recordId": .int(5)]), line: 1)
+        #expect(byId.deletes && byId.recordId == 5 && byId.key == WriteKey.encode(["recordId", "5"]))
+        #expect(records.removal(byId)?.command(entryId: 5).service == "/ddl.ddlrecord/delete-record")
+        #expect(records.removal(byId)?.command(entryId: 5).params == ["recordId": .int(5)])
+        #expect(records.sendsAlone(byId))
+        #expect(rejection { () throws(RowRejection) in _ = try records.row(.object(["op": "delete", "recordId": .int(-5)]), line: 1) } != nil)
+        var keyed = spec
+        keyed.key = ["name"]
+        let byKey = try DDLRecordWriteModel(spec: keyed, recordSetId: 1).row(.object(["op": "delete", "name": "x", "age": .int(3)]), line: 1)
+        #expect(byKey.deletes && byKey.fields == ["name": "x"] && byKey.key == #""x""#)
+        let nameless = rejection { () throws(RowRejection) in _ = try records.row(.object(["op": "delete", "name": "x"]), line: 1) }
+        #expect(nameless?.contains("names its record by 'recordId'") == true, "\(nameless ?? "")")
         // A record's own field named `op` is still a field.
-        #expect(try records.row(.object(["op": "open", "recordId": .int(5), "name": "x"]), line: 1).fields["op"] == "open")
+        let open = try records.row(.object(["op": "open", "recordId": .int(5), "name": "x"]), line: 1)
+        #expect(open.fields["op"] == "open" && !open.deletes && records.removal(open) == nil)
     }
 }

@@ -10,6 +10,8 @@ struct DDLRecordRow: JournaledRow, Hashable {
     /// The record a row names with a top-level `recordId`: the row updates it
     /// (`update-record`), as DDL Form Screenlet submits a form it loaded; nil adds a record.
     var recordId: Int64? = nil
+    /// The row removes the record (`{"op":"delete","recordId":N}`, or by the key fields).
+    var deletes = false
     var content: String { JSONValue.object(fields).jsonString }
 }
 
@@ -28,6 +30,10 @@ struct DDLRecordRow: JournaledRow, Hashable {
 /// journal knows it by that id, so a rerun sends nothing and changed fields are one more
 /// update. A `recordId` inside `modelAttributes` (a row copied from a record list) does
 /// not: the copy adds a record, never changes one of the same id on another portal.
+///
+/// `{"op":"delete","recordId":N}` (or `"op":"delete"` with the key fields) removes the
+/// record with `delete-record(recordId)`, the Mobile SDK's `DDLRecordService.deleteRecord`
+/// (every 7.x), sent alone, exactly once: a delete whose answer was lost is looked up.
 struct DDLRecordWriteModel: JSONWSWriteModel {
     let spec: LiferaySinkSpec
     let recordSetId: Int64
@@ -42,7 +48,8 @@ struct DDLRecordWriteModel: JSONWSWriteModel {
         guard case .object(let object) = value else {
             throw RowRejection(message: "a row is a JSON object of field values, found \(value.typeName)")
         }
-        try WriteRowParsing.refuseDelete(value, service: "ddl-record")
+        // Only `delete` is read: a record may have a field of its own named `op`.
+        if value["op"]?.stringValue == WriteRowOperation.delete.rawValue { return try deleteRow(value, object, line: line) }
         let nested = value["modelValues"]?.objectValue ?? value["fields"]?.objectValue
         // A flat row is the record's fields, but for its displayIndex.
         let source = nested ?? object
@@ -71,6 +78,34 @@ struct DDLRecordWriteModel: JSONWSWriteModel {
         }
         let key = spec.key.isEmpty ? JSONValue.object(fields).jsonString : spec.key.map { fields[$0]?.jsonString ?? "" }.joined(separator: "\u{1F}")
         return DDLRecordRow(line: line, displayIndex: displayIndex, fields: fields, key: key)
+    }
+
+    /// A row that deletes: its record's id, else the key fields that find it.
+    private func deleteRow(_ value: JSONValue, _ object: JSONObject, line: Int) throws(RowRejection) -> DDLRecordRow {
+        if let recordId = try WriteRowParsing.positiveId(value, "recordId", naming: "record id") {
+            return DDLRecordRow(line: line, displayIndex: 0, fields: [:], key: WriteKey.encode(["recordId", String(recordId)]), recordId: recordId, deletes: true)
+        }
+        guard !spec.key.isEmpty else {
+            throw RowRejection(message: "a delete names its record by 'recordId' (the sink has no 'key' fields to find it by)")
+        }
+        var fields = JSONObject(minimumCapacity: spec.key.count)
+        for name in spec.key {
+            guard let field = object[name], !field.isNull else { throw RowRejection(message: "a delete names its record by 'recordId' or by '\(name)', a field of the key") }
+            switch field {
+            case .string, .int, .double, .bool: fields.appendUnchecked(key: name, value: field)
+            default: throw RowRejection(message: "field '\(name.prefix(100))' must be text, a number or a boolean, found \(field.typeName)")
+            }
+        }
+        let key = spec.key.map { fields[$0]?.jsonString ?? "" }.joined(separator: "\u{1F}")
+        return DDLRecordRow(line: line, displayIndex: 0, fields: fields, key: key, deletes: true)
+    }
+
+    /// A delete goes in a request of its own: the portal's NoSuchRecordException is then its
+    /// own, never read as "done" by a lookup.
+    func sendsAlone(_ row: DDLRecordRow) -> Bool { row.deletes }
+
+    func removal(_ row: DDLRecordRow) -> EntryRemoval? {
+        row.deletes ? EntryRemoval(service: "/ddl.ddlrecord/delete-record", idParameter: "recordId") : nil
     }
 
     func outcome(ofFirstCommand row: DDLRecordRow) -> WriteJournal.State {
@@ -113,6 +148,8 @@ struct DDLRecordWriteModel: JSONWSWriteModel {
             guard let recordId = record["modelAttributes"]?["recordId"]?.int64Value else { continue }
             guard let stored = try? row(record, line: 0) else { continue }
             if found[stored.key] == nil { found[stored.key] = FoundEntry(id: recordId, content: stored.content) }
+            // Rows that name their record by id (an update or delete by `recordId`) find it by that.
+            found[WriteKey.encode(["recordId", String(recordId)])] = FoundEntry(id: recordId, content: stored.content)
         }
         return found
     }
@@ -120,9 +157,16 @@ struct DDLRecordWriteModel: JSONWSWriteModel {
     func details(_ row: DDLRecordRow) -> JSONObject {
         var details: JSONObject = ["recordSetId": .int(recordSetId)]
         if let recordId = row.recordId { details["recordId"] = .int(recordId) }
+        if row.deletes { details["op"] = "delete" }
         for name in spec.key { details[name] = row.fields[name] ?? .null }
         return details
     }
 
-    func inputText(_ row: DDLRecordRow) -> String { row.content }
+    func inputText(_ row: DDLRecordRow) -> String {
+        guard row.deletes else { return row.content }
+        var text: JSONObject = ["op": "delete"]
+        if let recordId = row.recordId { text["recordId"] = .int(recordId) }
+        for (name, value) in row.fields { text[name] = value }
+        return JSONValue.object(text).jsonString
+    }
 }
