@@ -106,46 +106,15 @@ struct HeadlessWriteTransport: Sendable {
     /// The site's articles by `keyFields`, the first of each key: every page of the list,
     /// retried like any read.
     func lookup(keyFields: [String]) async throws(ScreensPipeError) -> [String: Found] {
-        let sender = RetryingSender(client: client, policy: settings.retry)
         var found: [String: Found] = [:]
-        var page = 1
-        while true {
-            let (request, result) = try await credentials.send(try self.request("GET", url: listURL + "?flatten=true&pageSize=100&page=\(page)", body: nil)) {
-                (request) async throws(HTTPError) -> HTTPResponse in
-                try await sender.send(request)
-            }
-            let response: HTTPResponse
-            switch result {
-            case .success(let answer): response = answer
-            case .failure(let error):
-                throw ScreensPipeError.connectivity("cannot look the site's web content up: \(error)", request: request.requestDescription)
-            }
-            guard response.isSuccess else { throw LiferayErrorBody.error(for: response, page: page - 1, request: request.requestDescription) }
-            let body: JSONValue
-            do {
-                body = try JSONValue(parsing: response.body)
-            } catch {
-                throw ScreensPipeError.malformedResponse("the site's web content list could not be read: \(error)", request: request.requestDescription)
-            }
-            guard let items = body["items"]?.arrayValue else {
-                throw ScreensPipeError.malformedResponse("the site's web content list has no 'items'", request: request.requestDescription)
-            }
-            for item in items {
-                guard let id = item["id"]?.int64Value else { continue }
-                let key = StructuredContentRowValidator.key(
-                    title: item["title"]?.stringValue ?? "", friendlyUrlPath: item["friendlyUrlPath"]?.stringValue, erc: nil,
-                    fields: keyFields)
-                if found[key] == nil { found[key] = Found(id: id) }
-            }
-            let lastPage = body["lastPage"]?.int64Value ?? 1
-            guard Int64(page) < lastPage, !items.isEmpty else { return found }
-            guard page < Self.maximumLookupPages else {
-                throw ScreensPipeError.malformedResponse(
-                    "the site's web content list has more than \(Self.maximumLookupPages) pages; the lookup stops there",
-                    request: request.requestDescription)
-            }
-            page += 1
+        try await walkItems(in: listURL, query: "flatten=true&", describing: "the site's web content list", missingIsEmpty: false) { item in
+            guard let id = item["id"]?.int64Value else { return false }
+            let key = StructuredContentRowValidator.key(
+                title: item["title"]?.stringValue ?? "", friendlyUrlPath: item["friendlyUrlPath"]?.stringValue, erc: nil, fields: keyFields)
+            if found[key] == nil { found[key] = Found(id: id) }
+            return false
         }
+        return found
     }
 
     /// What a write's response says (every headless write reads its answer by this rule).
@@ -229,15 +198,30 @@ extension HeadlessWriteTransport {
 
 extension HeadlessWriteTransport {
     /// The first item of the headless collection at `url` that `matches`: what a create
-    /// whose answer was lost stored there. Every page is read (retried like any read), up
-    /// to ``maximumLookupPages``; nil when none matches or the collection's parent does not
-    /// exist (a 404: nothing was stored on it). `what` names the collection in errors ("the
-    /// comments of structured-contents 12").
+    /// whose answer was lost stored there. Nil when none matches or the collection's parent
+    /// does not exist (a 404: nothing was stored on it). `what` names the collection in
+    /// errors ("the comments of structured-contents 12").
     func firstItem(in url: String, describing what: String, where matches: (JSONValue) -> Bool) async throws(ScreensPipeError) -> JSONValue? {
+        var match: JSONValue?
+        try await walkItems(in: url, describing: what, missingIsEmpty: true) { item in
+            guard matches(item) else { return false }
+            match = item
+            return true
+        }
+        return match
+    }
+
+    /// Reads every page of the headless collection at `url` (`query` before its paging
+    /// parameters), each retried like any read, up to ``maximumLookupPages``, handing each
+    /// item to `visit` until it answers true. With `missingIsEmpty`, a 404 is an empty
+    /// collection (its parent does not exist); else it is the portal's error.
+    private func walkItems(
+        in url: String, query: String = "", describing what: String, missingIsEmpty: Bool, _ visit: (JSONValue) -> Bool
+    ) async throws(ScreensPipeError) {
         let sender = RetryingSender(client: client, policy: settings.retry)
         var page = 1
         while true {
-            let (request, result) = try await credentials.send(try self.request("GET", url: url + "?pageSize=100&page=\(page)", body: nil)) {
+            let (request, result) = try await credentials.send(try self.request("GET", url: url + "?\(query)pageSize=100&page=\(page)", body: nil)) {
                 (request) async throws(HTTPError) -> HTTPResponse in
                 try await sender.send(request)
             }
@@ -247,7 +231,7 @@ extension HeadlessWriteTransport {
             case .failure(let error):
                 throw ScreensPipeError.connectivity("cannot look \(what) up: \(error)", request: request.requestDescription)
             }
-            if response.status == 404 { return nil }
+            if missingIsEmpty, response.status == 404 { return }
             guard response.isSuccess else { throw LiferayErrorBody.error(for: response, page: page - 1, request: request.requestDescription) }
             let body: JSONValue
             do {
@@ -256,13 +240,13 @@ extension HeadlessWriteTransport {
                 throw ScreensPipeError.malformedResponse("\(what) could not be read: \(error)", request: request.requestDescription)
             }
             guard let items = body["items"]?.arrayValue else {
-                throw ScreensPipeError.malformedResponse("\(what) have no 'items'", request: request.requestDescription)
+                throw ScreensPipeError.malformedResponse("\(what): the answer has no 'items'", request: request.requestDescription)
             }
-            if let match = items.first(where: matches) { return match }
-            guard Int64(page) < body["lastPage"]?.int64Value ?? 1, !items.isEmpty else { return nil }
+            for item in items where visit(item) { return }
+            guard Int64(page) < body["lastPage"]?.int64Value ?? 1, !items.isEmpty else { return }
             guard page < Self.maximumLookupPages else {
                 throw ScreensPipeError.malformedResponse(
-                    "\(what) have more than \(Self.maximumLookupPages) pages; the lookup stops there", request: request.requestDescription)
+                    "\(what) runs past \(Self.maximumLookupPages) pages; the lookup stops there", request: request.requestDescription)
             }
             page += 1
         }
