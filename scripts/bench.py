@@ -12,8 +12,9 @@ in one run, every output written to a real file (never /dev/null) and checked:
   - the file source over the same rows as a JSON array and as JSON lines;
   - the formats real servers send: the same list answered spaced (`", "`, `": "`) and
     pretty-printed (two-space indentation, as a portal answers curl), through screens-pipe,
-    the Python loop and dlt, its cache replay, and the file source pretty-printed, each as
-    a ratio to the compact figure of the same run;
+    the Python loop and dlt, its cache replay, the file source over a pretty-printed JSON
+    array and over spaced JSON lines (as Python's `json.dumps` writes them), each as a ratio
+    to the compact figure of the same run;
   - peak RSS (ru_maxrss) of the remote, file and cache runs at the list size (and at 10M
     rows with BENCH_LARGE=1);
   - an incremental run after 100 changes against the full run (scripts/bench_incremental.sh);
@@ -273,6 +274,37 @@ def pretty_row(row, depth):
     return b"".join(out)
 
 
+def spaced_row(row):
+    """A compact JSON row with a space after each `:` and `,` outside strings, as Python's
+    `json.dumps` writes it by default; strings copied as they are."""
+    pieces = STRING.split(row)
+    strings = STRING.findall(row)
+    out = []
+    for index, piece in enumerate(pieces):
+        out.append(piece.replace(b":", b": ").replace(b",", b", "))
+        if index < len(strings):
+            out.append(strings[index])
+    return b"".join(out)
+
+
+def write_spaced_lines(compact_lines_path, work):
+    """The rows of a compact JSON-lines file as spaced JSON lines, with a file-source pipeline
+    for each of the two."""
+    spaced_path = os.path.join(work, "rows-spaced.jsonl")
+    with open(compact_lines_path, "rb") as source, open(spaced_path, "wb") as spaced:
+        for line in source:
+            spaced.write(spaced_row(line.rstrip(b"\n")) + b"\n")
+    pipelines = {}
+    for name, path in (("compact", compact_lines_path), ("spaced", spaced_path)):
+        pipeline = os.path.join(work, f"file-lines-{name}.yaml")
+        with open(pipeline, "w") as file:
+            file.write(
+                f"name: file-lines-{name}\nsource:\n  type: file\n  path: {json.dumps(path)}\n"
+                "  pagination: { first-page-size: 1000, page-size: 1000 }\nsink: { type: stdout, format: items }\n")
+        pipelines[name] = (pipeline, path)
+    return pipelines
+
+
 def write_pretty_array(lines_path, count, work):
     """The first `count` rows of a JSON-lines file as one pretty-printed JSON array, and the
     same rows compact (a JSON array, a row a line), with a file-source pipeline for each."""
@@ -465,6 +497,17 @@ def main():
             raise SystemExit(f"bench: the file source ({name} array) wrote other lines than the remote run")
         ratio = "" if name == "compact" else f"; {file_runs[name].cpu / file_runs['compact'].cpu:.2f}x the compact file's CPU (target at most 1.2x)"
         report(f"file source, JSON array, {name}, {file_rows:,} rows", file_runs[name], count=file_rows,
+               note=f"{os.path.getsize(path) / 2**20:,.0f} MiB file, same lines{ratio}")
+        os.remove(out)
+    # JSON lines as Python writes them (`json.dumps`: `", "` and `": "`), against compact lines.
+    lines_runs = {}
+    for name, (pipeline, path) in write_spaced_lines(os.path.join(work, "head.jsonl"), work).items():
+        out = os.path.join(work, f"file-lines-{name}.out.jsonl")
+        lines_runs[name] = best(runs, run(pipeline, "--output", out), env)
+        if digest(out) != digest(os.path.join(work, "head.jsonl")):
+            raise SystemExit(f"bench: the file source ({name} lines) wrote other lines than the remote run")
+        ratio = "" if name == "compact" else f"; {lines_runs[name].cpu / lines_runs['compact'].cpu:.2f}x the compact lines' CPU (target at most 1.2x)"
+        report(f"file source, JSON lines, {name}, {file_rows:,} rows", lines_runs[name], count=file_rows,
                note=f"{os.path.getsize(path) / 2**20:,.0f} MiB file, same lines{ratio}")
         os.remove(out)
 

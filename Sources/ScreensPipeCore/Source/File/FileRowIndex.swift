@@ -215,6 +215,22 @@ extension FileRowIndex {
                 row += 1
                 if row < range.upperBound, try !scanner.nextElement() { throw Self.changed(at: scanner.offset) }
             }
+        case .lines where checkingOnly:
+            while row < range.lowerBound {
+                guard try scanner.nextLine(parsing: false) != nil else { throw Self.changed(at: scanner.offset) }
+                row += 1
+            }
+            // As an array's rows: a run of lines at a time, checked as the elements of one array.
+            scanner.beginCapture()
+            while row < range.upperBound {
+                guard try scanner.skipCapturedLine() else { throw Self.changed(at: scanner.offset) }
+                row += 1
+                let last = row == range.upperBound
+                if last || scanner.capturedCount >= Self.checkedRunSize {
+                    try scanner.checkCapturedLines()
+                    if !last { scanner.beginCapture() }
+                }
+            }
         case .lines:
             while row < range.upperBound {
                 guard let line = try scanner.nextLine(parsing: row >= range.lowerBound) else { throw Self.changed(at: scanner.offset) }

@@ -213,6 +213,156 @@ struct JSONFileScanner: ~Copyable {
         document.append(contentsOf: captured)
         document.append(contentsOf: UnsafeBufferPointer(start: chunk + start, count: index - start))
         document.append(UInt8(ascii: "]"))
+        // In the document each row is one byte after where it is in the capture.
+        try checkRows(document, rows: capturedRows.map { (inDocument: ($0.lowerBound + 1)..<($0.upperBound + 1), inCapture: $0.lowerBound) })
+    }
+
+    /// Moves past the next line that is not blank, inside a capture begun at a line, noting
+    /// where its value is for ``checkCapturedLines()``; false at the end of the file.
+    ///
+    /// The line's value is found by structure (as ``skipCapturedRow(depthBudget:)`` finds a
+    /// row), so that a run of lines can be checked as the elements of one array: each line
+    /// of a run is then exactly one element, and no two lines can pass for one. A line the
+    /// structure does not find to be one value and whitespace is read alone, as every line
+    /// was before runs (``readLineAlone(startingAt:)``): its error, or its value, is the one
+    /// reading it alone gives.
+    mutating func skipCapturedLine() throws(FileScanError) -> Bool {
+        if capturedCount == 0 { capturedRows.removeAll(keepingCapacity: true) }
+        while true {
+            let lineStart = capturedCount
+            // A line, blank or not, may be as long as a value may (as when lines are read alone).
+            capturedValueStart = lineStart
+            try skipBlanks()
+            guard let first = try peek() else { return false }
+            if first == 0x0A {
+                advance()
+                // Blank lines hold no row; however many there are, the capture stays a run's size.
+                if capturedCount >= FileRowIndex.checkedRunSize {
+                    try checkCapturedLines()
+                    beginCapture()
+                    capturedRows.removeAll(keepingCapacity: true)
+                }
+                continue
+            }
+            let valueStart = capturedCount
+            var valueEnd = valueStart
+            let isOneValue: Bool
+            do throws(FileScanError) {
+                // One level less than a line may nest: the run's array is one more.
+                try skipValue(depthBudget: Self.maximumDepth - 1)
+                valueEnd = capturedCount
+                if capturedNewline(from: valueStart) != nil {
+                    // A container may hold a newline as whitespace; a line may not: `[1,` and
+                    // `2]` are two bad lines, not one row.
+                    isOneValue = false
+                } else {
+                    try skipBlanks()
+                    isOneValue = (try peek() ?? 0x0A) == 0x0A
+                }
+            } catch {
+                // A read error, or a line over the size limit, is the error; a structure the
+                // scan refuses is the line's, told as the parser tells it.
+                guard error.kind == .malformed, captured.count - capturedValueStart <= Self.maximumValueSize else { throw error }
+                isOneValue = false
+            }
+            guard isOneValue else {
+                try readLineAlone(startingAt: lineStart)
+                return true
+            }
+            capturedRows.append(valueStart..<valueEnd)
+            if try peek() != nil { advance() }
+            return true
+        }
+    }
+
+    /// Ends the capture before the next byte and checks the lines it holds (passed with
+    /// ``skipCapturedLine()``) strictly, as the elements of one array, adding their compact
+    /// texts to ``keptTexts``: JSON lines written with spaces (`", "` and `": "`, as
+    /// Python's `json.dumps` writes them) are compacted as they are checked, as a
+    /// pretty-printed array's rows are, not checked and then copied compactly.
+    mutating func checkCapturedLines() throws(FileScanError) {
+        guard captureStart != nil else { preconditionFailure("checkCapturedLines() without beginCapture()") }
+        let (document, rows) = capturedLinesDocument()
+        captureStart = nil
+        try checkRows(document, rows: rows)
+    }
+
+    /// The values of the lines captured so far as one JSON array, and where each is in it
+    /// and in the capture.
+    private func capturedLinesDocument() -> (document: [UInt8], rows: [(inDocument: Range<Int>, inCapture: Int)]) {
+        let start = captureStart ?? index
+        var document: [UInt8] = []
+        document.reserveCapacity(captured.count + (index - start) + 2)
+        var rows: [(inDocument: Range<Int>, inCapture: Int)] = []
+        rows.reserveCapacity(capturedRows.count)
+        document.append(UInt8(ascii: "["))
+        let chunkPart = UnsafeBufferPointer(start: chunk + start, count: index - start)
+        for row in capturedRows {
+            if !rows.isEmpty { document.append(UInt8(ascii: ",")) }
+            let first = document.count
+            // A line's value may begin in the bytes saved from earlier chunks and end in this one.
+            if row.lowerBound < captured.count {
+                document.append(contentsOf: captured[row.lowerBound..<min(row.upperBound, captured.count)])
+            }
+            if row.upperBound > captured.count {
+                document.append(contentsOf: chunkPart[(max(row.lowerBound, captured.count) - captured.count)..<(row.upperBound - captured.count)])
+            }
+            rows.append((first..<document.count, row.lowerBound))
+        }
+        document.append(UInt8(ascii: "]"))
+        return (document, rows)
+    }
+
+    /// Reads the line starting at `lineStart` in the capture on its own, after checking the
+    /// lines of the run before it (their errors come first): its bytes up to its newline,
+    /// parsed strictly, its error thrown or its compact text kept; the capture then begins
+    /// again after the line.
+    private mutating func readLineAlone(startingAt lineStart: Int) throws(FileScanError) {
+        let (document, rows) = capturedLinesDocument()
+        try checkRows(document, rows: rows)
+        capturedRows.removeAll(keepingCapacity: true)
+        // The structure may have stopped before the newline (a bracket too deep, a second
+        // value): read on to it.
+        let newlineSeen = capturedNewline(from: lineStart) != nil
+        if !newlineSeen {
+            var blank = false
+            try moveToNewline(blank: &blank)
+        }
+        let lineEnd = capturedNewline(from: lineStart) ?? capturedCount
+        let begin = captureStart ?? index
+        var line = lineStart < captured.count ? Array(captured[lineStart..<min(lineEnd, captured.count)]) : []
+        if lineEnd > captured.count {
+            let from = max(lineStart, captured.count) - captured.count
+            line.append(contentsOf: UnsafeBufferPointer(start: chunk + begin + from, count: lineEnd - captured.count - from))
+        }
+        let offset = captureOffset + lineStart
+        let read = line.withUnsafeBytes { bytes in Self.readCaptured(bytes, checksOnly: true, keeping: &keptTexts) }
+        if case .failure(let error) = read { throw .json(at: offset + error.offset, error.message) }
+        // Only a line that is no value alone can lead the structure past its newline; should
+        // one that is lead it there, the line is refused rather than read as more or less.
+        guard !newlineSeen else { throw .json(at: offset, "a line holds more or less than one JSON value") }
+        if try peek() != nil { advance() }
+        beginCapture()
+    }
+
+    /// Where the first newline at or after `start` in the capture is, if it was read.
+    private func capturedNewline(from start: Int) -> Int? {
+        if start < captured.count, let newline = captured[start...].firstIndex(of: 0x0A) { return newline }
+        let begin = captureStart ?? index
+        let from = max(start - captured.count, 0)
+        guard begin + from < index, let found = memchr(chunk + begin + from, 0x0A, index - begin - from) else { return nil }
+        return captured.count + from + (found.assumingMemoryBound(to: UInt8.self) - (chunk + begin + from))
+    }
+
+    /// Moves past spaces, tabs and carriage returns: the whitespace of a line, not its end.
+    private mutating func skipBlanks() throws(FileScanError) {
+        while let byte = try peek(), byte == 0x20 || byte == 0x09 || byte == 0x0D { advance() }
+    }
+
+    /// Checks `rows` of `document` (a JSON array of them) strictly in one pass, adding
+    /// their compact texts to ``keptTexts``; a bad row is then checked on its
+    /// own, so the error and its byte are the ones reading the rows one at a time gives.
+    private mutating func checkRows(_ document: [UInt8], rows: [(inDocument: Range<Int>, inCapture: Int)]) throws(FileScanError) {
         let failure: JSONParseError
         do throws(JSONParseError) {
             guard let (_, texts) = try JSONValue.parseArrayKeepingTexts(document, skippingElements: true) else {
@@ -224,11 +374,11 @@ struct JSONFileScanner: ~Copyable {
             failure = error
         }
         let offset = captureOffset
-        for row in capturedRows {
+        for row in rows {
             let rowFailure = document.withUnsafeBytes { bytes in
-                Result { () throws(JSONParseError) in try JSONValue.validateFindingWhitespace(UnsafeRawBufferPointer(rebasing: bytes[(row.lowerBound + 1)..<(row.upperBound + 1)])) }
+                Result { () throws(JSONParseError) in try JSONValue.validateFindingWhitespace(UnsafeRawBufferPointer(rebasing: bytes[row.inDocument])) }
             }
-            if case .failure(let error) = rowFailure { throw .json(at: offset + row.lowerBound + error.offset, error.message) }
+            if case .failure(let error) = rowFailure { throw .json(at: offset + row.inCapture + error.offset, error.message) }
         }
         // Each row is valid on its own: the document's bracket is where the error is.
         throw .json(at: offset + max(0, failure.offset - 1), failure.message)

@@ -19,7 +19,7 @@ struct StreamingFileSourceTests {
         return url.path
     }
 
-    private static func file(_ text: String) throws -> String { try file(Array(text.utf8)) }
+    private static func file(_ text: String, name: String = "rows.json") throws -> String { try file(Array(text.utf8), name: name) }
 
     /// Every page of the file through the source, in order, until a page past the row count.
     private static func readAll(
@@ -214,6 +214,104 @@ struct StreamingFileSourceTests {
             let error = try #require(throws: FileScanError.self) { try index.rows(range, path: path, checkingOnly: true) }
             #expect(error.message == "invalid JSON at byte \(head.utf8.count + alone.offset): \(alone.message)")
         }
+    }
+
+    @Test("spaced JSON lines (as Python's json.dumps writes them), checked a run at a time, are the compact rows, across runs, blank lines and CRLF included")
+    func spacedLinesAcrossRuns() throws {
+        // About 7 MiB of lines: more than one run (FileRowIndex.checkedRunSize).
+        let rows = (0..<2600).map { row in
+            #"{"id":\#(row),"title":"row \#(row) \" , : { [","tags":["a","b"],"body":"\#(String(repeating: "x", count: 2600))","none":{},"n":-1.5e3}"#
+        }
+        let spaced = rows.enumerated().map { row, text in
+            let line = text.replacingOccurrences(of: #"":"#, with: #"": "#).replacingOccurrences(of: #"","#, with: #"", "#)
+            return (row % 5 == 0 ? "  " : "") + line + (row % 7 == 0 ? " \r\n" : "\n") + (row % 11 == 0 ? "\n \t\n" : "")
+        }.joined()
+        #expect(spaced.utf8.count > FileRowIndex.checkedRunSize)
+        let path = try Self.file(spaced, name: "rows.jsonl")
+        let index = try FileRowIndex.build(path: path, records: nil).get()
+        #expect(index.rowCount == rows.count)
+        for range in [0..<rows.count, 1..<2, 999..<2600, 63..<65] {
+            let texts = try index.rows(range, path: path, checkingOnly: true).texts
+            #expect(texts.count == range.count)
+            let first = range.first { Array(texts[$0 - range.lowerBound] ?? []) != Array(rows[$0].utf8) }
+            #expect(first == nil, "row \(first ?? 0) of \(range)")
+        }
+    }
+
+    @Test(
+        "a bad line checked in a run fails with the error reading it alone gives, at its byte in the file",
+        arguments: [
+            "tru", #""\x""#, "01", #"{"a" 1}"#, #"{"a":}"#, #"{"a": 1} x"#, "1, 2", "[1", #""open"#, #"{"a":1}}"#, "]", #"{"a":[1}"#, "\u{0C}",
+            #"{"a": 1}{"b": 2}"#,
+        ])
+    func badLineInARun(bad: String) throws {
+        let lines = (0..<40).map { $0 == 33 ? bad : #"{"id": \#($0), "name": "n"}"# }
+        let head = lines[..<33].joined(separator: "\n") + "\n"
+        let path = try Self.file(head + lines[33...].joined(separator: "\n") + "\n", name: "rows.jsonl")
+        let alone = try #require(Array(bad.utf8).withUnsafeBytes { bytes -> JSONParseError? in
+            do throws(JSONParseError) {
+                _ = try JSONValue.validateFindingWhitespace(bytes)
+                return nil
+            } catch { return error }
+        })
+        let index = try FileRowIndex.build(path: path, records: nil).get()
+        for range in [0..<40, 30..<34, 33..<34] {
+            let error = try #require(throws: FileScanError.self) { try index.rows(range, path: path, checkingOnly: true) }
+            #expect(error.message == "invalid JSON at byte \(head.utf8.count + alone.offset): \(alone.message)", "\(range)")
+        }
+        // The lines before the bad one in its run are checked first: their error comes first.
+        let earlier = try Self.file(lines[..<20].joined(separator: "\n") + "\ntru\n" + lines[21...].joined(separator: "\n"), name: "rows.jsonl")
+        let earlierError = try #require(throws: FileScanError.self) {
+            try FileRowIndex.build(path: earlier, records: nil).get().rows(0..<40, path: earlier, checkingOnly: true)
+        }
+        #expect(earlierError.message.hasPrefix("invalid JSON at byte \(lines[..<20].joined(separator: "\n").utf8.count + 1 + 3): unexpected end of input"), "\(earlierError.message)")
+    }
+
+    @Test("a value that spans lines is two bad lines, refused as reading the first alone refuses it, never one row", arguments: ["[1,\n2]", "{\"a\":\n1}", "{\"a\": [\n  1\n]}"])
+    func valueAcrossLines(value: String) throws {
+        let head = #"{"id": 0}"# + "\n"
+        let path = try Self.file(head + value + "\n" + #"{"id": 3}"# + "\n", name: "rows.jsonl")
+        let firstLine = String(value.prefix { $0 != "\n" })
+        let alone = try #require(Array(firstLine.utf8).withUnsafeBytes { bytes -> JSONParseError? in
+            do throws(JSONParseError) {
+                _ = try JSONValue.validateFindingWhitespace(bytes)
+                return nil
+            } catch { return error }
+        })
+        let index = try FileRowIndex.build(path: path, records: nil).get()
+        let lines = value.split(separator: "\n").count + 2
+        #expect(index.rowCount == lines)
+        for checkingOnly in [true, false] {
+            let error = try #require(throws: FileScanError.self) { try index.rows(0..<lines, path: path, checkingOnly: checkingOnly) }
+            #expect(error.message == "invalid JSON at byte \(head.utf8.count + alone.offset): \(alone.message)")
+        }
+    }
+
+    @Test("a line nests as deep as a line read alone may: 512 levels, not one more, in a run of lines")
+    func lineNestingInARun() throws {
+        let deepest = String(repeating: "[", count: 512) + String(repeating: "]", count: 512)
+        let path = try Self.file("1\n" + deepest + "\n{\"a\": 2}\n", name: "rows.jsonl")
+        let texts = try FileRowIndex.build(path: path, records: nil).get().rows(0..<3, path: path, checkingOnly: true).texts
+        #expect(texts.count == 3)
+        #expect(texts[0].map { Array($0) } == Array("1".utf8))
+        #expect(texts[1].map { Array($0) } == Array(deepest.utf8))
+        #expect(texts[2].map { Array($0) } == Array(#"{"a":2}"#.utf8))
+        let tooDeep = try Self.file("1\n[" + deepest + "]\n", name: "rows.jsonl")
+        let error = try #require(throws: FileScanError.self) {
+            try FileRowIndex.build(path: tooDeep, records: nil).get().rows(0..<2, path: tooDeep, checkingOnly: true)
+        }
+        #expect(error.message.contains("nesting deeper than 512 levels"), "\(error.message)")
+    }
+
+    @Test("blank lines between rows, many runs' worth, are passed without growing the capture: the rows around them are read")
+    func manyBlankLines() throws {
+        let blanks = String(repeating: " \n\t\n", count: 3 * FileRowIndex.checkedRunSize / 4)
+        let path = try Self.file(#"{"a": 1}"# + "\n" + blanks + #"{"b": 2}"# + "\n" + blanks, name: "rows.jsonl")
+        let index = try FileRowIndex.build(path: path, records: nil).get()
+        #expect(index.rowCount == 2)
+        let texts = try index.rows(0..<2, path: path, checkingOnly: true).texts
+        #expect(texts.count == 2)
+        #expect(texts[1].map { Array($0) } == Array(#"{"b":2}"#.utf8))
     }
 
     @Test("a row as large as a value may be, after a run of rows, is read: the limit is the row's, not the run's")
