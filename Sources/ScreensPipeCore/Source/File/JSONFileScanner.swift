@@ -183,8 +183,12 @@ struct JSONFileScanner: ~Copyable {
         return captured.count + (index - start)
     }
 
-    /// Where each row skipped by ``skipCapturedRow(depthBudget:)`` is in the capture.
+    /// Where each row skipped by ``skipCapturedRow(depthBudget:)`` (or each line's value,
+    /// by ``skipCapturedLine()``) is in the capture.
     private var capturedRows: [Range<Int>] = []
+    /// Where each line passed by ``skipCapturedLine()`` is in the capture, its blanks
+    /// included, its newline not: what a bad line is checked alone as.
+    private var capturedLines: [Range<Int>] = []
 
     /// Moves past the row at the next byte, inside a capture begun at a row, noting where
     /// it is for ``checkCapturedRows()``.
@@ -227,7 +231,7 @@ struct JSONFileScanner: ~Copyable {
     /// was before runs (``readLineAlone(startingAt:)``): its error, or its value, is the one
     /// reading it alone gives.
     mutating func skipCapturedLine() throws(FileScanError) -> Bool {
-        if capturedCount == 0 { capturedRows.removeAll(keepingCapacity: true) }
+        if capturedCount == 0 { forgetCapturedLines() }
         while true {
             let lineStart = capturedCount
             // A line, blank or not, may be as long as a value may (as when lines are read alone).
@@ -240,7 +244,7 @@ struct JSONFileScanner: ~Copyable {
                 if capturedCount >= FileRowIndex.checkedRunSize {
                     try checkCapturedLines()
                     beginCapture()
-                    capturedRows.removeAll(keepingCapacity: true)
+                    forgetCapturedLines()
                 }
                 continue
             }
@@ -270,9 +274,15 @@ struct JSONFileScanner: ~Copyable {
                 return true
             }
             capturedRows.append(valueStart..<valueEnd)
+            capturedLines.append(lineStart..<capturedCount)
             if try peek() != nil { advance() }
             return true
         }
+    }
+
+    private mutating func forgetCapturedLines() {
+        capturedRows.removeAll(keepingCapacity: true)
+        capturedLines.removeAll(keepingCapacity: true)
     }
 
     /// Ends the capture before the next byte and checks the lines it holds (passed with
@@ -283,8 +293,8 @@ struct JSONFileScanner: ~Copyable {
     mutating func checkCapturedLines() throws(FileScanError) {
         guard captureStart != nil else { preconditionFailure("checkCapturedLines() without beginCapture()") }
         let (document, rows) = capturedLinesDocument()
+        try checkRows(document, rows: rows, lines: capturedLines)
         captureStart = nil
-        try checkRows(document, rows: rows)
     }
 
     /// The values of the lines captured so far as one JSON array, and where each is in it
@@ -319,8 +329,8 @@ struct JSONFileScanner: ~Copyable {
     /// again after the line.
     private mutating func readLineAlone(startingAt lineStart: Int) throws(FileScanError) {
         let (document, rows) = capturedLinesDocument()
-        try checkRows(document, rows: rows)
-        capturedRows.removeAll(keepingCapacity: true)
+        try checkRows(document, rows: rows, lines: capturedLines)
+        forgetCapturedLines()
         // The structure may have stopped before the newline (a bracket too deep, a second
         // value): read on to it.
         let newlineSeen = capturedNewline(from: lineStart) != nil
@@ -360,9 +370,12 @@ struct JSONFileScanner: ~Copyable {
     }
 
     /// Checks `rows` of `document` (a JSON array of them) strictly in one pass, adding
-    /// their compact texts to ``keptTexts``; a bad row is then checked on its
-    /// own, so the error and its byte are the ones reading the rows one at a time gives.
-    private mutating func checkRows(_ document: [UInt8], rows: [(inDocument: Range<Int>, inCapture: Int)]) throws(FileScanError) {
+    /// their compact texts to ``keptTexts``. A bad row is then checked on its own (for
+    /// lines, its whole line, as the capture has it), so the error and its byte are the ones
+    /// reading the rows one at a time gives.
+    private mutating func checkRows(
+        _ document: [UInt8], rows: [(inDocument: Range<Int>, inCapture: Int)], lines: [Range<Int>]? = nil
+    ) throws(FileScanError) {
         let failure: JSONParseError
         do throws(JSONParseError) {
             guard let (_, texts) = try JSONValue.parseArrayKeepingTexts(document, skippingElements: true) else {
@@ -374,9 +387,17 @@ struct JSONFileScanner: ~Copyable {
             failure = error
         }
         let offset = captureOffset
-        for row in rows {
-            let rowFailure = document.withUnsafeBytes { bytes in
-                Result { () throws(JSONParseError) in try JSONValue.validateFindingWhitespace(UnsafeRawBufferPointer(rebasing: bytes[row.inDocument])) }
+        let alone: [(bytes: ArraySlice<UInt8>, inCapture: Int)]
+        if let lines {
+            var capture = captured
+            if let start = captureStart { capture.append(contentsOf: UnsafeBufferPointer(start: chunk + start, count: index - start)) }
+            alone = lines.map { (capture[$0], $0.lowerBound) }
+        } else {
+            alone = rows.map { (document[$0.inDocument], $0.inCapture) }
+        }
+        for row in alone {
+            let rowFailure = row.bytes.withUnsafeBytes { bytes in
+                Result { () throws(JSONParseError) in try JSONValue.validateFindingWhitespace(bytes) }
             }
             if case .failure(let error) = rowFailure { throw .json(at: offset + row.inCapture + error.offset, error.message) }
         }

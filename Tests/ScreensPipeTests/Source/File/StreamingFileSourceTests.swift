@@ -287,6 +287,55 @@ struct StreamingFileSourceTests {
         }
     }
 
+    @Test("random JSON lines, good and bad, spaced and not: checking in runs accepts what parsing accepts, keeps the same texts, and fails at the first bad line's byte")
+    func randomLines() throws {
+        var generator = SplitMix(seed: 0x5EED_0F_1135)
+        let pieces = [
+            #"{"id": 1, "s": "a, b: c"}"#, #"{"id":2,"s":"x"}"#, "[1, 2 ,3]", "  7  ", "null", #""text""#, "{}", " [ ] ",
+            "tru", "{\"a\": 1} 2", "[1,", "2]", #""open"#, "}", #"{"a":1}}"#, "1.", "-", #"{"a" 1}"#, "\u{0B}", "\t", "", " \r",
+            #"{"k": [{"n": {"m": [true, false]}}]}"#, "01", #""\u00e9\n""#, #"{"a":"#,
+        ]
+        for _ in 0..<400 {
+            let count = Int(generator.next() % 12) + 1
+            let lines = (0..<count).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }
+            let text = lines.joined(separator: generator.next() % 2 == 0 ? "\n" : "\r\n") + (generator.next() % 2 == 0 ? "\n" : "")
+            let path = try Self.file(text, name: "rows.jsonl")
+            guard case .success(let index)? = try? FileRowIndex.build(path: path, records: nil) else { continue }
+            let checked = Result { () throws(FileScanError) in try index.rows(0..<index.rowCount, path: path, checkingOnly: true) }
+            let parsed = Result { () throws(FileScanError) in try index.rows(0..<index.rowCount, path: path) }
+            switch (checked, parsed) {
+            case (.success(let checked), .success(let parsed)):
+                #expect(checked.texts.count == parsed.texts.count, "\(text.debugDescription)")
+                for row in 0..<min(checked.texts.count, parsed.texts.count) {
+                    #expect(checked.texts[row].map { Array($0) } == parsed.texts[row].map { Array($0) }, "\(text.debugDescription)")
+                }
+            case (.failure(let error), .failure):
+                // The first line that is not one value, read alone, is where the error is.
+                var offset = 0
+                var expected: String?
+                // By bytes: as a String, "\r\n" is one Character, not a "\n".
+                for line in Array(text.utf8).split(separator: 0x0A, omittingEmptySubsequences: false) {
+                    let bytes = Array(line)
+                    defer { offset += bytes.count + 1 }
+                    if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+                    let failure = bytes.withUnsafeBytes { buffer -> JSONParseError? in
+                        do throws(JSONParseError) {
+                            _ = try JSONValue.validateFindingWhitespace(buffer)
+                            return nil
+                        } catch { return error }
+                    }
+                    if let failure {
+                        expected = "invalid JSON at byte \(offset + failure.offset): \(failure.message)"
+                        break
+                    }
+                }
+                #expect(error.message == expected, "\(text.debugDescription)")
+            default:
+                Issue.record("checking and parsing disagree on \(text.debugDescription)")
+            }
+        }
+    }
+
     @Test("a line nests as deep as a line read alone may: 512 levels, not one more, in a run of lines")
     func lineNestingInARun() throws {
         let deepest = String(repeating: "[", count: 512) + String(repeating: "]", count: 512)
@@ -406,5 +455,18 @@ struct StreamingFileSourceTests {
         let error = await #expect(throws: ScreensPipeError.self) { try await Self.readAll(path) }
         #expect(error?.code == .io)
         #expect(error?.message.contains(path) == true)
+    }
+}
+
+/// A seeded generator (SplitMix64), so a random test reads the same inputs every run.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
     }
 }
