@@ -7,19 +7,20 @@
 # interpolator, the regex engine, config numbers with `--set` overrides, the real-API
 # answers (OAuth2 tokens, rate-limit headers, `on-response` rules, `paginate: auto`, cursor
 # values), the write path's input lines and batch answers, and hostile parent values
-# interpolated into a fan-out child's headers, path, query and body (placeholders);
+# interpolated into a fan-out child's headers, path, query and body (placeholders), and the
+# command lines a list session reads (session);
 # FUZZ_SECONDS (default 60) each, seeded from
 # fuzz/corpus/<target>/. New inputs go to .build/fuzz/corpus/<target>/ (the repo corpus is
 # not touched); a crash, hang (> 10 s) or allocation over 2 GB stops that target and leaves
 # the input in .build/fuzz/artifacts/, to be kept as a regression test.
 #
-#     bash scripts/fuzz.sh [json|rowtexts|filesource|storedarray|filter|yaml|response|xml|interpolate|regex|config|realapis|write|placeholders]...
+#     bash scripts/fuzz.sh [json|rowtexts|filesource|storedarray|filter|yaml|response|xml|interpolate|regex|config|realapis|write|placeholders|session]...
 #     FUZZ_SECONDS=300 bash scripts/fuzz.sh json
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(json rowtexts filesource storedarray filter yaml response xml interpolate regex config realapis write placeholders)
+[ ${#targets[@]} -gt 0 ] || targets=(json rowtexts filesource storedarray filter yaml response xml interpolate regex config realapis write placeholders session)
 build=.build/fuzz
 export SWIFT_BACKTRACE=enable=no # libFuzzer reports the crash itself
 
