@@ -14,6 +14,12 @@ import ScreensJSON
 ///   (putSiteStructuredContentByExternalReferenceCode): the article with that code,
 ///   created or replaced; sending it twice leaves one article.
 /// - `GET` of the same path: the article, or 404.
+/// - `DELETE` of the same path (deleteSiteStructuredContentByExternalReferenceCode) and
+///   `DELETE /o/headless-delivery/v1.0/structured-contents/{id}` (deleteStructuredContent):
+///   the article is looked up (`getLatestArticleByExternalReferenceCode`, `getLatestArticle`:
+///   404 when there is none) and deleted with `JournalArticleService.deleteArticle`, which
+///   checks the DELETE permission on its site (403); the answer is 204 with no body. A
+///   `GET` of the id path is the article.
 ///
 /// The body is a `StructuredContent`: `title` and `contentStructureId` are required,
 /// `contentFields` is `[{name, contentFieldValue: {data}}]` with `data` a string
@@ -30,7 +36,12 @@ struct StructuredContentWrites: Sendable {
         case site(Int64)
         /// `.../structured-contents/by-external-reference-code/{erc}`.
         case byExternalReferenceCode(site: Int64, erc: String)
+        /// `/o/headless-delivery/v1.0/structured-contents/{id}`, for GET and DELETE.
+        case article(Int64)
     }
+
+    /// Where one article is named by its id (its `resourcePrimKey`).
+    static let articlePathPrefix = "/o/headless-delivery/v1.0/structured-contents/"
 
     let portal: Portal
 
@@ -38,6 +49,11 @@ struct StructuredContentWrites: Sendable {
     /// a by-external-reference-code path. Other requests (the list GET) go elsewhere.
     static func target(of request: SandboxRequest) -> Target? {
         let path = request.path
+        if path.hasPrefix(articlePathPrefix), request.method == "DELETE" || request.method == "GET" {
+            let id = path.dropFirst(articlePathPrefix.count)
+            guard !id.isEmpty, id.allSatisfy(\.isASCII), id.allSatisfy(\.isNumber), let key = Int64(id) else { return nil }
+            return .article(key)
+        }
         guard path.hasPrefix(StructuredContents.pathPrefix) else { return nil }
         let rest = path.dropFirst(StructuredContents.pathPrefix.count)
         guard let slash = rest.firstIndex(of: "/"), let site = Int64(rest[..<slash]) else { return nil }
@@ -79,9 +95,23 @@ struct StructuredContentWrites: Sendable {
                         uuid: existing.row["uuid"]?.stringValue)
                 }
                 return answer(article)
+            case ("DELETE", .byExternalReferenceCode(let site, let erc)):
+                guard let article = find(site: site, erc: erc) else { throw Self.noSuchArticle(site: site, erc: erc) }
+                return try delete(article, account)
+            case ("GET", .article(let key)):
+                guard let article = find(key: key) else { throw Self.noSuchArticle(key: key) }
+                try checkSite(article.groupId, account)
+                return answer(article)
+            case ("DELETE", .article(let key)):
+                guard let article = find(key: key) else { throw Self.noSuchArticle(key: key) }
+                return try delete(article, account)
             default:
                 var response = SandboxResponse.json(405, ["status": "METHOD_NOT_ALLOWED", "title": "HTTP 405 Method Not Allowed"])
-                if case .site = target { response.headers.append(("Allow", "GET, POST")) } else { response.headers.append(("Allow", "GET, PUT")) }
+                switch target {
+                case .site: response.headers.append(("Allow", "GET, POST"))
+                case .byExternalReferenceCode: response.headers.append(("Allow", "DELETE, GET, PUT"))
+                case .article: response.headers.append(("Allow", "DELETE, GET"))
+                }
                 return response
             }
         } catch let error as HeadlessError {
@@ -89,6 +119,14 @@ struct StructuredContentWrites: Sendable {
         } catch {
             return .json(500, ["status": "INTERNAL_SERVER_ERROR", "title": .string("\(error)")])
         }
+    }
+
+    /// `JournalArticleService.deleteArticle`: the DELETE permission on the article's site,
+    /// then every version gone; 204, no body.
+    private func delete(_ article: Article, _ account: Account) throws -> SandboxResponse {
+        try checkSite(article.groupId, account)
+        portal.written.delete(article.resourcePrimKey)
+        return SandboxResponse(status: 204, headers: [], body: [])
     }
 
     private func answer(_ article: Article) -> SandboxResponse {
@@ -107,6 +145,10 @@ struct StructuredContentWrites: Sendable {
         } catch let error as PortalError {
             throw error.status == 403 ? HeadlessError.forbidden(error.message) : HeadlessError.notFound(error.message)
         }
+    }
+
+    private func find(key: Int64) -> Article? {
+        portal.allArticles.first { $0.resourcePrimKey == key }
     }
 
     private func find(site: Int64, erc: String) -> Article? {
@@ -178,6 +220,11 @@ struct StructuredContentWrites: Sendable {
             utf8 = utf8.dropFirst(2)
         }
         return String(validating: bytes, as: UTF8.self)
+    }
+
+    /// `getLatestArticle(resourcePrimKey)` finding nothing.
+    static func noSuchArticle(key: Int64) -> HeadlessError {
+        HeadlessError.notFound("No JournalArticle exists with the key {resourcePrimKey=\(key)}")
     }
 
     static func noSuchArticle(site: Int64, erc: String) -> HeadlessError {

@@ -14,6 +14,8 @@ final class WrittenArticles: Sendable {
         var byKey: [Int64: Article] = [:]
         /// New articles' keys in creation order.
         var added: [Int64] = []
+        /// Deleted articles (from the data file or written): in no list any more.
+        var deleted: Set<Int64> = []
         var nextKey: Int64 = WrittenArticles.firstWrittenKey
         var lastModified: Int64 = 0
     }
@@ -27,9 +29,10 @@ final class WrittenArticles: Sendable {
     /// `stored` with the written changes applied, then the new articles.
     func merged(_ stored: [Article]) -> [Article] {
         table.withLock { table in
-            guard !table.byKey.isEmpty else { return stored }
+            guard !table.byKey.isEmpty || !table.deleted.isEmpty else { return stored }
             var articles = stored.map { article in table.byKey[article.resourcePrimKey] ?? article }
             articles += table.added.compactMap { table.byKey[$0] }
+            if !table.deleted.isEmpty { articles.removeAll { table.deleted.contains($0.resourcePrimKey) } }
             return articles
         }
     }
@@ -52,6 +55,16 @@ final class WrittenArticles: Sendable {
             let article = make(Self.nextDate(&table, now: now))
             table.byKey[key] = article
             return article
+        }
+    }
+
+    /// Removes the article with `key` (every version of it, as `JournalArticleService.deleteArticle`
+    /// removes an article) from every list.
+    func delete(_ key: Int64) {
+        table.withLock { table in
+            table.deleted.insert(key)
+            table.byKey[key] = nil
+            table.added.removeAll { $0 == key }
         }
     }
 

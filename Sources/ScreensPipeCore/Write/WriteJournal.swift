@@ -81,6 +81,16 @@ package struct WriteJournal: Sendable {
         try await storage.restore(key: row.key, to: record)
     }
 
+    /// Undoes the pending mark of a row whose request the portal refused: what the journal
+    /// knew before (`before`, when it knew the entry) is put back, else the row is forgotten.
+    func refused<Row: JournaledRow>(_ row: Row, before: Record?) async throws(ScreensPipeError) {
+        if let before, before.state != .pending {
+            try await restore(row, to: before)
+        } else {
+            try await forget([row])
+        }
+    }
+
     /// Forgets every row this pipeline and target keep pending (`write --forget-pending`),
     /// after the user checked on the portal that their requests were not carried out: a row
     /// without an entry id is forgotten (the next run creates it), and one with an id (an

@@ -40,6 +40,6 @@ extension WriteRowParsing {
     /// Only `delete` is looked at, so a record whose own field is named `op` still writes.
     static func refuseDelete(_ row: JSONValue, service: String) throws(RowRejection) {
         guard row["op"]?.stringValue == WriteRowOperation.delete.rawValue else { return }
-        throw RowRejection(message: "\(service) rows cannot delete in this version (bookmarks, comments and DDL records can): the row has \"op\":\"delete\"")
+        throw RowRejection(message: "\(service) rows cannot delete over JSON-WS in this version (with `transport: headless` they can): the row has \"op\":\"delete\"")
     }
 }

@@ -55,9 +55,28 @@ import Testing
 
     @Test func servicesWithoutADeleteRefuseADeleteRowInsteadOfWritingIt() throws {
         let articles = rejection { () throws(RowRejection) in
-            _ = try StructuredContentRowValidator.row(.object(["op": "delete", "title": "Gone"]), line: 1, spec: spec)
+            _ = try WebContentWriteModel(spec: spec).row(.object(["op": "delete", "title": "Gone"]), line: 1)
         }
-        #expect(articles?.contains("web-content rows cannot delete") == true)
+        #expect(articles?.contains("web-content rows cannot delete over JSON-WS") == true)
+    }
+
+    @Test func headlessWebContentDeletesNameTheirArticleOneWay() throws {
+        let spec = LiferaySinkSpec(connection: SourceSpec.writeInput, service: .webContent, transport: .headless, groupId: 20143, key: ["title"])
+        func row(_ text: String) throws(RowRejection) -> StructuredContentRow {
+            guard let value = try? JSONValue(parsing: Array(text.utf8)) else { throw RowRejection(message: "the test's row is not JSON") }
+            return try StructuredContentRowValidator.row(value, line: 1, spec: spec)
+        }
+        let byId = try row(#"{"op":"delete","id":6000001,"title":"ignored"}"#)
+        #expect(byId.deletes && byId.id == 6_000_001 && byId.externalReferenceCode == nil)
+        let byCode = try row(#"{"op":"delete","externalReferenceCode":"welcome"}"#)
+        let created = try row(#"{"externalReferenceCode":"welcome","title":"Welcome","contentStructureId":20701}"#)
+        #expect(byCode.key == created.key, "the journal knows the article deleted by the key it was created with")
+        #expect(byCode.content == "deleted" && created.content != "deleted")
+        let byTitle = try row(#"{"op":"delete","title":"Welcome"}"#)
+        #expect(byTitle.key == (try row(#"{"title":"Welcome","contentStructureId":20701}"#)).key)
+        #expect(byTitle.inputText == #"{"op":"delete","title":"Welcome"}"#)
+        #expect(rejection { () throws(RowRejection) in _ = try row(#"{"op":"delete"}"#) }?.contains("missing 'title'") == true)
+        #expect(rejection { () throws(RowRejection) in _ = try row(#"{"op":"delete","id":0}"#) }?.contains("web content id") == true)
     }
 
     @Test func aDDLRecordIsDeletedByItsIdOrItsKeyFieldsAndAnOwnOpFieldStaysAField() throws {

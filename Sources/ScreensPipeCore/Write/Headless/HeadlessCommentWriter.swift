@@ -278,44 +278,25 @@ final class HeadlessCommentWriter: RowWriter {
 
     /// An update or delete: idempotent, so sent again after an ambiguous failure (and by the
     /// next run when this one left it pending); a delete that finds its comment gone after
-    /// an unanswered attempt is done.
+    /// an unanswered attempt is done (``HeadlessWriteTransport/change(_:url:body:undecided:line:describing:sending:)``).
     private func change(_ row: HeadlessCommentRow, undecided: Bool, before: WriteJournal.Record?) async throws(ScreensPipeError) {
         let (method, url, body) = request(row)
-        let outcome: WriteJournal.State = row.operation == .delete ? .deleted : .updated
-        var unanswered = undecided
-        var attempt = 1
         try await journal?.record([(row: row, state: WriteJournal.State.pending, entryId: Int64?.none)])
-        while true {
+        let outcome = try await transport.change(
+            method, url: url, body: body, undecided: undecided, line: row.line, describing: "\(row.operation.rawValue) of comment \(row.commentId)"
+        ) {
             requestNumber += 1
             summary.batches += 1
-            switch try await transport.write(method, url: url, body: body) {
-            case .stored:
-                await publishResponse(row)
-                try await done(row, outcome, id: row.commentId)
-                return
-            case .refused(let reason, let status):
-                await publishResponse(row)
-                if row.operation == .delete, status == 404, unanswered {
-                    try await done(row, .deleted, id: row.commentId)  // the unanswered attempt deleted it
-                    return
-                }
-                if let before, before.state != .pending {
-                    try await journal?.restore(row, to: before)
-                } else {
-                    try await journal?.forget([row])
-                }
-                try await reject(line: row.line, input: row.inputText, truncated: false, reason: "the portal refused it (HTTP \(status)): \(reason)")
-                return
-            case .ambiguous(let reason):
-                guard attempt < transport.settings.retry.attempts else {
-                    throw ScreensPipeError.connectivity(
-                        "line \(row.line) (\(row.operation.rawValue) of comment \(row.commentId)) got no answer after \(attempt) attempts (\(reason)); the journal keeps it pending, and a rerun sends it again")
-                }
-                unanswered = true
-                let delay = transport.settings.retry.exponentialDelay(beforeRetry: attempt)
-                attempt += 1
-                do { try await Task.sleep(for: delay) } catch { throw ScreensPipeError(.cancelled, "the write was cancelled") }
-            }
+        }
+        await publishResponse(row)
+        switch outcome {
+        case .done:
+            try await done(row, row.operation == .delete ? .deleted : .updated, id: row.commentId)
+        case .goneAfterUnanswered:
+            try await done(row, .deleted, id: row.commentId)
+        case .refused(let reason, let status):
+            try await journal?.refused(row, before: before)
+            try await reject(line: row.line, input: row.inputText, truncated: false, reason: "the portal refused it (HTTP \(status)): \(reason)")
         }
     }
 

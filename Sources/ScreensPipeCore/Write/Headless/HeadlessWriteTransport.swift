@@ -48,6 +48,11 @@ struct HeadlessWriteTransport: Sendable {
         baseURL.trimmingSuffix("/") + "/o/headless-delivery/v1.0/sites/\(siteId)/structured-contents"
     }
 
+    /// One article by its id (`resourcePrimKey`): what a delete by id or key removes.
+    func articleURL(_ id: Int64) -> String {
+        baseURL.trimmingSuffix("/") + "/o/headless-delivery/v1.0/structured-contents/\(id)"
+    }
+
     func url(externalReferenceCode erc: String) -> String {
         // A dot segment is refused with its row before this (StructuredContentRow).
         listURL + "/by-external-reference-code/" + URLText.encode(erc)
@@ -192,6 +197,51 @@ extension HeadlessWriteTransport {
                 error.code,
                 "line \(line) got no answer (\(reason)) and the lookup that would settle it failed: \(error.message); the journal keeps it pending, and a rerun looks it up before writing",
                 request: error.request, status: error.status)
+        }
+    }
+}
+
+extension HeadlessWriteTransport {
+    /// What an idempotent change came to.
+    enum ChangeOutcome: Sendable {
+        /// The portal answered with success: the stored item (`.null` for a DELETE's 204).
+        case done(JSONValue)
+        /// A DELETE found its item gone (404) after an attempt that got no answer (this
+        /// run's, or an earlier run's when `undecided`): that attempt deleted it.
+        case goneAfterUnanswered
+        /// The portal refused it.
+        case refused(String, status: Int)
+    }
+
+    /// An idempotent change, a `PUT` or a `DELETE`: the same request twice leaves the
+    /// portal as once, so it is sent again after an ambiguous failure, with the retry
+    /// delays, until answered or the attempts are spent (then the error that leaves the row
+    /// pending, for the next run to send again). `sending` runs before each attempt. The
+    /// rule every headless update and delete follows.
+    func change(
+        _ method: String, url: String, body: JSONObject?, undecided: Bool, line: Int, describing what: String,
+        sending: () -> Void
+    ) async throws(ScreensPipeError) -> ChangeOutcome {
+        var unanswered = undecided
+        var attempt = 1
+        while true {
+            sending()
+            switch try await write(method, url: url, body: body) {
+            case .stored(let stored):
+                return .done(stored)
+            case .refused(let reason, let status):
+                if method == "DELETE", status == 404, unanswered { return .goneAfterUnanswered }
+                return .refused(reason, status: status)
+            case .ambiguous(let reason):
+                guard attempt < settings.retry.attempts else {
+                    throw ScreensPipeError.connectivity(
+                        "line \(line) (\(what)) got no answer after \(attempt) attempts (\(reason)); the journal keeps it pending, and a rerun sends it again")
+                }
+                unanswered = true
+                let delay = settings.retry.exponentialDelay(beforeRetry: attempt)
+                attempt += 1
+                do { try await Task.sleep(for: delay) } catch { throw ScreensPipeError(.cancelled, "the write was cancelled") }
+            }
         }
     }
 }

@@ -18,11 +18,26 @@ struct StructuredContentRow: JournaledRow, Hashable {
     var key: String
     /// The key as journals of earlier versions wrote it.
     var legacyKey: String
+    /// The row removes its article (`"op":"delete"`): by `id`, else by its external
+    /// reference code, else by the key fields (found through the journal or a lookup).
+    var deletes = false
+    /// The article a delete names by its `id` (headless `id`, the `resourcePrimKey`).
+    var id: Int64?
 
-    /// The body as text: what the journal compares on a rerun.
-    var content: String { JSONValue.object(body).jsonString }
+    /// The body as text: what the journal compares on a rerun; "deleted" for a delete.
+    var content: String { deletes ? "deleted" : JSONValue.object(body).jsonString }
 
-    var inputText: String { JSONValue.object(body).jsonString }
+    var inputText: String {
+        guard deletes else { return JSONValue.object(body).jsonString }
+        var text: JSONObject = ["op": "delete"]
+        if let id { text["id"] = .int(id) }
+        if let externalReferenceCode { text["externalReferenceCode"] = .string(externalReferenceCode) }
+        if id == nil, externalReferenceCode == nil {
+            text["title"] = .string(title)
+            if let friendlyUrlPath { text["friendlyUrlPath"] = .string(friendlyUrlPath) }
+        }
+        return JSONValue.object(text).jsonString
+    }
 }
 
 enum StructuredContentRowValidator {
@@ -42,7 +57,7 @@ enum StructuredContentRowValidator {
         guard case .object = value else {
             throw RowRejection(message: "a row is a JSON object with title and contentFields, found \(value.typeName)")
         }
-        try WriteRowParsing.refuseDelete(value, service: "web-content")
+        if value["op"]?.stringValue == WriteRowOperation.delete.rawValue { return try deleteRow(value, line: line, spec: spec) }
         let title = try WriteRowParsing.text(value, "title", required: true, limit: titleLength)
         let structureId: Int64
         if let number = try WriteRowParsing.positiveId(value, "contentStructureId", naming: "structure id") {
@@ -66,15 +81,7 @@ enum StructuredContentRowValidator {
             }
             if number != 0 { body.appendUnchecked(key: "structuredContentFolderId", value: .int(number)) }
         }
-        let erc = try WriteRowParsing.text(value, "externalReferenceCode", required: false, limit: externalReferenceCodeLength)
-        if !erc.isEmpty, erc.allSatisfy(\.isWhitespace) {
-            throw RowRejection(message: "'externalReferenceCode' is blank")
-        }
-        if URLText.isDotSegment(erc) {
-            // Every other character is percent-encoded into the PUT's last path segment;
-            // `.` and `..` are path steps however they are written (RFC 3986 section 6.2.2.3).
-            throw RowRejection(message: "'externalReferenceCode' is '\(erc)', which a URL path reads as a step, not a name")
-        }
+        let erc = try externalReferenceCode(value)
         if !erc.isEmpty { body.appendUnchecked(key: "externalReferenceCode", value: .string(erc)) }
         var row = StructuredContentRow(
             line: line, externalReferenceCode: erc.isEmpty ? nil : erc, title: title,
@@ -82,6 +89,46 @@ enum StructuredContentRowValidator {
         row.key = key(title: row.title, friendlyUrlPath: row.friendlyUrlPath, erc: row.externalReferenceCode, fields: spec.key)
         row.legacyKey = legacyKey(title: row.title, friendlyUrlPath: row.friendlyUrlPath, erc: row.externalReferenceCode, fields: spec.key)
         return row
+    }
+
+    /// The row's `externalReferenceCode`, empty when it has none.
+    private static func externalReferenceCode(_ value: JSONValue) throws(RowRejection) -> String {
+        let erc = try WriteRowParsing.text(value, "externalReferenceCode", required: false, limit: externalReferenceCodeLength)
+        if !erc.isEmpty, erc.allSatisfy(\.isWhitespace) {
+            throw RowRejection(message: "'externalReferenceCode' is blank")
+        }
+        if URLText.isDotSegment(erc) {
+            // Every other character is percent-encoded into the request's last path segment;
+            // `.` and `..` are path steps however they are written (RFC 3986 section 6.2.2.3).
+            throw RowRejection(message: "'externalReferenceCode' is '\(erc)', which a URL path reads as a step, not a name")
+        }
+        return erc
+    }
+
+    /// `{"op":"delete", ...}`: the article named by `id`, else by `externalReferenceCode`,
+    /// else by the sink's key fields (`title`, `friendlyUrlPath`). A delete by code or key
+    /// has the key the article's create had, so the journal knows the article is gone.
+    private static func deleteRow(_ value: JSONValue, line: Int, spec: LiferaySinkSpec) throws(RowRejection) -> StructuredContentRow {
+        if let id = try WriteRowParsing.positiveId(value, "id", naming: "web content id") {
+            return StructuredContentRow(
+                line: line, externalReferenceCode: nil, title: "", friendlyUrlPath: nil, body: [:],
+                key: WriteKey.encode(["delete-id", String(id)]), legacyKey: "", deletes: true, id: id)
+        }
+        let erc = try externalReferenceCode(value)
+        if !erc.isEmpty {
+            return StructuredContentRow(
+                line: line, externalReferenceCode: erc, title: "", friendlyUrlPath: nil, body: [:],
+                key: key(title: "", friendlyUrlPath: nil, erc: erc, fields: spec.key), legacyKey: "", deletes: true)
+        }
+        let title = try WriteRowParsing.text(value, "title", required: spec.key.contains("title"), limit: titleLength)
+        let friendly = try WriteRowParsing.text(value, "friendlyUrlPath", required: spec.key.contains("friendlyUrlPath"), limit: friendlyUrlPathLength)
+        guard !spec.key.isEmpty else {
+            throw RowRejection(message: "a delete names its web content by 'id', 'externalReferenceCode' or the sink's key fields")
+        }
+        return StructuredContentRow(
+            line: line, externalReferenceCode: nil, title: title, friendlyUrlPath: friendly.isEmpty ? nil : friendly, body: [:],
+            key: key(title: title, friendlyUrlPath: friendly.isEmpty ? nil : friendly, erc: nil, fields: spec.key), legacyKey: "",
+            deletes: true)
     }
 
     /// A row with an external reference code is that code; any other is its declared key

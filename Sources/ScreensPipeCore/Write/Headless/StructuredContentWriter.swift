@@ -10,6 +10,11 @@ import ScreensBus
 /// twice blindly: after an ambiguous failure (a reset, a timeout, a gateway's 5xx) the
 /// site's list is looked up by the declared key (`key`, default `[title]`) first, and the
 /// row is sent again only when nothing was created.
+///
+/// A row with `"op":"delete"` removes its article with `DELETE .../structured-contents/{id}`
+/// (by `id`, or by the key fields through the journal's id or a lookup), or
+/// `DELETE .../by-external-reference-code/{erc}`: idempotent, so sent again after an
+/// ambiguous failure, and a 404 after an unanswered attempt means that attempt deleted it.
 final class StructuredContentWriter: RowWriter {
     private let spec: LiferaySinkSpec
     private let transport: HeadlessWriteTransport
@@ -75,6 +80,10 @@ final class StructuredContentWriter: RowWriter {
             await result(row, "unchanged", id: record.entryId, reason: "written by an earlier run (journal)")
             return
         }
+        if row.deletes {
+            try await delete(row, record: record)
+            return
+        }
         if dryRun {
             let request: HTTPRequest
             if let erc = row.externalReferenceCode {
@@ -90,7 +99,8 @@ final class StructuredContentWriter: RowWriter {
             return
         }
         if let erc = row.externalReferenceCode {
-            try await put(row, erc: erc, written: record.map { $0.state != .pending } ?? false)
+            // An article this journal deleted is created again, not updated.
+            try await put(row, erc: erc, written: record.map { $0.state != .pending && $0.state != .deleted } ?? false)
         } else {
             try await post(row, undecided: record?.state == .pending)
         }
@@ -113,11 +123,7 @@ final class StructuredContentWriter: RowWriter {
         case .refused(let reason, let status):
             await publishResponse(row)
             // A refused update leaves the entry as the journal knew it; a refused create, nothing.
-            if let before = journaled[row.key], before.state != .pending {
-                try await journal?.restore(row, to: before)
-            } else {
-                try await journal?.forget([row])
-            }
+            try await journal?.refused(row, before: journaled[row.key])
             try await reject(line: row.line, input: row.inputText, truncated: false, reason: "the portal refused it (HTTP \(status)): \(reason)")
         case .ambiguous(let reason):
             throw ScreensPipeError.connectivity(
@@ -153,6 +159,60 @@ final class StructuredContentWriter: RowWriter {
         }
     }
 
+    /// Removes the row's article: by its id, its external reference code, or its key (the
+    /// journal's id for it, else the site's list).
+    private func delete(_ row: StructuredContentRow, record: WriteJournal.Record?) async throws(ScreensPipeError) {
+        let undecided = record?.state == .pending
+        let known = record.flatMap { $0.state != .pending && $0.state != .deleted ? $0.entryId : nil }
+        var id = row.id
+        let url: String
+        if let articleId = row.id {
+            url = transport.articleURL(articleId)
+        } else if let erc = row.externalReferenceCode {
+            id = known
+            url = transport.url(externalReferenceCode: erc)
+        } else {
+            if let known {
+                id = known
+            } else {
+                id = try await transport.lookup(keyFields: spec.key)[row.key]?.id
+            }
+            guard let articleId = id else {
+                if undecided {
+                    // An earlier run's delete went unanswered, and the article is gone: it did it.
+                    if dryRun { await result(row, "planned", id: nil, reason: "an earlier run's unanswered delete removed it") } else { try await done(row, .deleted, id: nil) }
+                    return
+                }
+                try await reject(
+                    line: row.line, input: row.inputText, truncated: false,
+                    reason: "no web content of site \(spec.groupId) has this \(spec.key.joined(separator: "+")), so there is nothing to delete")
+                return
+            }
+            url = transport.articleURL(articleId)
+        }
+        if dryRun {
+            await events.plan(try transport.request("DELETE", url: url, body: nil))
+            summary.plannedRequests += 1
+            summary.plannedDeletes += 1
+            await result(row, "planned", id: id)
+            return
+        }
+        try await journal?.record([(row: row, state: WriteJournal.State.pending, entryId: Int64?.none)])
+        let what = id.map { "delete of web content \($0)" } ?? "delete of web content \(row.externalReferenceCode ?? row.title)"
+        let outcome = try await transport.change("DELETE", url: url, body: nil, undecided: undecided, line: row.line, describing: what) {
+            requestNumber += 1
+            summary.batches += 1
+        }
+        await publishResponse(row)
+        switch outcome {
+        case .done, .goneAfterUnanswered:
+            try await done(row, .deleted, id: id)
+        case .refused(let reason, let status):
+            try await journal?.refused(row, before: record)
+            try await reject(line: row.line, input: row.inputText, truncated: false, reason: "the portal refused it (HTTP \(status)): \(reason)")
+        }
+    }
+
     /// Looks the row up by key: found means an unanswered request created it.
     private func settle(_ row: StructuredContentRow) async throws(ScreensPipeError) -> Bool {
         guard let found = try await transport.lookup(keyFields: spec.key)[row.key] else { return false }
@@ -174,9 +234,10 @@ final class StructuredContentWriter: RowWriter {
 
     private func result(_ row: StructuredContentRow, _ outcome: String, id: Int64?, reason: String? = nil) async {
         var details = JSONObject()
+        if row.deletes { details["op"] = "delete" }
         if let id { details["id"] = .int(id) }
         if let erc = row.externalReferenceCode { details["externalReferenceCode"] = .string(erc) }
-        details["title"] = .string(row.title)
+        if !row.deletes || (row.id == nil && row.externalReferenceCode == nil) { details["title"] = .string(row.title) }
         if let reason { details["reason"] = .string(reason) }
         await events.result(line: row.line, outcome: outcome, details: details)
     }
