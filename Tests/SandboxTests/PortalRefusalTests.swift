@@ -74,6 +74,24 @@ struct PortalRefusalTests {
         }
     }
 
+    @Test("delete-article(groupId, articleId, articleURL) on every version: the article leaves get-articles; again, or another site's, refused")
+    func deleteArticle() async throws {
+        let count = #"{"/journal.journalarticle/get-articles-count":{"groupId":20143,"folderId":0}}"#
+        for version in LiferayVersion.allCases {
+            try await withSandbox(.init { $0.liferayVersion = version }) { client, _ in
+                let before = try #require(try client.invoke(count).expect(200).json().int64Value)
+                let delete = #"{"/journal.journalarticle/delete-article":{"groupId":20143,"articleId":"40001","articleURL":""}}"#
+                _ = try client.invoke(delete).expect(200)
+                #expect(try client.invoke(count).expect(200).json().int64Value == before - 1, "\(version)")
+                let again = try client.invoke(delete).expect(404).json()
+                #expect(again["error"]?["type"]?.stringValue?.hasSuffix("NoSuchArticleException") == true, "\(version): \(again)")
+                // joe is no member of site 20144.
+                let foreign = #"{"/journal.journalarticle/delete-article":{"groupId":20144,"articleId":"40074","articleURL":""}}"#
+                _ = try client.invoke(foreign, headers: [TestHTTPClient.joe]).expect(403)
+            }
+        }
+    }
+
     @Test("get-articles paged without its comparator names no signature on 7.3 (no obc, no shorter overload with start and end): refused as an unknown action")
     func getArticlesWithoutComparator() async throws {
         try await withSandbox(.init { $0.liferayVersion = .v7_3 }) { client, _ in

@@ -1,7 +1,8 @@
 import ScreensJSON
 
-/// `/journal.journalarticle/add-article` and `update-article` over JSON-WS, the short
-/// overloads of the Mobile SDK's `JournalArticleService` (v72, v73) and the portal's master:
+/// `/journal.journalarticle/add-article`, `update-article` and `delete-article` over
+/// JSON-WS, the short overloads of the Mobile SDK's `JournalArticleService` (v72, v73) and
+/// the portal's master:
 ///
 /// - `add-article(groupId, folderId, titleMap, descriptionMap, content, ddmStructureKey,
 ///   ddmTemplateKey, serviceContext)` (7.2, 7.3), or 7.4's `add-article(externalReferenceCode,
@@ -9,7 +10,9 @@ import ScreensJSON
 ///   serviceContext)`: a new article, its articleId generated;
 /// - `update-article(userId, groupId, folderId, articleId, version, titleMap,
 ///   descriptionMap, content, layoutUuid, serviceContext)`: a new version of an article,
-///   refused unless `version` is the latest (ArticleVersionException), as the portal does.
+///   refused unless `version` is the latest (ArticleVersionException), as the portal does;
+/// - `delete-article(groupId, articleId, articleURL, serviceContext)` (every 7.x): every
+///   version of the article, NoSuchArticleException for an unknown one.
 ///
 /// The checks follow JournalArticleLocalServiceImpl's `validate`: the site, the folder
 /// (NoSuchFolderException unless `0`), a title in the default locale
@@ -39,6 +42,21 @@ enum JournalArticleWriteService {
                 Article.written(key: key, values: values, account: account, created: date, modified: date, uuid: nil)
             }
             return article.row
+        },
+        // JournalArticleServiceImpl.deleteArticle(groupId, articleId, articleURL,
+        // serviceContext): the DELETE permission check reads the latest article first
+        // (NoSuchArticleException when there is none), then every version is gone; void.
+        "/journal.journalarticle/delete-article": { portal, params, account in
+            let groupId = try params.long("groupId")
+            let articleId = try params.string("articleId") ?? ""
+            guard let existing = portal.allArticles.first(where: { $0.groupId == groupId && $0.row["articleId"]?.stringValue == articleId }) else {
+                throw PortalError(
+                    status: 404, type: "com.liferay.journal.exception.NoSuchArticleException",
+                    message: "No JournalArticle exists with the key {groupId=\(groupId), articleId=\(articleId)}")
+            }
+            try portal.checkGroup(groupId, for: account)
+            portal.written.delete(existing.resourcePrimKey)
+            return .null
         },
         "/journal.journalarticle/update-article": { portal, params, account in
             let groupId = try params.long("groupId")

@@ -77,6 +77,14 @@ extension JSONWSSignatures {
             sources: DefinitionSource.mobileSDK(["v71", "v72", "v73"], "journalarticle/JournalArticleService")
                 + [.mobileSDKiOS70("journalarticle", "LRJournalArticleService"), .journalArticleServiceMaster]),
         ServiceSignature(
+            "/journal.journalarticle/delete-article",
+            [
+                .init("groupId", "long"), .init("articleId", "String"), .init("articleURL", "String"),
+                .init("serviceContext", "com.liferay.portal.kernel.service.ServiceContext"),
+            ],
+            versions: .v7_0 ... .v7_4,
+            sources: DefinitionSource.mobileSDK(["v7", "v71", "v72", "v73"], "journalarticle/JournalArticleService")),
+        ServiceSignature(
             "/ddl.ddlrecord/add-record",
             [
                 .init("groupId", "long"), .init("recordSetId", "long"), .init("displayIndex", "int"),

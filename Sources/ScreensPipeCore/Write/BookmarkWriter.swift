@@ -131,8 +131,9 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
         var undecided: [Row] = []
         for row in rows {
             if let removal = model.removal(row) {
-                // A delete needs its entry's id: the journal's, else a lookup by key.
-                if let record = journaled[row.key], record.state != .pending, record.state != .deleted, let entryId = record.entryId {
+                // A delete needs its entry's id: the journal's, else (or when the command
+                // needs more than the id) a lookup by key.
+                if !removal.needsLookup, let record = journaled[row.key], record.state != .pending, record.state != .deleted, let entryId = record.entryId {
                     planned.append(Planned(row: row, operation: .delete(FoundEntry(id: entryId, content: record.content), removal)))
                 } else {
                     undecided.append(row)
@@ -347,7 +348,7 @@ final class JSONWSWriter<Model: JSONWSWriteModel>: RowWriter {
         switch item.operation {
         case .add: model.addCommand(item.row)
         case .update(let entry): model.updateCommand(item.row, entry)
-        case .delete(let entry, let removal): removal.command(entryId: entry.id)
+        case .delete(let entry, let removal): removal.command(entry)
         }
     }
 

@@ -23,23 +23,27 @@ extension WriteRowParsing {
     }
 }
 
-/// The command that removes an entry by its id (`/bookmarks.bookmarksentry/delete-entry`
-/// with `entryId`): what a row that deletes by key is sent as, once its entry is found.
+/// The command that removes an entry (`/bookmarks.bookmarksentry/delete-entry` with
+/// `entryId`): what a row that deletes by key is sent as, once its entry is found.
 struct EntryRemoval: Sendable, Hashable {
     var service: String
-    var idParameter: String
+    /// The parameter the entry's id goes in; nil when the command names the entry otherwise
+    /// (an article by its `articleId`).
+    var idParameter: String?
+    /// Parameters every such command carries (an article's `groupId`).
+    var parameters: JSONObject = [:]
+    /// Parameters taken from what a lookup found of the entry (``FoundEntry/updateParameters``).
+    var entryParameters: [String] = []
 
-    func command(entryId: Int64) -> JSONWSCommand {
-        (service, [idParameter: .int(entryId)])
-    }
-}
+    /// Whether the entry must be looked up before it is removed: the journal keeps only its id.
+    var needsLookup: Bool { !entryParameters.isEmpty }
 
-extension WriteRowParsing {
-    /// Refuses a row that asks to be deleted (`"op":"delete"`) from a service that cannot
-    /// delete: written as it is, it would create or change the entry it meant to remove.
-    /// Only `delete` is looked at, so a record whose own field is named `op` still writes.
-    static func refuseDelete(_ row: JSONValue, service: String) throws(RowRejection) {
-        guard row["op"]?.stringValue == WriteRowOperation.delete.rawValue else { return }
-        throw RowRejection(message: "\(service) rows cannot delete over JSON-WS in this version (with `transport: headless` they can): the row has \"op\":\"delete\"")
+    func command(_ entry: FoundEntry) -> JSONWSCommand {
+        var params = parameters
+        if let idParameter { params[idParameter] = .int(entry.id) }
+        for name in entryParameters { params[name] = entry.updateParameters[name] ?? .null }
+        return (service, params)
     }
+
+    func command(entryId: Int64) -> JSONWSCommand { command(FoundEntry(id: entryId, content: "")) }
 }

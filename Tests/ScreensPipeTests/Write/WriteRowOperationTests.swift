@@ -53,11 +53,20 @@ import Testing
         #expect(rejection { () throws(RowRejection) in _ = try bookmark(#"{"op":1,"url":"https://example.com/a"}"#) }?.contains("found 1") == true)
     }
 
-    @Test func servicesWithoutADeleteRefuseADeleteRowInsteadOfWritingIt() throws {
-        let articles = rejection { () throws(RowRejection) in
-            _ = try WebContentWriteModel(spec: spec).row(.object(["op": "delete", "title": "Gone"]), line: 1)
-        }
-        #expect(articles?.contains("web-content rows cannot delete over JSON-WS") == true)
+    @Test func jsonwsWebContentDeletesFindTheirArticleByLookup() throws {
+        let model = WebContentWriteModel(spec: spec)
+        let byTitle = try model.row(.object(["op": "delete", "title": "Gone"]), line: 1)
+        let created = try model.row(.object(["title": "Gone", "ddmStructureKey": "NEWS-ARTICLE"]), line: 2)
+        #expect(byTitle.deletes && byTitle.key == created.key && byTitle.content == "deleted")
+        let removal = try #require(model.removal(byTitle))
+        #expect(removal.needsLookup, "delete-article names the article by its articleId, which only a lookup gives")
+        let command = removal.command(FoundEntry(id: 6_000_000, content: "", updateParameters: ["articleId": "40001"]))
+        #expect(command.service == "/journal.journalarticle/delete-article")
+        #expect(command.params == ["groupId": .int(20143), "articleURL": "", "articleId": "40001"])
+        #expect(model.sendsAlone(byTitle) && !model.sendsAlone(created))
+        #expect(model.removal(created) == nil)
+        let byArticleId = try model.row(.object(["op": "delete", "articleId": "40001"]), line: 3)
+        #expect(byArticleId.articleId == "40001" && byArticleId.key != byTitle.key)
     }
 
     @Test func headlessWebContentDeletesNameTheirArticleOneWay() throws {

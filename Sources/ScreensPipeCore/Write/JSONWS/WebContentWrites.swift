@@ -22,10 +22,15 @@ struct ArticleRow: JournaledRow, Hashable {
     var key: String
     /// The key as journals of earlier versions wrote it.
     var legacyKey: String
+    /// The row removes its article (`"op":"delete"`), found in its folder by key or `articleId`.
+    var deletes = false
+    /// The article a delete names by its `articleId`; nil finds it by the key fields.
+    var articleId: String? = nil
 
     var content: String {
+        if deletes { return "deleted" }
         // Each field is two values: a name holding "=" is never mistaken for another field.
-        WriteKey.encode([title, description, String(folderId), structureKey] + fields.flatMap { [$0.name, $0.data] })
+        return WriteKey.encode([title, description, String(folderId), structureKey] + fields.flatMap { [$0.name, $0.data] })
     }
 
     var legacyContent: String {
@@ -43,7 +48,8 @@ struct ArticleRow: JournaledRow, Hashable {
 ///   `JournalArticleService`), the structure by id (`content-structure-id` or a row's
 ///   `contentStructureId`);
 /// - every version: `update-article(userId, groupId, folderId, articleId, version, titleMap,
-///   descriptionMap, content, layoutUuid, serviceContext)`.
+///   descriptionMap, content, layoutUuid, serviceContext)`, and for a row with
+///   `"op":"delete"`, `delete-article(groupId, articleId, articleURL, serviceContext)`.
 ///
 /// 7.0 and 7.1 have only the long add-article forms, which the sink refuses to validate
 /// (``PortalWriteSupport``). A folder's `get-articles(groupId, folderId, locale)` (7.2+)
@@ -67,20 +73,10 @@ struct WebContentWriteModel: JSONWSWriteModel {
         guard case .object = value else {
             throw RowRejection(message: "a row is a JSON object with title and contentFields, found \(value.typeName)")
         }
-        try WriteRowParsing.refuseDelete(value, service: "web-content")
+        if value["op"]?.stringValue == WriteRowOperation.delete.rawValue { return try deleteRow(value, line: line) }
         let title = try WriteRowParsing.text(value, "title", required: true, limit: StructuredContentRowValidator.titleLength)
         let description = try WriteRowParsing.text(value, "description", required: false, limit: 4000)
-        let folderId: Int64
-        if let target = spec.folderId {
-            folderId = target
-        } else if let given = value["folderId"], !given.isNull {
-            guard let number = given.int64Value, number >= 0 else {
-                throw RowRejection(message: "'folderId' must be a folder id (a whole number, 0 for the site's root), found \(given.jsonString.prefix(100))")
-            }
-            folderId = number
-        } else {
-            folderId = 0
-        }
+        let folderId = try folder(value)
         let byId = spec.portalVersion >= .v7_4
         let given = try WriteRowParsing.text(value, "ddmStructureKey", required: false, limit: 75)
         let structureKey = byId ? "" : given.isEmpty ? spec.structureKey ?? "" : given
@@ -123,6 +119,47 @@ struct WebContentWriteModel: JSONWSWriteModel {
         row.key = keyOf(title: title, urlTitle: row.urlTitle)
         row.legacyKey = WriteKey.legacy(keyValues(title: title, urlTitle: row.urlTitle))
         return row
+    }
+
+    /// The sink's `folder-id`, else the row's `folderId`, else the site's root.
+    private func folder(_ value: JSONValue) throws(RowRejection) -> Int64 {
+        if let target = spec.folderId { return target }
+        guard let given = value["folderId"], !given.isNull else { return 0 }
+        guard let number = given.int64Value, number >= 0 else {
+            throw RowRejection(message: "'folderId' must be a folder id (a whole number, 0 for the site's root), found \(given.jsonString.prefix(100))")
+        }
+        return number
+    }
+
+    /// `{"op":"delete", ...}`: the article of the row's folder with this `articleId`, else
+    /// with the sink's key fields (`title`, `friendlyUrlPath`), the same key its create had.
+    private func deleteRow(_ value: JSONValue, line: Int) throws(RowRejection) -> ArticleRow {
+        let folderId = try folder(value)
+        let articleId = try WriteRowParsing.text(value, "articleId", required: false, limit: 75)
+        let title = articleId.isEmpty ? try WriteRowParsing.text(value, "title", required: spec.key.contains("title"), limit: StructuredContentRowValidator.titleLength) : ""
+        let urlTitle = articleId.isEmpty ? try WriteRowParsing.text(value, "friendlyUrlPath", required: spec.key.contains("friendlyUrlPath"), limit: 255) : ""
+        var row = ArticleRow(
+            line: line, groupId: spec.groupId, folderId: folderId, title: title, description: "", contentXML: "", fields: [],
+            structureKey: "", templateKey: "", urlTitle: urlTitle, key: "", legacyKey: "", deletes: true, articleId: articleId.isEmpty ? nil : articleId)
+        row.key = articleId.isEmpty ? keyOf(title: title, urlTitle: urlTitle) : Self.articleIdKey(articleId)
+        return row
+    }
+
+    /// The key a row naming its article by `articleId` has, and the lookup finds it by.
+    private static func articleIdKey(_ articleId: String) -> String { WriteKey.encode(["articleId", articleId]) }
+
+    /// A delete goes in a request of its own: the portal's refusal (NoSuchArticleException
+    /// for an article deleted meanwhile) is then its own, never read as "done" by a lookup.
+    func sendsAlone(_ row: ArticleRow) -> Bool { row.deletes }
+
+    /// `delete-article(groupId, articleId, articleURL, serviceContext)`, the Mobile SDK's
+    /// `JournalArticleService.deleteArticle` (v7 to v73): every version of the article; its
+    /// `articleId` comes from the folder's `get-articles`.
+    func removal(_ row: ArticleRow) -> EntryRemoval? {
+        guard row.deletes else { return nil }
+        return EntryRemoval(
+            service: "/journal.journalarticle/delete-article", idParameter: nil,
+            parameters: ["groupId": .int(row.groupId), "articleURL": ""], entryParameters: ["articleId"])
     }
 
     private func keyOf(title: String, urlTitle: String) -> String {
@@ -188,26 +225,34 @@ struct WebContentWriteModel: JSONWSWriteModel {
                     contentXML: "", fields: (try? ArticleXMLText.fields(article["content"]?.stringValue ?? "")) ?? [],
                     structureKey: spec.portalVersion >= .v7_4 ? "" : article["DDMStructureKey"]?.stringValue ?? "", templateKey: "",
                     urlTitle: article["urlTitle"]?.stringValue ?? "", key: "", legacyKey: "")
-                let key = keyOf(title: title, urlTitle: stored.urlTitle)
                 let version = article["version"]?.doubleValue ?? 1
-                // A list may hold several versions of an article: the latest one is updated.
-                if let earlier = found[key], earlier.id != id || (earlier.updateParameters["version"]?.doubleValue ?? 0) >= version { continue }
-                found[key] = FoundEntry(
+                let entry = FoundEntry(
                     id: id, content: stored.content,
                     updateParameters: [
                         "userId": article["userId"] ?? .int(0), "articleId": article["articleId"] ?? .string(""), "version": .double(version),
                     ])
+                // Found by its key, and by its articleId for a delete that names it so.
+                for key in [keyOf(title: title, urlTitle: stored.urlTitle), Self.articleIdKey(article["articleId"]?.stringValue ?? "")] {
+                    // A list may hold several versions of an article: the latest one is updated.
+                    if let earlier = found[key], earlier.id != id || (earlier.updateParameters["version"]?.doubleValue ?? 0) >= version { continue }
+                    found[key] = entry
+                }
             }
         }
         return found
     }
 
     func details(_ row: ArticleRow) -> JSONObject {
-        ["title": .string(row.title), "folderId": .int(row.folderId)]
+        guard row.deletes else { return ["title": .string(row.title), "folderId": .int(row.folderId)] }
+        var details: JSONObject = ["op": "delete"]
+        if let articleId = row.articleId { details["articleId"] = .string(articleId) } else { details["title"] = .string(row.title) }
+        details["folderId"] = .int(row.folderId)
+        return details
     }
 
     func inputText(_ row: ArticleRow) -> String {
-        JSONValue.object([
+        if row.deletes { return JSONValue.object(details(row)).jsonString }
+        return JSONValue.object([
             "title": .string(row.title), "description": .string(row.description), "folderId": .int(row.folderId),
             "ddmStructureKey": .string(row.structureKey), "content": .string(row.contentXML),
         ]).jsonString
