@@ -213,11 +213,7 @@ struct DDLRecordDocumentTests {
     func hostileDocuments() async throws {
         let workspace = try WriteWorkspace()
         defer { workspace.remove() }
-        let inside = workspace.directory.appendingPathComponent("in")
-        try FileManager.default.createDirectory(at: inside.appendingPathComponent("dir"), withIntermediateDirectories: true)
-        try Data(Self.png).write(to: workspace.directory.appendingPathComponent("secret.png"))
-        try Data(Self.png).write(to: inside.appendingPathComponent("ok.png"))
-        try FileManager.default.createSymbolicLink(atPath: inside.appendingPathComponent("link.png").path, withDestinationPath: "../secret.png")
+        _ = try ImageUploadTests.hostileFiles(workspace)
         let huge = String(repeating: "t", count: 300)
         let documents = [
             #"{"file":"\#(workspace.directory.path)/secret.png","mimeType":"image/png"}"#,
