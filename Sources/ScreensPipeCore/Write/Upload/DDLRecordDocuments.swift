@@ -55,11 +55,8 @@ final class DDLRecordDocumentWriter: RowWriter {
     private let records: JSONWSWriter<DDLRecordWriteModel>
     private let spec: LiferaySinkSpec
     private let validator: ImageRowValidator
-    private let transport: ImageUploadTransport
+    /// The transport, journal, bus and pipeline every upload goes through.
     private let uploader: DocumentUploader
-    private let journal: WriteJournal?
-    private let bus: EventBus
-    private let pipeline: String
     private let events: WriteEvents
     private let dryRun: Bool
     private var journaled = JournalRecords()
@@ -82,11 +79,7 @@ final class DDLRecordDocumentWriter: RowWriter {
         self.spec = spec
         self.records = records
         validator = try ImageRowValidator(spec: spec, filesDirectory: filesDirectory)
-        self.transport = transport
         uploader = DocumentUploader(transport: transport, journal: journal, bus: bus, pipeline: pipeline)
-        self.journal = journal
-        self.bus = bus
-        self.pipeline = pipeline
         events = WriteEvents(bus: bus, pipeline: pipeline, rejects: rejects)
         self.dryRun = dryRun
         journaled = try await journal?.records() ?? JournalRecords()
@@ -196,22 +189,22 @@ final class DDLRecordDocumentWriter: RowWriter {
         requestNumber += outcome.requests
         own.batches += outcome.requests
         if outcome.answered {
-            await bus.publish(
-                .response(ListResponse(pipeline: pipeline, page: requestNumber - 1, startRow: row.line, endRow: row.line + 1, rowCount: nil, rows: 1, origin: .remote)))
+            await uploader.bus.publish(
+                .response(ListResponse(pipeline: uploader.pipeline, page: requestNumber - 1, startRow: row.line, endRow: row.line + 1, rowCount: nil, rows: 1, origin: .remote)))
         }
         switch outcome.result {
         case .refused(let reason):
             return .failure(RowRejection(message: reason))
         case .stored(let entry):
-            let id = transport.entryId(entry)
+            let id = uploader.transport.entryId(entry)
             guard let text = DDLDocumentValue.text(naming: entry) else {
                 // Kept pending: a rerun looks the entry up rather than uploading it again.
                 return .failure(RowRejection(message: "the portal stored file entry \(id.map(String.init) ?? "?") but its answer names no uuid, groupId and version"))
             }
             // The value first: a run killed before the upload's own record still finds it.
             let value = DDLDocumentValueRow(line: row.line, upload: row, value: text)
-            try await journal?.record([(row: value, state: WriteJournal.State.created, entryId: id)])
-            try await journal?.record([(row: row, state: WriteJournal.State.created, entryId: id)])
+            try await uploader.journal?.record([(row: value, state: WriteJournal.State.created, entryId: id)])
+            try await uploader.journal?.record([(row: row, state: WriteJournal.State.created, entryId: id)])
             journaled[valueKey] = WriteJournal.Record(state: .created, content: text, entryId: id)
             journaled[row.key] = WriteJournal.Record(state: .created, content: row.content, entryId: id)
             await publish(row, field: field, outcome: "uploaded", id: id)
@@ -232,6 +225,6 @@ final class DDLRecordDocumentWriter: RowWriter {
             "title": .string(row.title), "folderId": .int(row.folderId),
         ]
         if let id { payload["fileEntryId"] = .int(id) }
-        await bus.publish(custom: "document", pipeline: pipeline, payload: .object(payload))
+        await uploader.bus.publish(custom: "document", pipeline: uploader.pipeline, payload: .object(payload))
     }
 }
