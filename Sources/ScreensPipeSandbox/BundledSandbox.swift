@@ -34,6 +34,14 @@ public struct BundledSandbox: SandboxLauncher {
             throw ScreensPipeError.connectivity("cannot start the sandbox portal: \(error)")
         }
     }
+
+    /// Starts one portal serving `version` (the configured one when the sandbox has no such
+    /// version).
+    public func start(version: String) async throws(ScreensPipeError) -> any RunningServer {
+        var launcher = self
+        if let served = LiferayVersion(rawValue: version) { launcher.configuration.liferayVersion = served }
+        return try await launcher.start()
+    }
 }
 
 /// A sandbox portal started for one run.

@@ -60,11 +60,15 @@ final class UploadedFiles: Sendable {
 
     /// The entry with `fileEntryId`, stored or added, unless deleted.
     func find(_ fileEntryId: Int64, stored: [DocumentLibrary.FolderKey: [JSONValue]]) -> JSONValue? {
+        find(stored: stored) { $0["fileEntryId"]?.int64Value == fileEntryId }
+    }
+
+    /// The first entry, stored or added and not deleted, that `matches`.
+    func find(stored: [DocumentLibrary.FolderKey: [JSONValue]], where matches: (JSONValue) -> Bool) -> JSONValue? {
         state.withLock { state in
-            guard !state.deleted.contains(fileEntryId) else { return nil }
             for rows in [stored, state.added] {
                 for (_, entries) in rows {
-                    if let entry = entries.first(where: { $0["fileEntryId"]?.int64Value == fileEntryId }) { return entry }
+                    for entry in entries where matches(entry) && !state.deleted.contains(entry["fileEntryId"]?.int64Value ?? 0) { return entry }
                 }
             }
             return nil

@@ -40,6 +40,9 @@ struct Asset: Sendable {
 struct RecordSet: Sendable {
     var recordSetId: Int64
     var groupId: Int64
+    /// The structure's `ddm-documentlibrary` fields (`documentFields`), whose values name a
+    /// file entry (Documents/DDLDocumentFields.swift).
+    var documentFields: Set<String> = []
 }
 
 /// Everything the sandbox serves, loaded from the data directory.
@@ -135,7 +138,9 @@ extension PortalData {
         var recordSets: [Int64: RecordSet] = [:]
         for set in try reader.array("ddl-record-sets.json") {
             let id = try reader.int64(set, "recordSetId", in: "ddl-record-sets.json")
-            recordSets[id] = RecordSet(recordSetId: id, groupId: try reader.int64(set, "groupId", in: "ddl-record-sets.json"))
+            recordSets[id] = RecordSet(
+                recordSetId: id, groupId: try reader.int64(set, "groupId", in: "ddl-record-sets.json"),
+                documentFields: Set(set["documentFields"]?.arrayValue?.compactMap(\.stringValue) ?? []))
         }
         var records: [Int64: [JSONValue]] = [:]
         for record in try reader.array("ddl-records.json") {

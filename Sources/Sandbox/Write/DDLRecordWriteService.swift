@@ -10,7 +10,8 @@ import Synchronization
 ///
 /// The checks follow DDLRecordLocalServiceImpl: the record set (NoSuchRecordSetException)
 /// and its site, then each field name against the record set's fields
-/// (StorageFieldNameException; the sandbox knows a set's fields from its stored records).
+/// (StorageFieldNameException; the sandbox knows a set's fields from its stored records and
+/// its `documentFields`), and a document field's value (DDLDocumentFields).
 /// Written records are in the next `get-ddl-records` page.
 enum DDLRecordWriteService {
     static let actions: [String: JSONWSServices.Action] = [
@@ -67,13 +68,15 @@ enum DDLRecordWriteService {
         } else {
             throw PortalError.missingParameter("fieldsMap")
         }
-        let known = Set((portal.data.records[recordSetId] ?? []).flatMap { $0["modelValues"]?.objectValue?.keys ?? [] })
+        let documentFields = portal.data.recordSets[recordSetId]?.documentFields ?? []
+        let known = Set((portal.data.records[recordSetId] ?? []).flatMap { $0["modelValues"]?.objectValue?.keys ?? [] }).union(documentFields)
         for (name, value) in fields {
             if !known.isEmpty, !known.contains(name) { throw PortalError.storageFieldName(name) }
             switch value {
             case .string, .int, .double, .bool, .null: break
             default: throw PortalError.typeConversion("fieldsMap", value, to: "java.io.Serializable")
             }
+            if documentFields.contains(name) { try DDLDocumentFields.check(value, field: name, portal: portal) }
         }
         return fields
     }

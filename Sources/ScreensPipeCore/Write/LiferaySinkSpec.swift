@@ -29,7 +29,8 @@ public struct LiferaySinkSpec: Sendable, Hashable {
     /// The site written to (`group-id`), unless the server context names one.
     public var groupId: Int64
     /// The folder every row goes to (`folder-id`, `0` for the site's root); nil takes each
-    /// row's own `folderId`, which is then required.
+    /// row's own `folderId`, which is then required. For `service: ddl-record`, the folder
+    /// a record's documents are uploaded to (nil: the site's root).
     public var folderId: Int64?
     /// The fields that identify an entry (`key`, default `[url, folderId]` for bookmarks,
     /// `[title]` for web content): what the write looks up before it retries a create whose
@@ -339,7 +340,9 @@ extension LiferaySinkKeys {
         case "group-id":
             return whole(1, Int.max, "The site the entries go to (liferay sink).")
         case "folder-id":
-            return whole(0, Int.max, "The folder every row goes to, 0 for the site's root; without it each row's folderId (liferay sink).")
+            return whole(
+                0, Int.max,
+                "The folder every row goes to, 0 for the site's root; without it each row's folderId (liferay sink; for ddl-record, where documents are uploaded, default 0).")
         case "record-set-id":
             return whole(1, Int.max, "The dynamic data list the records go to (liferay sink, service ddl-record).")
         case "command":

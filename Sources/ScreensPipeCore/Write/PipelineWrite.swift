@@ -72,7 +72,8 @@ public enum PipelineWrite {
             guard let launcher = environment.sandbox else {
                 throw ScreensPipeError.configuration("server: sandbox needs the bundled sandbox portal (PipelineEnvironment(sandbox:))")
             }
-            let running = try await launcher.start()
+            // The portal of the sink's `liferay-version`, whose commands the writes use.
+            let running = try await launcher.start(version: sink.portalVersion.rawValue)
             server = running
             baseURL = running.baseURL
         case .url(let url)?:
@@ -198,7 +199,13 @@ public enum PipelineWrite {
             return try await batches(WebContentWriteModel(spec: sink))
         case (.ddlRecord, _):
             guard let recordSetId = sink.recordSetId else { throw ScreensPipeError.configuration("service: ddl-record needs 'record-set-id'") }
-            return try await batches(DDLRecordWriteModel(spec: sink, recordSetId: recordSetId))
+            let records = try await JSONWSWriter(
+                spec: sink, model: DDLRecordWriteModel(spec: sink, recordSetId: recordSetId), pipeline: pipeline, transport: jsonws,
+                journal: journal, bus: bus, rejects: rejects, dryRun: dryRun)
+            // Document fields are uploaded first (Write/Upload/DDLRecordDocuments.swift).
+            return try await DDLRecordDocumentWriter(
+                spec: sink, records: records, pipeline: pipeline, transport: ImageUploadTransport(jsonws: jsonws), filesDirectory: filesDirectory,
+                journal: journal, bus: bus, rejects: rejects, dryRun: dryRun)
         case (.custom, _):
             guard let declared = sink.declared else { throw ScreensPipeError.configuration("service: custom needs 'command' and 'fields'") }
             return try await batches(DeclaredServiceModel(spec: sink, service: declared))

@@ -97,16 +97,23 @@ struct ImageUploadTests {
         }
     }
 
-    @Test("hostile rows and refused uploads are rejected with their reason; nothing is stored for them")
-    func rejects() async throws {
-        let workspace = try WriteWorkspace()
-        defer { workspace.remove() }
+    /// The files directory `in/` of hostile rows: `ok.png`, a directory `dir`, and
+    /// `link.png`, a symbolic link to `secret.png` outside it; answers `in/`.
+    static func hostileFiles(_ workspace: WriteWorkspace) throws -> URL {
         let inside = workspace.directory.appendingPathComponent("in")
         try FileManager.default.createDirectory(at: inside.appendingPathComponent("dir"), withIntermediateDirectories: true)
         try Data(Self.png).write(to: workspace.directory.appendingPathComponent("secret.png"))
         try Data(Self.png).write(to: inside.appendingPathComponent("ok.png"))
-        try Data(Self.png + Array(repeating: 1, count: 8192)).write(to: inside.appendingPathComponent("big.png"))
         try FileManager.default.createSymbolicLink(atPath: inside.appendingPathComponent("link.png").path, withDestinationPath: "../secret.png")
+        return inside
+    }
+
+    @Test("hostile rows and refused uploads are rejected with their reason; nothing is stored for them")
+    func rejects() async throws {
+        let workspace = try WriteWorkspace()
+        defer { workspace.remove() }
+        let inside = try Self.hostileFiles(workspace)
+        try Data(Self.png + Array(repeating: 1, count: 8192)).write(to: inside.appendingPathComponent("big.png"))
         #expect(mkfifo(inside.appendingPathComponent("fifo.png").path, 0o600) == 0)
         let huge = String(repeating: "t", count: 300)
         let rows = [

@@ -64,7 +64,12 @@ struct DDLRecordWriteModel: JSONWSWriteModel {
             switch field {
             case .string, .int, .double, .bool: fields.appendUnchecked(key: name, value: field)
             case .null: continue
-            default: throw RowRejection(message: "field '\(name.prefix(100))' must be text, a number or a boolean, found \(field.typeName)")
+            case .object(let object) where object["file"] != nil:
+                // DDLRecordDocumentWriter uploads it first; the outbox keeps no files.
+                throw RowRejection(message: "field '\(name.prefix(100))' is a document to upload, which only a 'remote-only' write sends")
+            default:
+                throw RowRejection(
+                    message: "field '\(name.prefix(100))' must be text, a number, a boolean or a document to upload ({\"file\": ..., \"mimeType\": ...}), found \(field.typeName)")
             }
         }
         let displayIndex = value["modelAttributes"]?["displayIndex"]?.int64Value ?? value["displayIndex"]?.int64Value ?? 0

@@ -131,7 +131,7 @@ struct ImageUploadTransport: Sendable {
     }
 
     /// The folder's entry with the row's title and size: what an unanswered upload stored.
-    func lookup(_ row: ImageRow) async throws(ScreensPipeError) -> Int64? {
+    func lookupEntry(_ row: ImageRow) async throws(ScreensPipeError) -> JSONValue? {
         if let headless { return try await lookupDocument(row, headless) }
         let params: JSONObject = ["repositoryId": .int(row.repositoryId), "folderId": .int(row.folderId), "start": .int(-1), "end": .int(-1)]
         let entries: [JSONValue]
@@ -140,17 +140,15 @@ struct ImageUploadTransport: Sendable {
         } catch where error.isRefusedRead {
             return nil  // no such folder: nothing was stored in it
         }
-        let match = entries.first { $0["title"]?.stringValue == row.title && $0["size"]?.int64Value == row.size }
-        return match?["fileEntryId"]?.int64Value
+        return entries.first { $0["title"]?.stringValue == row.title && $0["size"]?.int64Value == row.size && entryId($0) != nil }
     }
 
     /// Every page of the folder's documents, retried like any read, for the row's title and
     /// size (`sizeInBytes`); nil when none matches or the folder does not exist.
-    private func lookupDocument(_ row: ImageRow, _ headless: HeadlessWriteTransport) async throws(ScreensPipeError) -> Int64? {
-        let match = try await headless.firstItem(in: documentsURL(headless, row.folderId), describing: "the documents of folder \(row.folderId)") {
-            $0["title"]?.stringValue == row.title && $0["sizeInBytes"]?.int64Value == row.size
+    private func lookupDocument(_ row: ImageRow, _ headless: HeadlessWriteTransport) async throws(ScreensPipeError) -> JSONValue? {
+        try await headless.firstItem(in: documentsURL(headless, row.folderId), describing: "the documents of folder \(row.folderId)") {
+            $0["title"]?.stringValue == row.title && $0["sizeInBytes"]?.int64Value == row.size && $0["id"]?.int64Value != nil
         }
-        return match?["id"]?.int64Value
     }
 
     private static func deleteCommand(_ row: ImageRow) -> JSONWSCommand {

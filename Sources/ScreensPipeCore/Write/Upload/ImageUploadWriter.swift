@@ -1,4 +1,3 @@
-internal import Logging
 import ScreensBus
 
 /// Writes image rows (`service: image`): each upload a multipart request of its own, its
@@ -14,6 +13,7 @@ import ScreensBus
 final class ImageUploadWriter: RowWriter {
     private let validator: ImageRowValidator
     private let transport: ImageUploadTransport
+    private let uploader: DocumentUploader
     private let journal: WriteJournal?
     private let bus: EventBus
     private let pipeline: String
@@ -31,6 +31,7 @@ final class ImageUploadWriter: RowWriter {
     ) async throws(ScreensPipeError) {
         validator = try ImageRowValidator(spec: spec, filesDirectory: filesDirectory)
         self.transport = transport
+        uploader = DocumentUploader(transport: transport, journal: journal, bus: bus, pipeline: pipeline)
         self.journal = journal
         self.bus = bus
         self.pipeline = pipeline
@@ -96,17 +97,7 @@ final class ImageUploadWriter: RowWriter {
         summary.plannedRequests += 1
         switch row.operation {
         case .upload:
-            let request = try transport.request(row, onProgress: nil)
-            var headers = JSONObject()
-            for field in request.shownHeaders { headers[field.name] = .string(field.value) }
-            let file = JSONValue.string("\(row.file) (\(row.size) bytes, \(row.mimeType), streamed)")
-            let body: JSONValue = transport.headless != nil ? ["document": ImageUploadTransport.document(row), "file": file] : [
-                "repositoryId": .int(row.repositoryId), "folderId": .int(row.folderId), "sourceFileName": .string(row.sourceFileName),
-                "mimeType": .string(row.mimeType), "title": .string(row.title), "description": .string(row.description),
-                "changeLog": .string(row.changeLog), "file": .string("\(row.file) (\(row.size) bytes, streamed)"),
-            ]
-            await bus.publish(
-                custom: "request", pipeline: pipeline, payload: ["request": .string(request.requestDescription), "headers": .object(headers), "body": body])
+            try await uploader.plan(row)
             summary.plannedCreates += 1
         case .delete:
             let request = try transport.deleteRequest(row)
@@ -117,77 +108,16 @@ final class ImageUploadWriter: RowWriter {
     }
 
     /// One upload at a time, each after a lookup when the last one went unanswered (or an
-    /// earlier run's did).
+    /// earlier run's did): ``DocumentUploader``.
     private func upload(_ row: ImageRow, undecided: Bool) async throws(ScreensPipeError) {
-        if undecided, try await settle(row) { return }
-        var attempt = 1
-        while true {
-            try await journal?.record([(row: row, state: WriteJournal.State.pending, entryId: Int64?.none)])
-            requestNumber += 1
-            summary.batches += 1
-            let answer = try await send(row)
-            switch answer {
-            case .stored(let entry):
-                await publishResponse(row)
-                try await done(row, .created, id: transport.entryId(entry))
-                return
-            case .refused(let error):
-                await publishResponse(row)
-                try await journal?.forget([row])
-                try await reject(line: row.line, input: row.inputText, truncated: false, reason: Self.reason(error))
-                return
-            case .notSent(let reason):
-                try await journal?.forget([row])
-                try await reject(line: row.line, input: row.inputText, truncated: false, reason: "the upload did not reach the portal whole: \(reason)")
-                return
-            case .ambiguous(let reason):
-                guard attempt < transport.settings.retry.attempts else {
-                    throw ScreensPipeError.connectivity(
-                        "line \(row.line) (\(row.file)) got no answer after \(attempt) attempts (\(reason)); the journal keeps it pending, and a rerun looks it up before uploading")
-                }
-                let delay = transport.settings.retry.exponentialDelay(beforeRetry: attempt)
-                attempt += 1
-                transport.settings.logger.warning("line \(row.line) got no answer (\(reason)); looking it up before uploading again")
-                do { try await Task.sleep(for: delay) } catch { throw ScreensPipeError(.cancelled, "the write was cancelled") }
-                if try await settle(row) { return }
-            }
+        let outcome = try await uploader.upload(row, undecided: undecided)
+        requestNumber += outcome.requests
+        summary.batches += outcome.requests
+        if outcome.answered { await publishResponse(row) }
+        switch outcome.result {
+        case .stored(let entry): try await done(row, .created, id: transport.entryId(entry))
+        case .refused(let reason): try await reject(line: row.line, input: row.inputText, truncated: false, reason: reason)
         }
-    }
-
-    /// The upload, its progress published as `progress` events (bytes sent, total; never
-    /// decreasing) before its outcome.
-    private func send(_ row: ImageRow) async throws(ScreensPipeError) -> ImageUploadTransport.Answer {
-        let (stream, continuation) = AsyncStream.makeStream(of: (sent: Int64, total: Int64).self, bufferingPolicy: .bufferingNewest(16))
-        let bus = bus
-        let pipeline = pipeline
-        let line = Int64(row.line)
-        let file = row.file
-        let publisher = Task {
-            for await progress in stream {
-                await bus.publish(
-                    custom: "progress", pipeline: pipeline,
-                    payload: ["line": .int(line), "file": .string(file), "sent": .int(progress.sent), "total": .int(progress.total)])
-            }
-        }
-        defer { continuation.finish() }
-        let request = try transport.request(row) { sent, total in _ = continuation.yield((sent, total)) }
-        do throws(ScreensPipeError) {
-            let answer = try await transport.upload(request)
-            continuation.finish()
-            await publisher.value
-            return answer
-        } catch {
-            continuation.finish()
-            await publisher.value
-            throw error
-        }
-    }
-
-    /// Looks the row's title up in its folder: found means an unanswered upload stored it.
-    private func settle(_ row: ImageRow) async throws(ScreensPipeError) -> Bool {
-        guard let id = try await transport.lookup(row) else { return false }
-        try await done(row, .created, id: id)
-        return true
     }
 
     private func delete(_ row: ImageRow, undecided: Bool) async throws(ScreensPipeError) {
@@ -210,7 +140,7 @@ final class ImageUploadWriter: RowWriter {
                     return
                 }
                 try await journal?.forget([row])
-                try await reject(line: row.line, input: row.inputText, truncated: false, reason: Self.reason(error))
+                try await reject(line: row.line, input: row.inputText, truncated: false, reason: DocumentUploader.reason(error))
                 return
             case .ambiguous(let reason):
                 guard attempt < transport.settings.retry.attempts else {
@@ -223,11 +153,6 @@ final class ImageUploadWriter: RowWriter {
                 do { try await Task.sleep(for: delay) } catch { throw ScreensPipeError(.cancelled, "the write was cancelled") }
             }
         }
-    }
-
-    private static func reason(_ error: ScreensPipeError) -> String {
-        let reason = [error.exceptionType, error.message].compactMap { $0 }.joined(separator: ": ")
-        return "the portal refused it\(error.status.map { " (HTTP \($0))" } ?? ""): \(reason)"
     }
 
     private func done(_ row: ImageRow, _ state: WriteJournal.State, id: Int64?) async throws(ScreensPipeError) {
