@@ -221,7 +221,9 @@ struct HeadlessDocumentUploadTests {
                 : > "$DIR/out.jsonl"
                 "$SP" write "$PIPELINE" --input "$ROWS" --events --rejects "$DIR/rejects.jsonl" >> "$DIR/out.jsonl" 2> "$DIR/err.txt" &
                 writer=$!
-                until grep -q '"progress"' "$DIR/out.jsonl"; do sleep 0.02; done
+                # At most 30 s: a writer that never reports progress fails the test, never hangs it.
+                tries=0
+                until grep -q '"progress"' "$DIR/out.jsonl" || [ $tries -ge 1500 ]; do sleep 0.02; tries=$((tries + 1)); done
                 kill -INT $writer
                 wait $writer
                 echo "status $?"
