@@ -214,6 +214,16 @@ def dlt_interpreter(candidate):
     return None
 
 
+def file_source_pipeline(work, name, path):
+    """A pipeline reading `path` with the file source (pages of 1000), rows to standard output."""
+    pipeline = os.path.join(work, f"{name}.yaml")
+    with open(pipeline, "w") as file:
+        file.write(
+            f"name: {name}\nsource:\n  type: file\n  path: {json.dumps(path)}\n"
+            "  pagination: { first-page-size: 1000, page-size: 1000 }\nsink: { type: stdout, format: items }\n")
+    return pipeline
+
+
 def write_file_sources(lines_path, work):
     """The rows of a JSON-lines file as a JSON array file too, and a pipeline for each."""
     array_path = os.path.join(work, "rows.json")
@@ -226,15 +236,7 @@ def write_file_sources(lines_path, work):
             target.write(line.rstrip(b"\n"))
             first = False
         target.write(b"\n]\n")
-    pipelines = {}
-    for name, path in (("array", array_path), ("lines", lines_path)):
-        pipeline = os.path.join(work, f"file-{name}.yaml")
-        with open(pipeline, "w") as file:
-            file.write(
-                f"name: file-{name}\nsource:\n  type: file\n  path: {json.dumps(path)}\n"
-                "  pagination: { first-page-size: 1000, page-size: 1000 }\nsink: { type: stdout, format: items }\n")
-        pipelines[name] = (pipeline, path)
-    return pipelines
+    return {name: (file_source_pipeline(work, f"file-{name}", path), path) for name, path in (("array", array_path), ("lines", lines_path))}
 
 
 STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
@@ -294,15 +296,7 @@ def write_spaced_lines(compact_lines_path, work):
     with open(compact_lines_path, "rb") as source, open(spaced_path, "wb") as spaced:
         for line in source:
             spaced.write(spaced_row(line.rstrip(b"\n")) + b"\n")
-    pipelines = {}
-    for name, path in (("compact", compact_lines_path), ("spaced", spaced_path)):
-        pipeline = os.path.join(work, f"file-lines-{name}.yaml")
-        with open(pipeline, "w") as file:
-            file.write(
-                f"name: file-lines-{name}\nsource:\n  type: file\n  path: {json.dumps(path)}\n"
-                "  pagination: { first-page-size: 1000, page-size: 1000 }\nsink: { type: stdout, format: items }\n")
-        pipelines[name] = (pipeline, path)
-    return pipelines
+    return {name: (file_source_pipeline(work, f"file-lines-{name}", path), path) for name, path in (("compact", compact_lines_path), ("spaced", spaced_path))}
 
 
 def write_pretty_array(lines_path, count, work):
@@ -323,15 +317,7 @@ def write_pretty_array(lines_path, count, work):
             pretty.write(pretty_row(row, 1))
         compact.write(b"\n]\n")
         pretty.write(b"\n]\n")
-    pipelines = {}
-    for name, path in paths.items():
-        pipeline = os.path.join(work, f"file-array-{name}.yaml")
-        with open(pipeline, "w") as file:
-            file.write(
-                f"name: file-array-{name}\nsource:\n  type: file\n  path: {json.dumps(path)}\n"
-                "  pagination: { first-page-size: 1000, page-size: 1000 }\nsink: { type: stdout, format: items }\n")
-        pipelines[name] = (pipeline, path)
-    return pipelines
+    return {name: (file_source_pipeline(work, f"file-array-{name}", path), path) for name, path in paths.items()}
 
 
 def main():
