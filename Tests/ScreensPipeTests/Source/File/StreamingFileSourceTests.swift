@@ -21,6 +21,16 @@ struct StreamingFileSourceTests {
 
     private static func file(_ text: String, name: String = "rows.json") throws -> String { try file(Array(text.utf8), name: name) }
 
+    /// The error checking `bytes` alone as one JSON document gives; nil when they are one.
+    private static func errorAlone(_ bytes: [UInt8]) -> JSONParseError? {
+        bytes.withUnsafeBytes { buffer -> JSONParseError? in
+            do throws(JSONParseError) {
+                _ = try JSONValue.validateFindingWhitespace(buffer)
+                return nil
+            } catch { return error }
+        }
+    }
+
     /// Every page of the file through the source, in order, until a page past the row count.
     private static func readAll(
         _ path: String, records: String? = nil, firstPageSize: Int = 3, pageSize: Int = 2
@@ -203,12 +213,7 @@ struct StreamingFileSourceTests {
         let rows = (0..<40).map { $0 == 33 ? bad : #"{ "id": \#($0) }"# }
         let head = "[\n  " + rows[..<33].joined(separator: ",\n  ") + ",\n  "
         let path = try Self.file(head + rows[33...].joined(separator: ",\n  ") + "\n]")
-        let alone = try #require(Array(bad.utf8).withUnsafeBytes { bytes -> JSONParseError? in
-            do throws(JSONParseError) {
-                _ = try JSONValue.validateFindingWhitespace(bytes)
-                return nil
-            } catch { return error }
-        })
+        let alone = try #require(Self.errorAlone(Array(bad.utf8)))
         let index = try FileRowIndex.build(path: path, records: nil).get()
         for range in [0..<40, 30..<34] {
             let error = try #require(throws: FileScanError.self) { try index.rows(range, path: path, checkingOnly: true) }
@@ -248,12 +253,7 @@ struct StreamingFileSourceTests {
         let lines = (0..<40).map { $0 == 33 ? bad : #"{"id": \#($0), "name": "n"}"# }
         let head = lines[..<33].joined(separator: "\n") + "\n"
         let path = try Self.file(head + lines[33...].joined(separator: "\n") + "\n", name: "rows.jsonl")
-        let alone = try #require(Array(bad.utf8).withUnsafeBytes { bytes -> JSONParseError? in
-            do throws(JSONParseError) {
-                _ = try JSONValue.validateFindingWhitespace(bytes)
-                return nil
-            } catch { return error }
-        })
+        let alone = try #require(Self.errorAlone(Array(bad.utf8)))
         let index = try FileRowIndex.build(path: path, records: nil).get()
         for range in [0..<40, 30..<34, 33..<34] {
             let error = try #require(throws: FileScanError.self) { try index.rows(range, path: path, checkingOnly: true) }
@@ -272,12 +272,7 @@ struct StreamingFileSourceTests {
         let head = #"{"id": 0}"# + "\n"
         let path = try Self.file(head + value + "\n" + #"{"id": 3}"# + "\n", name: "rows.jsonl")
         let firstLine = String(value.prefix { $0 != "\n" })
-        let alone = try #require(Array(firstLine.utf8).withUnsafeBytes { bytes -> JSONParseError? in
-            do throws(JSONParseError) {
-                _ = try JSONValue.validateFindingWhitespace(bytes)
-                return nil
-            } catch { return error }
-        })
+        let alone = try #require(Self.errorAlone(Array(firstLine.utf8)))
         let index = try FileRowIndex.build(path: path, records: nil).get()
         let lines = value.split(separator: "\n").count + 2
         #expect(index.rowCount == lines)
@@ -318,12 +313,7 @@ struct StreamingFileSourceTests {
                     let bytes = Array(line)
                     defer { offset += bytes.count + 1 }
                     if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
-                    let failure = bytes.withUnsafeBytes { buffer -> JSONParseError? in
-                        do throws(JSONParseError) {
-                            _ = try JSONValue.validateFindingWhitespace(buffer)
-                            return nil
-                        } catch { return error }
-                    }
+                    let failure = Self.errorAlone(bytes)
                     if let failure {
                         expected = "invalid JSON at byte \(offset + failure.offset): \(failure.message)"
                         break
