@@ -56,3 +56,32 @@ protocol RowWriter: AnyObject {
     /// The outcomes so far.
     var summary: WriteSummary { get }
 }
+
+/// A writer that checks each row into a `Row` of its own and writes it one at a time: how it
+/// takes a line or a list's row is this one rule, a row that fails the check a reject.
+protocol CheckingRowWriter: RowWriter {
+    associatedtype Row
+    /// Checks one row (the `validateData` of a Screenlet).
+    func check(_ value: JSONValue, line: Int) throws(RowRejection) -> Row
+    /// Writes a row that passed the check.
+    func write(_ row: Row) async throws(ScreensPipeError)
+    /// Records a row the writer will not write, with the reason.
+    func reject(line: Int, input: String?, truncated: Bool, reason: String) async throws(ScreensPipeError)
+}
+
+extension CheckingRowWriter {
+    func take(_ line: WriteInputLine) async throws(ScreensPipeError) {
+        switch Result(catching: { () throws(RowRejection) in try check(WriteRowParsing.object(line), line: line.number) }) {
+        case .success(let row): try await write(row)
+        case .failure(let rejection):
+            try await reject(line: line.number, input: String(decoding: line.bytes, as: UTF8.self), truncated: line.truncated, reason: rejection.message)
+        }
+    }
+
+    func take(row value: JSONValue, number: Int) async throws(ScreensPipeError) {
+        switch Result(catching: { () throws(RowRejection) in try check(value, line: number) }) {
+        case .success(let row): try await write(row)
+        case .failure(let rejection): try await reject(line: number, input: value.jsonString, truncated: false, reason: rejection.message)
+        }
+    }
+}

@@ -44,6 +44,4 @@ struct EntryRemoval: Sendable, Hashable {
         for name in entryParameters { params[name] = entry.updateParameters[name] ?? .null }
         return (service, params)
     }
-
-    func command(entryId: Int64) -> JSONWSCommand { command(FoundEntry(id: entryId, content: "")) }
 }

@@ -150,7 +150,7 @@ extension HeadlessWriteTransport {
 ///   however often it is sent: sent again after an ambiguous failure.
 /// - delete: `DELETE /o/headless-delivery/v1.0/comments/{commentId}`, sent again after an
 ///   ambiguous failure; a 404 after an unanswered attempt means that attempt deleted it.
-final class HeadlessCommentWriter: RowWriter {
+final class HeadlessCommentWriter: CheckingRowWriter {
     private let transport: HeadlessWriteTransport
     private let journal: WriteJournal?
     private let bus: EventBus
@@ -176,19 +176,8 @@ final class HeadlessCommentWriter: RowWriter {
         journaled = try await journal?.records() ?? JournalRecords()
     }
 
-    func take(_ line: WriteInputLine) async throws(ScreensPipeError) {
-        switch Result(catching: { () throws(RowRejection) in try HeadlessCommentRow.parse(try WriteRowParsing.object(line), line: line.number) }) {
-        case .success(let row): try await write(row)
-        case .failure(let rejection):
-            try await reject(line: line.number, input: String(decoding: line.bytes, as: UTF8.self), truncated: line.truncated, reason: rejection.message)
-        }
-    }
-
-    func take(row value: JSONValue, number: Int) async throws(ScreensPipeError) {
-        switch Result(catching: { () throws(RowRejection) in try HeadlessCommentRow.parse(value, line: number) }) {
-        case .success(let row): try await write(row)
-        case .failure(let rejection): try await reject(line: number, input: value.jsonString, truncated: false, reason: rejection.message)
-        }
+    func check(_ value: JSONValue, line: Int) throws(RowRejection) -> HeadlessCommentRow {
+        try HeadlessCommentRow.parse(value, line: line)
     }
 
     func finish() async throws(ScreensPipeError) -> WriteSummary {
@@ -198,7 +187,7 @@ final class HeadlessCommentWriter: RowWriter {
 
     // MARK: - Rows
 
-    private func write(_ row: HeadlessCommentRow) async throws(ScreensPipeError) {
+    func write(_ row: HeadlessCommentRow) async throws(ScreensPipeError) {
         if let first = seenKeys[row.key] {
             let what = row.operation == .add ? "comment on \(row.parent.rawValue) \(row.parentId)" : "\(row.operation.rawValue) of comment \(row.commentId)"
             try await reject(line: row.line, input: row.inputText, truncated: false, reason: "the same \(what) as line \(first)")
@@ -307,7 +296,7 @@ final class HeadlessCommentWriter: RowWriter {
         await result(row, state.rawValue, id: id)
     }
 
-    private func reject(line: Int, input: String?, truncated: Bool, reason: String) async throws(ScreensPipeError) {
+    func reject(line: Int, input: String?, truncated: Bool, reason: String) async throws(ScreensPipeError) {
         summary.rejected += 1
         try await events.reject(line: line, input: input, truncated: truncated, reason: reason)
     }

@@ -15,7 +15,7 @@ import ScreensBus
 /// (by `id`, or by the key fields through the journal's id or a lookup), or
 /// `DELETE .../by-external-reference-code/{erc}`: idempotent, so sent again after an
 /// ambiguous failure, and a 404 after an unanswered attempt means that attempt deleted it.
-final class StructuredContentWriter: RowWriter {
+final class StructuredContentWriter: CheckingRowWriter {
     private let spec: LiferaySinkSpec
     private let transport: HeadlessWriteTransport
     private let journal: WriteJournal?
@@ -44,19 +44,8 @@ final class StructuredContentWriter: RowWriter {
         journaled = try await journal?.records() ?? JournalRecords()
     }
 
-    func take(_ line: WriteInputLine) async throws(ScreensPipeError) {
-        switch Result(catching: { () throws(RowRejection) in try StructuredContentRowValidator.row(line, spec: spec) }) {
-        case .success(let row): try await write(row)
-        case .failure(let rejection):
-            try await reject(line: line.number, input: String(decoding: line.bytes, as: UTF8.self), truncated: line.truncated, reason: rejection.message)
-        }
-    }
-
-    func take(row value: JSONValue, number: Int) async throws(ScreensPipeError) {
-        switch Result(catching: { () throws(RowRejection) in try StructuredContentRowValidator.row(value, line: number, spec: spec) }) {
-        case .success(let row): try await write(row)
-        case .failure(let rejection): try await reject(line: number, input: value.jsonString, truncated: false, reason: rejection.message)
-        }
+    func check(_ value: JSONValue, line: Int) throws(RowRejection) -> StructuredContentRow {
+        try StructuredContentRowValidator.row(value, line: line, spec: spec)
     }
 
     func finish() async throws(ScreensPipeError) -> WriteSummary {
@@ -66,7 +55,7 @@ final class StructuredContentWriter: RowWriter {
 
     // MARK: - Rows
 
-    private func write(_ row: StructuredContentRow) async throws(ScreensPipeError) {
+    func write(_ row: StructuredContentRow) async throws(ScreensPipeError) {
         if let first = seenKeys[row.key] {
             let what = row.externalReferenceCode.map { "externalReferenceCode \($0)" } ?? "key \(spec.key.joined(separator: "+"))"
             try await reject(line: row.line, input: row.inputText, truncated: false, reason: "the same web content (\(what)) as line \(first)")
@@ -227,7 +216,7 @@ final class StructuredContentWriter: RowWriter {
         await result(row, state.rawValue, id: id)
     }
 
-    private func reject(line: Int, input: String?, truncated: Bool, reason: String) async throws(ScreensPipeError) {
+    func reject(line: Int, input: String?, truncated: Bool, reason: String) async throws(ScreensPipeError) {
         summary.rejected += 1
         try await events.reject(line: line, input: input, truncated: truncated, reason: reason)
     }

@@ -10,7 +10,7 @@ import ScreensBus
 /// up for the row's title and size before it sends the file again. An upload whose answer
 /// is lost is looked up the same way before any resend. A delete is sent again after an
 /// ambiguous failure, and the portal's NoSuchFileEntryException then means it was done.
-final class ImageUploadWriter: RowWriter {
+final class ImageUploadWriter: CheckingRowWriter {
     private let validator: ImageRowValidator
     private let transport: ImageUploadTransport
     private let uploader: DocumentUploader
@@ -41,19 +41,8 @@ final class ImageUploadWriter: RowWriter {
         journaled = try await journal?.records() ?? JournalRecords()
     }
 
-    func take(_ line: WriteInputLine) async throws(ScreensPipeError) {
-        let input = String(decoding: line.bytes, as: UTF8.self)
-        switch Result(catching: { () throws(RowRejection) in try validator.row(try WriteRowParsing.object(line), line: line.number) }) {
-        case .success(let row): try await write(row)
-        case .failure(let rejection): try await reject(line: line.number, input: input, truncated: line.truncated, reason: rejection.message)
-        }
-    }
-
-    func take(row value: JSONValue, number: Int) async throws(ScreensPipeError) {
-        switch Result(catching: { () throws(RowRejection) in try validator.row(value, line: number) }) {
-        case .success(let row): try await write(row)
-        case .failure(let rejection): try await reject(line: number, input: value.jsonString, truncated: false, reason: rejection.message)
-        }
+    func check(_ value: JSONValue, line: Int) throws(RowRejection) -> ImageRow {
+        try validator.row(value, line: line)
     }
 
     func finish() async throws(ScreensPipeError) -> WriteSummary {
@@ -63,7 +52,7 @@ final class ImageUploadWriter: RowWriter {
 
     // MARK: - Rows
 
-    private func write(_ row: ImageRow) async throws(ScreensPipeError) {
+    func write(_ row: ImageRow) async throws(ScreensPipeError) {
         if let first = seenKeys[row.key] {
             let what = row.operation == .upload ? "title \(row.title) in folder \(row.folderId)" : "file entry \(row.fileEntryId)"
             try await reject(line: row.line, input: row.inputText, truncated: false, reason: "the same \(what) as line \(first)")
@@ -162,7 +151,7 @@ final class ImageUploadWriter: RowWriter {
         await result(row, state.rawValue, id: id)
     }
 
-    private func reject(line: Int, input: String?, truncated: Bool, reason: String) async throws(ScreensPipeError) {
+    func reject(line: Int, input: String?, truncated: Bool, reason: String) async throws(ScreensPipeError) {
         summary.rejected += 1
         try await events.reject(line: line, input: input, truncated: truncated, reason: reason)
     }
