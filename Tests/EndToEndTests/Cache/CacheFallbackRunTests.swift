@@ -36,7 +36,7 @@ struct CacheFallbackRunTests {
         #expect(onlineResponses.allSatisfy { $0["origin"] == "remote" && $0["fetchedAt"]?.stringValue?.hasSuffix("Z") == true })
         #expect(!online.stderr.contains("warning"))
 
-        portal.stop()
+        try await portal.stopRefusing()
         let offline = try await CommandRunner.run(["run", file, "--events"])
         #expect(offline.status == 0, "stderr: \(offline.stderr)")
         let events = try offline.stdoutLines.map { try JSONValue(parsing: $0) }

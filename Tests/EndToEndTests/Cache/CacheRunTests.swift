@@ -34,10 +34,10 @@ struct CacheRunTests {
         let cache = try CommandRunner.temporaryDirectory()
         let harness = try await SandboxHarness.start()
         let online = try await run(harness, ["--events"], cacheDirectory: cache)
-        await harness.stop()
+        try await harness.stopRefusing()
         #expect(online.status == 0, "stderr: \(online.stderr)")
         #expect(try origins(online) == ["remote", "remote"])
-        // Nothing listens on the discard port: connection refused, so the cache answers.
+        // Nothing listens on the port any more: connection refused, so the cache answers.
         let offline = try await run(nil, ["--events", "--set", "source.retry.attempts=1"], cacheDirectory: cache, server: harness.server.baseURL)
         #expect(offline.status == 0, "stderr: \(offline.stderr)")
         #expect(try origins(offline) == ["cache", "cache"])

@@ -64,7 +64,7 @@ struct SecretTypingRunTests {
         assertAbsent(String(decoding: database, as: UTF8.self), channel: "SQLite file")
 
         // A failing request names the request without the secrets.
-        portal.stop()
+        try await portal.stopRefusing()
         let failed = try await CommandRunner.run(["run", file, "--policy", "remote-only", "-v"], environment: environment)
         #expect(failed.status == 1)
         assertAbsent(failed.stdoutText + failed.stderr, channel: "connection error")

@@ -250,7 +250,7 @@ struct SessionRunTests {
             let session = try start(harness, ["--set", "source.retry.attempts=1"])
             _ = try await session.nextEvent()
             expectPage(try await session.ask(#"{"op":"load"}"#), page: 0, rows: 10, id: nil)
-            await harness.stop()
+            try await harness.stopRefusing()
             let failed = try await session.ask(#"{"op":"next","id":"offline"}"#)
             #expect(failed.names == ["loading", "error"])
             #expect(failed[1]["page"] == 1)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -83,6 +84,13 @@ final class RecordingServer: @unchecked Sendable {
         }
         guard first else { return }
         shutdown(socketFD, Int32(SHUT_RDWR))
+    }
+
+    /// Stops and keeps the port refusing connections, for a test of an unreachable server:
+    /// no other test's server can be given the port meanwhile.
+    func stopRefusing() async throws {
+        stop()
+        try await RefusingPort.hold(port)
     }
 
     private func serve() {

@@ -39,6 +39,13 @@ struct SandboxHarness {
     func stop() async {
         try? await server.stop()
     }
+
+    /// Stops the portal and keeps its port refusing connections, for a test of an
+    /// unreachable server: no other test's server can be given the port meanwhile.
+    func stopRefusing() async throws {
+        await stop()
+        try await RefusingPort.hold(server.port)
+    }
 }
 
 /// Starts a sandbox portal, runs `body` with it, and stops the portal whatever happens,

@@ -133,12 +133,14 @@ extension RESTSourceSpec: SourceTypeSettings, QueryParameterized {
     }
 
     /// A page-numbered API takes one page size for every page, so the first page has it too;
-    /// so does a link-paged API sent a size, whose links repeat the first page's size.
+    /// so does a next-link API (its links repeat the first page's size, or the server picks
+    /// one for all), and a Link-header API sent a size. (Kept as it was first written: the
+    /// size is part of the cache key, so a change would orphan stored lists.)
     func effectivePagination(_ written: PaginationSpec) -> PaginationSpec {
         var pagination = written
         switch paginate {
-        case .page: pagination.firstPageSize = pagination.pageSize
-        case .nextLink, .linkHeader where paginateOptions.sizeParam != nil: pagination.firstPageSize = pagination.pageSize
+        case .page, .nextLink: pagination.firstPageSize = pagination.pageSize
+        case .linkHeader where paginateOptions.sizeParam != nil: pagination.firstPageSize = pagination.pageSize
         default: break
         }
         return pagination

@@ -128,27 +128,9 @@ func httpError(_ operation: () async throws(HTTPError) -> HTTPResponse) async ->
     }
 }
 
-/// A loopback port with nothing listening on it: bound and never listened on, and kept
-/// bound for the rest of the test process, so a connection is refused and no other test's
-/// server can be given the port meanwhile (a port bound and closed at once could be, and
-/// then answered the "refused" test under load).
+/// A loopback port with nothing listening on it, kept so for the rest of the test process.
 func closedPort() throws -> Int {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-            bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
-        }
-    }
-    guard bound else {
-        close(descriptor)
-        throw TestServerError(message: "cannot bind a loopback socket")
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
+    try RefusingPort.any()
 }
 
 extension Result where Success == HTTPResponse {
