@@ -9,9 +9,14 @@ enum JSONBenchmark {
     }
 
     static func run(_ arguments: [String]) throws {
-        let options = try BenchmarkOptions(arguments, valued: ["--rows", "--iterations"], flags: ["--no-baseline", "--parse-only", "--check-only"])
+        let options = try BenchmarkOptions(
+            arguments, valued: ["--rows", "--iterations", "--page"], flags: ["--no-baseline", "--parse-only", "--check-only"])
         let rows = try options.int("--rows", default: 100_000)
         let iterations = try options.int("--iterations", default: 5)
+        if let path = options.value("--page") {
+            try checkPage(path, iterations: iterations)
+            return
+        }
 
         let document = BookmarkDocument.make(rows: rows)
         let bytes = document.jsonBytes
@@ -77,5 +82,22 @@ enum JSONBenchmark {
         print("json.check  \(checkRate) MB/s  (rows checked and kept as texts, as they pass through; plain rows \(plainRate) MB/s)")
         print("json.write  \(writeRate) MB/s  (reused writer; jsonBytes \(freshWriteRate) MB/s)")
         if sink == 42 { print("") } // keeps the measured work observable
+    }
+
+    /// `--page FILE`: the check of a page as a server sent it (a JSON array of rows, compact
+    /// or pretty-printed), its rows kept as compact texts, as a pass-through run checks each
+    /// page: for profiling the row-shape path on real formatting.
+    private static func checkPage(_ path: String, iterations: Int) throws {
+        guard let data = FileManager.default.contents(atPath: path) else { throw Mismatch(description: "cannot read \(path)") }
+        let bytes = [UInt8](data)
+        guard let (_, texts) = try JSONValue.parseArrayKeepingTexts(bytes, skippingElements: true) else {
+            throw Mismatch(description: "\(path) is not a JSON array")
+        }
+        var sink = 0
+        let seconds = try fastestSeconds(iterations: iterations) {
+            sink &+= try JSONValue.parseArrayKeepingTexts(bytes, skippingElements: true)?.texts.count ?? 0
+        }
+        print("json.check-page  \(megabytesPerSecond(bytes: bytes.count, seconds: seconds)) MB/s  (\(texts.count) rows, \(bytes.count) bytes)")
+        if sink == 42 { print("") }
     }
 }

@@ -36,6 +36,10 @@ struct JSONParser: ~Copyable {
     /// the array started, so it holds that input's length and a word more.
     var emitted: UnsafeMutablePointer<UInt8>?
     var emittedCount = 0
+    /// The array ``emitted`` points into, which becomes ``recordedText`` when the recorded
+    /// array ends, cut to what was written rather than copied (a page's whole compact text).
+    /// Neither read nor changed until then, so its storage stays where ``emitted`` points.
+    private var emittedStorage: [UInt8] = []
     /// Whether the recorded array's elements are only checked (``skipValue()``), not parsed:
     /// the tree then holds `null` in their place.
     var skipsRecordedElements = false
@@ -95,7 +99,6 @@ struct JSONParser: ~Copyable {
     deinit {
         scratch.deallocate()
         rowShape.deallocate()
-        emitted?.deallocate()
     }
 
     /// Moves to another range of the same input, keeping the caches (JSON lines of one shape).
@@ -332,9 +335,12 @@ struct JSONParser: ~Copyable {
                 if records {
                     recordedRanges = ranges
                     recordedWhitespace = whitespace
-                    if let emitted {
-                        let text = Array(UnsafeBufferPointer(start: emitted, count: emittedCount))
+                    if emitted != nil {
+                        // Moved out first: the array, held once, is cut in place.
+                        var text = emittedStorage
+                        let count = emittedCount
                         stopEmitting()
+                        text.removeLast(text.count &- count)
                         recordedText = text
                     }
                 }
@@ -377,9 +383,11 @@ extension JSONParser {
     /// ranges become ranges of it.
     mutating func startEmitting(_ ranges: inout [Range<Int>], from arrayStart: Int) {
         // The compact text is never longer than the input it is made of; a word more for
-        // the copies a word at a time.
-        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: end &- arrayStart &+ 16)
-        emitted = buffer
+        // the copies a word at a time. The array is made at that size without being filled:
+        // its bytes are plain numbers, and only those written are ever read.
+        let capacity = end &- arrayStart &+ 16
+        emittedStorage = [UInt8](unsafeUninitializedCapacity: capacity) { _, initialized in initialized = capacity }
+        emitted = emittedStorage.withUnsafeMutableBufferPointer { $0.baseAddress }
         emittedCount = 0
         for position in ranges.indices {
             let range = ranges[position]
@@ -392,8 +400,8 @@ extension JSONParser {
 
     /// Stops writing elements compactly and frees what was written.
     mutating func stopEmitting() {
-        emitted?.deallocate()
         emitted = nil
+        emittedStorage = []
         emittedCount = 0
         recordedText = nil
     }
