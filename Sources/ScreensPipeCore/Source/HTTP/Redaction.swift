@@ -1,5 +1,7 @@
 import ScreensBus
 internal import Foundation
+internal import Glibc
+import Synchronization
 
 /// Redaction of secrets in what is shown to people: messages, logs, plans, events and
 /// `cache list`. This file is the one place the rules live; everything else calls it.
@@ -210,11 +212,47 @@ extension Substring {
 package func redactingValues(_ text: String, _ secrets: [String], placeholder: String = redactedPlaceholder) -> String {
     var result = text
     for secret in secrets where !secret.isEmpty {
-        var forms = [secret]
-        if let encoded = secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) { forms.append(encoded) }
-        let escaped = JSONValue.string(secret).jsonString.dropFirst().dropLast()
-        forms.append(String(escaped))
-        for form in Set(forms) where !form.isEmpty { result = result.replacingOccurrences(of: form, with: placeholder) }
+        for form in SecretForms.of(secret) where containsBytes(result, form) {
+            result = result.replacingOccurrences(of: form, with: placeholder)
+        }
     }
     return result
+}
+
+/// The forms a secret takes in what is sent, worked out once per secret: every request's
+/// description is redacted, and Foundation's percent-encoding of the same password on each
+/// cost more than the rest of preparing the request.
+private enum SecretForms {
+    private static let known = Mutex<[String: [String]]>([:])
+
+    /// `secret` as written, percent-encoded and JSON-escaped, each once, longest first (so
+    /// that a form inside another never breaks it up before it is replaced whole).
+    static func of(_ secret: String) -> [String] {
+        if let forms = known.withLock({ $0[secret] }) { return forms }
+        var forms: Set = [secret, String(JSONValue.string(secret).jsonString.dropFirst().dropLast())]
+        if let encoded = secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) { forms.insert(encoded) }
+        let ordered = forms.filter { !$0.isEmpty }.sorted { ($0.utf8.count, $0) > ($1.utf8.count, $1) }
+        known.withLock { known in
+            // Tokens are renewed during long runs: the bound keeps old ones from piling up.
+            if known.count >= 64 { known.removeAll() }
+            known[secret] = ordered
+        }
+        return ordered
+    }
+}
+
+/// Whether `form`'s UTF-8 bytes occur in `text`'s: the test before Foundation's replacement,
+/// which compares UTF-16 code units literally, so it finds a form exactly where its bytes are.
+private func containsBytes(_ text: String, _ form: String) -> Bool {
+    var text = text
+    var form = form
+    return text.withUTF8 { haystack in
+        form.withUTF8 { needle in
+            guard let first = needle.first, needle.count <= haystack.count else { return false }
+            for start in 0...(haystack.count - needle.count) where haystack[start] == first {
+                if memcmp(haystack.baseAddress! + start, needle.baseAddress!, needle.count) == 0 { return true }
+            }
+            return false
+        }
+    }
 }
