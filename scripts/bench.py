@@ -6,7 +6,10 @@ in one run, every output written to a real file (never /dev/null) and checked:
   - client CPU seconds (user + sys of the child, from wait4) per 1M rows for each contender:
     `screens-pipe run`, a Python http.client loop, dlt's RESTClient (when it can be imported:
     `make bench` installs it from PyPI into .build/bench-venv; skipped with a note otherwise),
-    curl alone (the transport, parsing nothing) and a `curl | jq -c` loop;
+    curl alone (the transport, parsing nothing) and a `curl | jq -c` loop. screens-pipe runs
+    twice: with -o (its file synced before the rename) and into a file through standard output;
+    the peers write their files and leave them to the kernel, so their ratios are taken
+    against the second, the same work, and the first ratio is shown beside it;
   - screens-pipe with `model: bookmark` and a filter (the convert+filter case);
   - the cache: a remote run storing every page, then a cache-only replay (rows/s);
   - the file source over the same rows as a JSON array and as JSON lines;
@@ -95,16 +98,18 @@ class Run:
         self.wall, self.cpu, self.rss = wall, cpu, rss
 
 
-def timed(command, env=None, stdout_path=None):
+def timed(command, env=None, stdout_path=None, writes=()):
     """Runs a command to completion; its stdout goes nowhere (so commands write files), or
     into the file `stdout_path`.
 
-    Each run starts with the disk quiet: the file a run before wrote is removed (truncating
-    hundreds of dirty megabytes is the kernel's work, charged to whoever truncates) and
-    the writeback of earlier runs is finished (`sync`) before the clock starts, so a run
-    is never charged for the one before it."""
-    if stdout_path and os.path.exists(stdout_path):
-        os.remove(stdout_path)
+    Each run starts with the disk quiet: the files a run before wrote (`stdout_path` and
+    the `writes` the command names) are removed, for truncating or replacing hundreds of
+    dirty megabytes is the kernel's work, charged to whoever truncates or renames over them,
+    and the writeback of earlier runs is finished (`sync`) before the clock starts, so no
+    run, ours or a peer's, is charged for the one before it."""
+    for path in (stdout_path, *writes):
+        if path and os.path.exists(path):
+            os.remove(path)
     os.sync()
     started = time.perf_counter()
     stdout = open(stdout_path, "wb") if stdout_path else subprocess.DEVNULL
@@ -123,10 +128,13 @@ def timed(command, env=None, stdout_path=None):
     return Run(elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
-def best(runs, command, env=None, stdout_path=None):
+def best(runs, command, env=None, stdout_path=None, writes=()):
     """The least disturbed of `runs` runs: the shortest wall time and the least CPU (each
-    from its own best run), and the largest peak RSS seen."""
-    results = [timed(command, env, stdout_path) for _ in range(runs)]
+    from its own best run), and the largest peak RSS seen. `writes`: the files the command
+    writes (see `timed`); an `--output` it is given counts without being named."""
+    if "--output" in command:
+        writes = (*writes, command[command.index("--output") + 1])
+    results = [timed(command, env, stdout_path, writes) for _ in range(runs)]
     return Run(min(r.wall for r in results), min(r.cpu for r in results), max(r.rss for r in results))
 
 
@@ -360,36 +368,54 @@ def main():
         env["LIFERAY_SERVER"] = sandbox.url
         run = lambda pipeline, *extra: [binary, "run", pipeline, "--progress", "never", *extra]
 
+        def piped_run(pipeline, name, run_env):
+            """A run whose rows go into a file through standard output: written as the peers
+            write theirs, left to the kernel, where -o also syncs the file before its rename.
+            The peers' ratios are taken against it, so both sides do the same work."""
+            path = os.path.join(work, name)
+            result = best(runs, run(pipeline), run_env, stdout_path=path)
+            if digest(path) != digest(ours_file):
+                raise SystemExit(f"bench: {name} holds other lines than the -o run")
+            os.remove(path)
+            return result
+
+        def peer_note(peer, piped, synced, target=None):
+            goal = f" (target {target}x)" if target else ""
+            return (f"same bytes; screens-pipe uses {peer.cpu / piped.cpu:.1f}x less CPU{goal}, "
+                    f"{peer.cpu / synced.cpu:.1f}x with -o's sync")
+
         # Pass-through: screens-pipe against the baselines, on the same list; outputs checked.
         ours_file = os.path.join(work, "screens-pipe.jsonl")
         ours = best(runs, run(PIPELINE, "--output", ours_file), env)
         check_ids(ours_file, rows)
         report("screens-pipe run, pass-through", ours, note="remote source; -o to a file, fsync'd before the rename")
+        ours_piped = piped_run(PIPELINE, "screens-pipe-stdout.jsonl", env)
+        report("screens-pipe run, pass-through, stdout into a file", ours_piped, note="no fsync: the same work as the peers'")
 
         python_file = os.path.join(work, "python.jsonl")
-        python = best(baseline_runs, [sys.executable, os.path.join(ROOT, "scripts/bench_python_loop.py"), sandbox.url, python_file, str(PAGE)])
+        python = best(baseline_runs, [sys.executable, os.path.join(ROOT, "scripts/bench_python_loop.py"), sandbox.url, python_file, str(PAGE)], writes=[python_file])
         if digest(python_file) != digest(ours_file):
             raise SystemExit("bench: the Python loop wrote other lines than screens-pipe")
-        report("Python http.client loop", python, note=f"same bytes; screens-pipe uses {python.cpu / ours.cpu:.1f}x less CPU")
+        report("Python http.client loop", python, note=peer_note(python, ours_piped, ours))
 
         dlt_python = dlt_interpreter(options.dlt_python)
         if dlt_python:
             dlt_file = os.path.join(work, "dlt.jsonl")
-            dlt = best(1, [dlt_python, os.path.join(ROOT, "scripts/bench_dlt_loop.py"), sandbox.url, dlt_file, str(PAGE)])
+            dlt = best(1, [dlt_python, os.path.join(ROOT, "scripts/bench_dlt_loop.py"), sandbox.url, dlt_file, str(PAGE)], writes=[dlt_file])
             if digest(dlt_file) != digest(ours_file):
                 raise SystemExit("bench: dlt's RESTClient wrote other lines than screens-pipe")
-            report("dlt RESTClient (REST offset endpoint)", dlt, note=f"same bytes; screens-pipe uses {dlt.cpu / ours.cpu:.1f}x less CPU")
+            report("dlt RESTClient (REST offset endpoint)", dlt, note=peer_note(dlt, ours_piped, ours))
         else:
             report("dlt RESTClient", note="skipped: dlt cannot be imported (`pip install dlt` failed or there is no PyPI access)")
 
         curl_file = os.path.join(work, "curl.bodies")
-        curl = best(baseline_runs, ["bash", os.path.join(ROOT, "scripts/bench_curl_alone.sh"), sandbox.url, curl_file, str(rows), str(PAGE)])
+        curl = best(baseline_runs, ["bash", os.path.join(ROOT, "scripts/bench_curl_alone.sh"), sandbox.url, curl_file, str(rows), str(PAGE)], writes=[curl_file])
         if count_in_file(curl_file, b'"entryId":') != rows:
             raise SystemExit("bench: curl alone did not receive every row")
         report("curl alone (transport, no parsing)", curl, note=f"screens-pipe uses {ours.cpu / curl.cpu:.1f}x the transport's CPU")
 
         jq_file = os.path.join(work, "jq.jsonl")
-        jq = best(1, ["bash", os.path.join(ROOT, "scripts/bench_curl_jq.sh"), sandbox.url, jq_file, str(PAGE)])
+        jq = best(1, ["bash", os.path.join(ROOT, "scripts/bench_curl_jq.sh"), sandbox.url, jq_file, str(PAGE)], writes=[jq_file])
         same, altered = same_rows_as_jq(ours_file, jq_file)
         if not same:
             raise SystemExit(f"bench: curl | jq wrote other rows than screens-pipe: {altered}")
@@ -442,21 +468,24 @@ def main():
             report(f"screens-pipe run, pass-through, {layout} pages", laid,
                    note=f"same lines as compact; {laid.cpu / ours.cpu:.2f}x the compact CPU (target at most 1.2x)")
             if layout == "pretty":
+                laid_piped = piped_run(PIPELINE, "screens-pipe-pretty-stdout.jsonl", laid_env)
+                report("screens-pipe run, pretty pages, stdout into a file", laid_piped,
+                       note=f"no fsync: the same work as the peers'; {laid_piped.cpu / ours_piped.cpu:.2f}x the compact CPU")
                 pretty_python_file = os.path.join(work, "python-pretty.jsonl")
                 pretty_python = best(baseline_runs, [sys.executable, os.path.join(ROOT, "scripts/bench_python_loop.py"),
-                                                     formatted.url, pretty_python_file, str(PAGE)])
+                                                     formatted.url, pretty_python_file, str(PAGE)], writes=[pretty_python_file])
                 if digest(pretty_python_file) != digest(ours_file):
                     raise SystemExit("bench: the Python loop wrote other lines from the pretty pages")
                 report("Python http.client loop, pretty pages", pretty_python,
-                       note=f"same bytes; screens-pipe uses {pretty_python.cpu / laid.cpu:.1f}x less CPU (target 12x)")
+                       note=peer_note(pretty_python, laid_piped, laid, target=12))
                 if dlt_python:
                     pretty_dlt_file = os.path.join(work, "dlt-pretty.jsonl")
                     pretty_dlt = best(1, [dlt_python, os.path.join(ROOT, "scripts/bench_dlt_loop.py"), formatted.url,
-                                          pretty_dlt_file, str(PAGE)])
+                                          pretty_dlt_file, str(PAGE)], writes=[pretty_dlt_file])
                     if digest(pretty_dlt_file) != digest(ours_file):
                         raise SystemExit("bench: dlt's RESTClient wrote other lines from the pretty pages")
                     report("dlt RESTClient, pretty pages", pretty_dlt,
-                           note=f"same bytes; screens-pipe uses {pretty_dlt.cpu / laid.cpu:.1f}x less CPU (target 25x)")
+                           note=peer_note(pretty_dlt, laid_piped, laid, target=25))
                 best(1, run(CACHED_PIPELINE, "--policy", "remote-only", "--output", os.path.join(work, "fill-pretty.jsonl")), laid_env)
                 pretty_replay_file = os.path.join(work, "replay-pretty.jsonl")
                 pretty_replay = best(runs, run(CACHED_PIPELINE, "--policy", "cache-only"), laid_env, stdout_path=pretty_replay_file)
