@@ -50,10 +50,7 @@ struct DelimitedSink: EventSink {
             }
             line.append(contentsOf: terminator)
             pending.append(contentsOf: line)
-            if pending.count >= OutputFile.chunkSize {
-                try output.write(pending)
-                pending.removeAll(keepingCapacity: true)
-            }
+            if pending.count >= output.chunkSize { try output.writeChunks(from: &pending) }
         }
         try output.write(pending)
     }

@@ -16,7 +16,7 @@ struct JSONLinesSink: EventSink {
 
     func consume(_ events: EventSubscription) async throws(SinkFailure) {
         // The writer is the buffer: rows are encoded once, in place, and go out in chunks.
-        var writer = JSONWriter(reservingCapacity: OutputFile.chunkSize * 2)
+        var writer = JSONWriter(reservingCapacity: output.chunkSize * 2)
         var selectedWritten = checkpoints?.resumed?.checkpoint.selected ?? 0
         var completed = false
         // Pages arrive whole: in `items` mode their rows are written straight from the
@@ -93,10 +93,7 @@ struct JSONLinesSink: EventSink {
 
     private func endLine(of writer: inout JSONWriter) throws(SinkFailure) {
         writer.writeRaw("\n")
-        if writer.bytes.count >= OutputFile.chunkSize {
-            try output.write(writer.bytes)
-            writer.reset()
-        }
+        if writer.bytes.count >= output.chunkSize { try output.writeChunks(from: &writer.bytes) }
     }
 
     func close(succeeded: Bool) throws(SinkFailure) -> String? {
