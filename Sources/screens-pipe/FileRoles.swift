@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ScreensPipe
 
 #if canImport(Glibc)
     import Glibc
@@ -84,19 +85,7 @@ enum WholeFile {
         let temporary = "\(directory).\(name).\(String(generator.next() as UInt64, radix: 16)).tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else { throw Failure(reason: String(cString: strerror(errno))) }
-        var failure: Int32?
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                offset += written
-            }
-        }
+        var failure = bytes.withUnsafeBytes { writeFully(descriptor, $0).error }
         if failure == nil, fsync(descriptor) != 0 { failure = errno }
         close(descriptor)
         if failure == nil, rename(temporary, path) != 0 { failure = errno }

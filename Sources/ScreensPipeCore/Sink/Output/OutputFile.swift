@@ -244,17 +244,7 @@ final class OutputFile: @unchecked Sendable {  // owned by the one sink task tha
     /// Writes all of `raw`; the failure, if any (typed throws cannot cross `withUnsafeBytes`).
     private func failureWriting(_ raw: UnsafeRawBufferPointer) -> SinkFailure? {
         guard !closed else { return .failed("cannot write \(displayName): the output was already closed") }
-        var offset = 0
-        var code: Int32?
-        while offset < raw.count {
-            let count = Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-            if count < 0 {
-                if errno == EINTR { continue }
-                code = errno
-                break
-            }
-            offset += count
-        }
+        let (offset, code) = writeFully(descriptor, raw)
         noteWritten(raw, count: offset)
         guard let code else {
             startWriteback()
@@ -385,4 +375,19 @@ extension String {
 
 extension Substring {
     fileprivate func trimmingCharacters(in set: String) -> String { String(self).trimmingCharacters(in: set) }
+}
+
+/// Writes all of `raw` to `descriptor`, calling again after a short or interrupted write:
+/// how many bytes went out, and the `errno` that stopped it (nil when all did).
+package func writeFully(_ descriptor: Int32, _ raw: UnsafeRawBufferPointer) -> (written: Int, error: Int32?) {
+    var offset = 0
+    while offset < raw.count {
+        let count = Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+        if count < 0 {
+            if errno == EINTR { continue }
+            return (offset, errno)
+        }
+        offset += count
+    }
+    return (offset, nil)
 }
