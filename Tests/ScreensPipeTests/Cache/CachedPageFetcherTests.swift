@@ -188,14 +188,16 @@ import Testing
     @Test(arguments: CacheBackendKind.available)
     func cacheFirstRefetchesAnEntryOlderThanTheTTL(backend: CacheBackendKind) async throws {
         try await use(backend)
-        try await warmCache(fetchedAt: Date().addingTimeInterval(-120))
+        // An hour of ttl, not a minute: in a loaded full test run this test can stall for
+        // more than a minute between storing the pages and reading them again.
+        try await warmCache(fetchedAt: Date().addingTimeInterval(-7200))
         source.rows = CacheFixtures.rows(9, tag: "v2")
         source.fetchedAt = Date()
-        let pages = try await CacheFixtures.loadAll(try fetcher(.cacheFirst, ttl: .seconds(60)))
+        let pages = try await CacheFixtures.loadAll(try fetcher(.cacheFirst, ttl: .seconds(3600)))
         #expect(pages.allSatisfy { $0.origin == .remote })
         #expect(pages.flatMap(\.rows) == CacheFixtures.rows(9, tag: "v2"))
         // Stored again: within the ttl now.
-        let again = try await CacheFixtures.loadAll(try fetcher(.cacheFirst, ttl: .seconds(60)))
+        let again = try await CacheFixtures.loadAll(try fetcher(.cacheFirst, ttl: .seconds(3600)))
         #expect(again.allSatisfy { $0.origin == .cache })
         #expect(again.flatMap(\.rows) == CacheFixtures.rows(9, tag: "v2"))
     }
