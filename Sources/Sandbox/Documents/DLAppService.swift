@@ -3,7 +3,8 @@ import ScreensJSON
 /// `/dlapp/get-file-entries` and `-count` with `mimeTypes`, the calls Liferay Screens' Image
 /// Gallery makes (`Liferay70ImageGalleryPageLiferayConnector`: `getFileEntries(repositoryId,
 /// folderId, mimeTypes, start, end, obc)` and `getFileEntriesCount(repositoryId, folderId,
-/// mimeTypes)`). The comparator is accepted and keeps the stored order.
+/// mimeTypes)`). The comparator is accepted and keeps the stored order. `/dlapp/get-file-entry`
+/// (`getFileEntry(fileEntryId)`) reads one entry, as the list shows it.
 enum DLAppService {
     static let actions: [String: JSONWSServices.Action] = [
         "/dlapp/get-file-entries": { portal, params, account in
@@ -14,6 +15,9 @@ enum DLAppService {
         },
         "/dlapp/get-file-entries-count": { portal, params, account in
             .int(Int64(try entries(portal, params, account).count))
+        },
+        "/dlapp/get-file-entry": { portal, params, account in
+            try portal.fileEntry(try params.long("fileEntryId"), for: account)
         },
     ]
 
@@ -38,6 +42,7 @@ enum DLAppService {
             ServiceSignature("/dlapp/get-file-entries-count", base, versions: .v7_0 ... .v7_4, sources: sources),
             ServiceSignature("/dlapp/get-file-entries-count", base + [mimeTypes], versions: .v7_0 ... .v7_4, sources: sources),
             ServiceSignature("/dlapp/delete-file-entry", [.init("fileEntryId", "long")], versions: .v7_0 ... .v7_4, sources: sources),
+            ServiceSignature("/dlapp/get-file-entry", [.init("fileEntryId", "long")], versions: .v7_0 ... .v7_4, sources: sources),
         ]
         for (name, versions) in [("obc", LiferayVersion.v7_0 ... .v7_2), ("orderByComparator", .v7_3 ... .v7_4)] {
             let comparator = ServiceSignature.Parameter(name, obc)

@@ -119,12 +119,7 @@ enum DLAppUploads {
     static let actions: [String: JSONWSServices.Action] = [
         "/dlapp/delete-file-entry": { portal, params, account in
             let fileEntryId = try params.long("fileEntryId")
-            guard let entry = portal.data.uploads.find(fileEntryId, stored: portal.data.documents.entries) else {
-                throw PortalError(
-                    status: 404, type: "com.liferay.document.library.kernel.exception.NoSuchFileEntryException",
-                    message: "No DLFileEntry exists with the primary key \(fileEntryId)")
-            }
-            try portal.checkGroup(entry["groupId"]?.int64Value ?? 0, for: account)
+            _ = try portal.fileEntry(fileEntryId, for: account)
             _ = portal.data.uploads.delete(fileEntryId)
             return .null
         }

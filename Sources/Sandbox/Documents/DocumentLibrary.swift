@@ -68,4 +68,17 @@ extension Portal {
         let wanted = Set(mimeTypes)
         return rows.filter { wanted.contains($0["mimeType"]?.stringValue ?? "") }
     }
+
+    /// The file entry `fileEntryId`, stored or uploaded and not deleted, as
+    /// `DLAppService.getFileEntry` finds it: the entry (`NoSuchFileEntryException`), then the
+    /// view permission on its site.
+    func fileEntry(_ fileEntryId: Int64, for account: Account) throws -> JSONValue {
+        guard let entry = data.uploads.find(fileEntryId, stored: data.documents.entries) else {
+            throw PortalError(
+                status: 404, type: "com.liferay.document.library.kernel.exception.NoSuchFileEntryException",
+                message: "No DLFileEntry exists with the primary key \(fileEntryId)")
+        }
+        try checkGroup(entry["groupId"]?.int64Value ?? 0, for: account)
+        return entry
+    }
 }

@@ -134,7 +134,11 @@ struct SessionDriver {
                 // Carried out before the next command is read: the list changes in order.
                 let result: Machine.EditResult
                 if let editor {
-                    result = await editor.write(ticket)
+                    let (emit, pipeline, op) = (self.emit, machine.pipeline, ticket.edit.name)
+                    result = await editor.write(ticket) { sent, total in
+                        // A client gone mid-upload ends the session after the edit.
+                        try? await emit(SessionEvent(.progress(pipeline: pipeline, op: op, sent: sent, total: total), id: ticket.id))
+                    }
                     await editor.editCache(of: fetcher, ticket, result)
                 } else {
                     result = .failed(ScreensPipeError.configuration("this session has no liferay sink to write to"))

@@ -7,22 +7,19 @@ import ScreensBus
 /// edit is written exactly once, or kept pending), reads the written entry back as the list
 /// shows it, and edits the cache's pages of the list as the session edits its own.
 ///
-/// The session's lists are bookmarks (`service: bookmark`): the service whose lookup reads
-/// whole entries back, so the answer is the row as the portal lists it.
+/// The lists a session edits are those whose service reads a written entry back whole, so
+/// that the answer is the row as the portal lists it (``SessionEditedService``): bookmarks,
+/// and an image gallery's file entries.
 struct SessionEditor: Sendable {
     let spec: PipelineSpec
     let sink: LiferaySinkSpec
     let baseURL: String
     let environment: PipelineEnvironment
-    private let model: BookmarkWriteModel
+    private let service: SessionEditedService
 
     /// The editor of `pipeline`'s list, or the rules that refuse edits and say why.
     static func make(pipeline: Pipeline, server: (any RunningServer)?) -> (editor: SessionEditor?, rules: SessionEditRules) {
         guard var sink = pipeline.spec.sink.liferay else { return (nil, .noSink) }
-        guard sink.service == .bookmark, sink.transport == .jsonws else {
-            return (nil, .refusing(
-                "a session edits lists of bookmarks (sink service: bookmark); this sink writes \(sink.service.rawValue) over \(sink.transport.rawValue): use screens-pipe write"))
-        }
         let baseURL: String
         switch sink.connection.server {
         case .sandbox?:
@@ -37,52 +34,52 @@ struct SessionEditor: Sendable {
         case nil:
             return (nil, .refusing("the liferay sink names no server"))
         }
+        let service: SessionEditedService
+        switch SessionEditedService.make(sink: sink, source: pipeline.spec.source) {
+        case .failure(let refusal): return (nil, .refusing(refusal.message))
+        case .success(let made): service = made
+        }
         var spec = pipeline.spec
         spec.sink.liferay = sink
-        let model = BookmarkWriteModel(spec: sink)
-        let editor = SessionEditor(spec: spec, sink: sink, baseURL: baseURL, environment: pipeline.environment, model: model)
+        let editor = SessionEditor(spec: spec, sink: sink, baseURL: baseURL, environment: pipeline.environment, service: service)
         let rules = SessionEditRules(
             refusal: nil,
-            prepare: { edit in
-                let row: JSONValue
-                switch edit {
-                case .add(let given), .update(let given): row = given
-                case .delete(let key):
-                    var object = key.objectValue ?? JSONObject()
-                    object["op"] = "delete"
-                    row = .object(object)
-                }
-                do throws(RowRejection) {
-                    return .success(SessionEditRules.Prepared(row: row, key: try model.row(row, line: 1).key))
-                } catch {
-                    return .failure(SessionCommandError(message: "the sink refuses the row: \(error.message)"))
-                }
-            },
-            listKey: { listed in model.listedRow(listed)?.key },
-            versionField: sink.versionField)
+            prepare: { edit in service.prepare(edit) },
+            listKey: { listed in service.listKey(listed) },
+            versionField: service.versionField)
         return (editor, rules)
     }
 
-    private init(spec: PipelineSpec, sink: LiferaySinkSpec, baseURL: String, environment: PipelineEnvironment, model: BookmarkWriteModel) {
+    private init(spec: PipelineSpec, sink: LiferaySinkSpec, baseURL: String, environment: PipelineEnvironment, service: SessionEditedService) {
         self.spec = spec
         self.sink = sink
         self.baseURL = baseURL
         self.environment = environment
-        self.model = model
+        self.service = service
     }
 
     // MARK: - Writing
 
-    /// Writes the edit of `ticket`; how it ended.
-    func write(_ ticket: ListSessionStateMachine.EditTicket) async -> ListSessionStateMachine.EditResult {
+    /// Writes the edit of `ticket`; how it ended. An upload's progress (bytes sent, bytes to
+    /// send) goes to `progress` as it is made, as Image Gallery's `onImageUploadProgress`.
+    func write(
+        _ ticket: ListSessionStateMachine.EditTicket, progress: @escaping @Sendable (_ sent: Int64, _ total: Int64) async -> Void = { _, _ in }
+    ) async -> ListSessionStateMachine.EditResult {
         do throws(ScreensPipeError) {
-            if let listed = ticket.listed { try await know(listed) }
+            if let listed = ticket.listed, case .bookmark(let model) = service { try await know(listed, model: model) }
             let bus = EventBus()
             let subscription = bus.subscribe()
             let collected = Task { () -> [CustomEvent] in
                 var events: [CustomEvent] = []
-                for await case .custom(let custom) in subscription where custom.name == "result" || custom.name == "sync" {
-                    events.append(custom)
+                for await case .custom(let custom) in subscription {
+                    switch custom.name {
+                    case "result", "sync":
+                        events.append(custom)
+                    case "progress":
+                        if let sent = custom.payload["sent"]?.int64Value, let total = custom.payload["total"]?.int64Value { await progress(sent, total) }
+                    default:
+                        break
+                    }
                 }
                 return events
             }
@@ -117,7 +114,7 @@ struct SessionEditor: Sendable {
         }
         switch outcome {
         case "created", "updated", "unchanged", "deleted":
-            return .written(outcome: outcome, entry: outcome == "deleted" ? nil : await readBack(row, key: key))
+            return .written(outcome: outcome, entry: outcome == "deleted" ? nil : await readBack(row, key: key, result: result))
         case "pending":
             let failed = syncs.last { $0.payload["state"] == "failed" || $0.payload["state"] == "conflicted" }?.payload
             return .pending(reason: failed?["error"]?.stringValue ?? failed?["resolution"].map { "conflict: \($0.stringValue ?? "")" })
@@ -129,16 +126,16 @@ struct SessionEditor: Sendable {
         }
     }
 
-    /// The entry of `key` as the portal lists it, read back with the sink's lookup; nil
+    /// The entry the edit wrote, as the portal lists it, read back by the service's own
+    /// read (a bookmark's lookup by key, a file entry by the id its upload answered); nil
     /// when it cannot be read now (the row as sent then stands in).
-    private func readBack(_ written: JSONValue, key: String) async -> JSONValue? {
-        guard let row = try? model.row(written, line: 1) else { return nil }
+    private func readBack(_ written: JSONValue, key: String, result: JSONValue?) async -> JSONValue? {
         let lease = environment.httpClient()
         let settings = HTTPSourceSettings(source: sink.connection, configuredURL: baseURL, onRetry: nil, logger: environment.logger)
         let transport = JSONWSBookmarkTransport(settings: settings, client: lease.client, baseURL: baseURL)
         let entry: JSONValue?
         do throws(ScreensPipeError) {
-            entry = try await model.lookup([row], transport: transport)?[key]?.remote
+            entry = try await service.readBack(written, key: key, result: result, transport: transport)
         } catch {
             environment.logger.warning("the edited entry could not be read back (\(error.message)); the session shows the row as sent")
             entry = nil
@@ -150,7 +147,7 @@ struct SessionEditor: Sendable {
     /// Tells the journal about the entry an update or delete starts from, as the list
     /// showed it, when the journal does not know the entry yet: the write then changes that
     /// entry (by its id) instead of adding a second one, and the outbox keeps an `update`.
-    private func know(_ listed: JSONValue) async throws(ScreensPipeError) {
+    private func know(_ listed: JSONValue, model: BookmarkWriteModel) async throws(ScreensPipeError) {
         guard let row = model.listedRow(listed), let entryId = listed["entryId"]?.int64Value else { return }
         let target = WriteTarget.text(baseURL: baseURL, groupId: sink.groupId)
         // Under the write's lock, so that no write of the same target records the key
@@ -208,7 +205,7 @@ struct SessionEditor: Sendable {
         // The cache's own pages decide where the row is: found by its key, not by the
         // session's position (the cache may hold another load of the list).
         let rows = pages.flatMap(\.rows)
-        let position = rows.firstIndex { model.listedRow($0)?.key == key }
+        let position = rows.firstIndex { service.listKey($0) == key }
         let located: ListEdit.Change
         switch change {
         case .append:
@@ -243,19 +240,5 @@ struct SessionEditor: Sendable {
         if let cached = fetcher as? CachedPageFetcher { return cached }
         if let instrumented = fetcher as? InstrumentedFetcher { return cacheStage(of: instrumented.base) }
         return nil
-    }
-}
-
-extension BookmarkWriteModel {
-    /// The row of an entry as the portal lists it (`get-entries`), keyed as the sink keys
-    /// rows: what a lookup finds and what a session finds a row of its list by.
-    func listedRow(_ entry: JSONValue) -> BookmarkRow? {
-        guard case .object = entry, let url = entry["url"]?.stringValue else { return nil }
-        var row = BookmarkRow(
-            line: 0, groupId: spec.groupId, folderId: entry["folderId"]?.int64Value ?? spec.folderId ?? 0,
-            name: entry["name"]?.stringValue ?? "", url: url,
-            description: entry["description"]?.stringValue ?? "", key: "", legacyKey: "")
-        row.key = BookmarkRowValidator.key(of: row, fields: spec.key)
-        return row
     }
 }

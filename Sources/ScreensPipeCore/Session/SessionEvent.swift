@@ -15,6 +15,9 @@ public struct SessionEvent: Sendable, Hashable {
         case response(SessionResponse)
         /// A row of a page the client asked for, in list order after its page's `response`.
         case row(SelectedRow)
+        /// An upload of an `add` sent more of its file: `sent` of `total` bytes, as Image
+        /// Gallery's `onImageUploadProgress`; the edit's `edited` follows.
+        case progress(pipeline: String, op: String, sent: Int64, total: Int64)
         /// An edit of the list was written (or kept pending) and the list changed with it.
         case edited(SessionEdited)
         /// A change of the followed list, as `run --follow --events` writes it.
@@ -54,6 +57,8 @@ public struct SessionEvent: Sendable, Hashable {
             object["following"] = .int(Int64(page.following))
             if page.last { object["last"] = true }
             if page.provisional { object["provisional"] = true }
+        case .progress(let pipeline, let op, let sent, let total):
+            object = ["event": "progress", "pipeline": .string(pipeline), "op": .string(op), "sent": .int(sent), "total": .int(total)]
         case .edited(let edited):
             object = edited.envelope
         case .changed(let pipeline, let change):
@@ -67,12 +72,12 @@ public struct SessionEvent: Sendable, Hashable {
 
     /// The event as the pipeline's bus carries it: `started`, `response`, `error`, `selected`
     /// (the user's choice, as a list delegate's `onSelected` gets it) and `finished`; nil for
-    /// `loading`, `row` and `edited`, which only the session's client sees.
+    /// `loading`, `row`, `progress` and `edited`, which only the session's client sees.
     public var pipelineEvent: PipelineEvent? {
         switch kind {
         case .pipeline(let event): event
         case .response(let page): .response(page.response)
-        case .loading, .row, .edited, .changed, .following: nil
+        case .loading, .row, .progress, .edited, .changed, .following: nil
         }
     }
 

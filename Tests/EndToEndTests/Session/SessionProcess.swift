@@ -20,10 +20,11 @@ final class SessionProcess: @unchecked Sendable {  // the pipes are only used by
     /// Every command line sent so far, in order.
     private(set) var sent: [String] = []
 
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    /// Starts the session in `directory` (the package's root when nil: the samples' paths).
+    init(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil) throws {
         process.executableURL = URL(fileURLWithPath: CommandRunner.binary)
         process.arguments = ["session"] + arguments
-        process.currentDirectoryURL = CommandRunner.packageRoot
+        process.currentDirectoryURL = directory ?? CommandRunner.packageRoot
         // A cache of the session's own: a session test counts the requests its pages cause.
         var overrides = ["SCREENS_PIPE_CACHE_DIR": FileManager.default.temporaryDirectory
             .appendingPathComponent("screens-pipe-session-\(UUID().uuidString)").path]
@@ -86,14 +87,15 @@ final class SessionProcess: @unchecked Sendable {  // the pipes are only used by
     }
 
     /// Reads the events that answer one command: up to a selection, an error that is not a
-    /// row's, a `finished`, or a final page response and the events it says follow.
+    /// row's, a `finished`, an `edited` (after an upload's `progress`), or a final page
+    /// response and the events it says follow.
     func answer() async throws -> [JSONValue] {
         var events: [JSONValue] = []
         var remaining: Int64?
         while let event = try await nextEvent() {
             events.append(event)
             switch event["event"]?.stringValue {
-            case "loading", "started":
+            case "loading", "started", "progress":
                 continue
             case "response":
                 if event["provisional"] == true { continue }

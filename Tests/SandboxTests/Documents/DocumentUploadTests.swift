@@ -58,6 +58,31 @@ struct DocumentUploadTests {
         }
     }
 
+    @Test("get-file-entry reads one entry as its folder lists it, an upload too; unknown, deleted or another site's is refused")
+    func getFileEntry() async throws {
+        try await withSandbox { client, _ in
+            let listed = try client.invoke(#"{"/dlapp/get-file-entries":{"repositoryId":20143,"folderId":20400,"start":0,"end":1}}"#).expect(200).json()
+            let first = try #require(listed.arrayValue?.first)
+            let id = try #require(first["fileEntryId"]?.int64Value)
+            #expect(try client.invoke(#"{"/dlapp/get-file-entry":{"fileEntryId":\#(id)}}"#).expect(200).json() == first)
+
+            let stored = try Self.upload(client, Self.multipart(Self.fields(title: "Read back"), file: Self.png)).expect(200).json()
+            let uploaded = try #require(stored["fileEntryId"]?.int64Value)
+            #expect(try client.invoke(#"{"/dlapp/get-file-entry":{"fileEntryId":\#(uploaded)}}"#).expect(200).json() == stored)
+
+            _ = try client.invoke(#"{"/dlapp/delete-file-entry":{"fileEntryId":\#(uploaded)}}"#).expect(200)
+            for gone in [uploaded, 424_242] {
+                let refused = try client.invoke(#"{"/dlapp/get-file-entry":{"fileEntryId":\#(gone)}}"#).expect(404).json()
+                #expect(refused["error"]?["type"] == "com.liferay.document.library.kernel.exception.NoSuchFileEntryException")
+                #expect(refused["error"]?["message"] == .string("No DLFileEntry exists with the primary key \(gone)"))
+            }
+            // Entry 90033 is in site 20144, which joe is no member of.
+            let foreign = try client.invoke(#"{"/dlapp/get-file-entry":{"fileEntryId":90033}}"#, headers: [TestHTTPClient.joe]).expect(403).json()
+            #expect(foreign["error"]?["type"]?.stringValue?.hasSuffix("PrincipalException") == true, "\(foreign)")
+            #expect(try client.invoke(#"{"/dlapp/get-file-entry":{"fileEntryId":90033}}"#).expect(200).json()["groupId"] == .int(20144))
+        }
+    }
+
     @Test("the portal refuses a file over dl.file.max.size, a type not allowed or not the file's, an unknown folder, a body that is not multipart")
     func refusals() async throws {
         try await withSandbox(.init { $0.fileMaxSize = 2000 }) { client, _ in
