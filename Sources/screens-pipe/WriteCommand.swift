@@ -20,7 +20,7 @@ struct WriteCommand: AsyncParsableCommand {
 
             Examples:
               screens-pipe write pipelines/import-bookmarks.yaml
-              screens-pipe write pipelines/import-links.yaml < samples/offline/links.jsonl
+              screens-pipe write pipelines/import-links.yaml
               screens-pipe write pipelines/import-bookmarks.yaml --dry-run
             """
     )
