@@ -16,7 +16,7 @@ struct OutboxWrite {
     /// The outbox writer for `sink`'s service, or an error for a pipeline that cannot keep
     /// writes (the bundled sandbox is new every run).
     static func prepare(
-        spec: PipelineSpec, environment: PipelineEnvironment, journal: WriteJournal?, bus: EventBus, rejects: RejectsFile
+        spec: PipelineSpec, environment: PipelineEnvironment, journal: WriteJournal?, bus: EventBus, rejects: RejectsFile, filesDirectory: String
     ) async throws(ScreensPipeError) -> OutboxWrite {
         let place = try await PipelineOutbox.open(spec: spec, environment: environment)
         guard let journal else {
@@ -36,8 +36,11 @@ struct OutboxWrite {
             return try await keeping(DDLRecordWriteModel(spec: sink, recordSetId: recordSetId))
         case .comment: return try await keeping(CommentWriteModel())
         case .image:
-            // The pipeline decoder refuses an outbox for uploads.
-            throw ScreensPipeError.configuration("service: image is written with 'write-policy: remote-only'")
+            // The pipeline decoder refuses an outbox for uploads over headless.
+            guard let spool = try place.uploadSpool() else { throw ScreensPipeError.configuration("service: image keeps no outbox over headless") }
+            let writer = try await ImageOutboxWriter(
+                spec: sink, filesDirectory: filesDirectory, outbox: place.outbox, spool: spool, journal: journal, events: events)
+            return OutboxWrite(spec: spec, sink: sink, place: place, journal: journal, writer: writer, keptKeys: { writer.keptKeys })
         case .custom:
             guard let declared = sink.declared else { throw ScreensPipeError.configuration("service: custom needs 'command' and 'fields'") }
             return try await keeping(DeclaredServiceModel(spec: sink, service: declared))
@@ -59,6 +62,8 @@ struct OutboxWrite {
     /// Sends what the policy sends now and folds the outcomes into `summary`; a portal
     /// that cannot be reached is a warning, not a failure: the writes stay pending.
     func send(_ summary: inout WriteSummary, client: HTTPClient, bus: EventBus, logger: Logger) async throws(ScreensPipeError) {
+        // Copies of uploads this write replaced in the outbox go now, under the write's lock.
+        try place.uploadSpool()?.sweep(keeping: try await place.outbox.entries())
         let keys: Set<String>?
         switch sink.writePolicy {
         case .remoteOnly, .cacheOnly:

@@ -47,6 +47,7 @@ public enum PipelineOutbox {
         let lock = try await place.lock(spec: spec, environment: environment)
         do throws(ScreensPipeError) {
             let result = try await place.outbox.discard(key: key)
+            try place.uploadSpool()?.sweep(keeping: try await place.outbox.entries())
             await lock.release()
             return result
         } catch {
@@ -61,6 +62,7 @@ public enum PipelineOutbox {
         let lock = try await place.lock(spec: spec, environment: environment)
         do throws(ScreensPipeError) {
             let result = try await place.outbox.clear()
+            try place.uploadSpool()?.sweep(keeping: [])
             await lock.release()
             return result
         } catch {
@@ -155,6 +157,13 @@ struct OutboxPlace: Sendable {
             wait: spec.cache?.lockWait ?? RunLock.defaultWait, logger: environment.logger)
     }
 
+    /// Where the outbox keeps the files of its uploads (``UploadSpool``); nil for a sink
+    /// that uploads nothing.
+    func uploadSpool() throws(ScreensPipeError) -> UploadSpool? {
+        guard sink.service == .image else { return nil }
+        return try UploadSpool(place: RunLock.Place.of(cache, environment: variables), pipeline: outbox.pipeline, target: target)
+    }
+
     func journal() async throws(ScreensPipeError) -> WriteJournal {
         try await PipelineWrite.openJournal(cache: cache, variables: variables, pipeline: outbox.pipeline, target: target)
     }
@@ -192,7 +201,8 @@ struct OutboxSync {
         // events are passed on, each before the `sync` event of its write (``SyncRelay``).
         let relay = SyncRelay(to: bus)
         let tools = WriteTools(
-            spec: spec, sink: sink, settings: settings, client: client, baseURL: place.baseURL, relay: relay, rejects: rejects)
+            spec: spec, sink: sink, settings: settings, client: client, baseURL: place.baseURL, relay: relay, rejects: rejects,
+            spool: try place.uploadSpool())
         do throws(ScreensPipeError) {
             let shared = place.outbox.isShared ? nil : try await tools.make(journal)
             summary = try await replay(keys: keys, tools: tools, shared: shared)
@@ -202,7 +212,11 @@ struct OutboxSync {
             await relay.finish()
             throw error
         }
-        summary.remaining = try await place.outbox.entries().count
+        let left = try await place.outbox.entries()
+        summary.remaining = left.count
+        // A shared outbox keeps no uploads (``UploadSpool``); a local one is synced under
+        // the write lock, so no write is copying a file into the spool meanwhile.
+        if !place.outbox.isShared { try place.uploadSpool()?.sweep(keeping: left) }
         return summary
     }
 
@@ -216,11 +230,13 @@ struct OutboxSync {
         let baseURL: String
         let relay: SyncRelay
         let rejects: RejectsFile
+        let spool: UploadSpool?
 
         func make(_ journal: WriteJournal) async throws(ScreensPipeError) -> (writer: any RowWriter, checker: (any PendingUpdateChecker)?) {
+            // Kept uploads name their copies in the spool, relative to it.
             let writer = try await PipelineWrite.makeWriter(
                 sink: sink, pipeline: spec.name, settings: settings, client: client, baseURL: baseURL, journal: journal,
-                bus: relay.writerBus, rejects: rejects, dryRun: false)
+                bus: relay.writerBus, rejects: rejects, dryRun: false, filesDirectory: spool?.directory ?? ".", keptRows: spool != nil)
             let checker = ModelUpdateChecker<BookmarkWriteModel>.make(
                 sink: sink, transport: JSONWSBookmarkTransport(settings: settings, client: client, baseURL: baseURL), journal: journal)
             return (writer, checker)

@@ -223,13 +223,9 @@ extension SpecDecoder {
             }
         }
         let writePolicy = section.choice("write-policy", WritePolicy.self) ?? .remoteOnly
-        if writePolicy.usesOutbox, service == .image {
+        if writePolicy.usesOutbox, transport != .jsonws {
             context.fail(
-                "'write-policy: \(writePolicy.rawValue)' keeps pending writes for bookmarks, web content, DDL records, comments and custom commands; images are uploaded with 'remote-only'",
-                at: section["write-policy"]?.location ?? section.location)
-        } else if writePolicy.usesOutbox, transport != .jsonws {
-            context.fail(
-                "'write-policy: \(writePolicy.rawValue)' keeps pending writes for JSON-WS services; web content over headless is written with 'remote-only'",
+                "'write-policy: \(writePolicy.rawValue)' keeps pending writes for JSON-WS services; a headless sink writes with 'remote-only'",
                 at: section["write-policy"]?.location ?? section.location)
         }
         let conflictPolicy = section.choice("conflict-policy", ConflictPolicy.self) ?? .report

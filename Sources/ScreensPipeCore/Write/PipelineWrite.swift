@@ -110,7 +110,9 @@ public enum PipelineWrite {
             // (Outbox/OutboxWrite.swift); a dry run shows the requests either way.
             var outboxWrite: OutboxWrite?
             if sink.writePolicy.usesOutbox, !options.dryRun {
-                outboxWrite = try await OutboxWrite.prepare(spec: spec, environment: environment, journal: journal, bus: bus, rejects: rejects)
+                outboxWrite = try await OutboxWrite.prepare(
+                    spec: spec, environment: environment, journal: journal, bus: bus, rejects: rejects,
+                    filesDirectory: options.input.filesDirectory(source: spec.source))
             }
             let writer: any RowWriter
             if let outboxWrite {
@@ -181,7 +183,7 @@ public enum PipelineWrite {
     /// The writer for the sink's service and transport.
     static func makeWriter(
         sink: LiferaySinkSpec, pipeline: String, settings: HTTPSourceSettings, client: HTTPClient, baseURL: String,
-        journal: WriteJournal?, bus: EventBus, rejects: RejectsFile, dryRun: Bool, filesDirectory: String = "."
+        journal: WriteJournal?, bus: EventBus, rejects: RejectsFile, dryRun: Bool, filesDirectory: String = ".", keptRows: Bool = false
     ) async throws(ScreensPipeError) -> any RowWriter {
         let jsonws = JSONWSBookmarkTransport(settings: settings, client: client, baseURL: baseURL)
         func batches<Model: JSONWSWriteModel>(_ model: Model) async throws(ScreensPipeError) -> any RowWriter {
@@ -213,7 +215,7 @@ public enum PipelineWrite {
             let headless = transport == .headless ? HeadlessWriteTransport(settings: settings, client: client, baseURL: baseURL, siteId: sink.groupId) : nil
             return try await ImageUploadWriter(
                 spec: sink, pipeline: pipeline, transport: ImageUploadTransport(jsonws: jsonws, headless: headless), filesDirectory: filesDirectory,
-                journal: journal, bus: bus, rejects: rejects, dryRun: dryRun)
+                keptRows: keptRows, journal: journal, bus: bus, rejects: rejects, dryRun: dryRun)
         case (.comment, .headless):
             return try await HeadlessCommentWriter(
                 pipeline: pipeline, transport: HeadlessWriteTransport(settings: settings, client: client, baseURL: baseURL, siteId: sink.groupId),

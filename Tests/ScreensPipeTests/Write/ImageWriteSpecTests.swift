@@ -33,7 +33,8 @@ import Testing
         #expect(errors("  transport: headless") == "")
         #expect(errors("  transport: headless\n  liferay-version: \"7.1\"").contains("has no documents API"))
         #expect(errors("  key: [title]").contains("'key' is not for 'service: image'"))
-        #expect(errors("  write-policy: cache-first").contains("images are uploaded with 'remote-only'"))
+        #expect(errors("  write-policy: cache-first") == "", "uploads wait in the outbox with a copy of their file")
+        #expect(errors("  transport: headless\n  write-policy: cache-first").contains("a headless sink writes with 'remote-only'"))
         #expect(errors("  content-structure-id: 1").contains("'content-structure-id' is for 'service: web-content'"))
     }
 

@@ -33,6 +33,10 @@ struct ImageRow: JournaledRow, Hashable {
     var folderId: Int64 = 0
     /// The entry deleted.
     var fileEntryId: Int64 = 0
+    /// An upload kept in the outbox: the content of the row as it was given, whose file
+    /// the outbox keeps a copy of (``UploadSpool``). The journal records this, so a later
+    /// write of the same file is `unchanged`, not a second upload.
+    var keptContent: String?
 
     /// A folder holds one entry per title (DuplicateFileEntryException), so an upload is
     /// that entry; a delete is about its entry.
@@ -46,8 +50,49 @@ struct ImageRow: JournaledRow, Hashable {
     /// What the entry holds: a changed file (size, time) or description is another upload.
     var content: String {
         switch operation {
-        case .upload: WriteKey.encode([path, String(size), String(modified), sourceFileName, mimeType, description])
+        case .upload: keptContent ?? WriteKey.encode([path, String(size), String(modified), sourceFileName, mimeType, description])
         case .delete: "deleted"
+        }
+    }
+
+    /// What a second row of the same key repeats, for its reject.
+    var keyDescription: String {
+        operation == .upload ? "title \(title) in folder \(folderId)" : "file entry \(fileEntryId)"
+    }
+
+    /// Why this upload is refused when the journal recorded another upload of its key: a
+    /// folder holds one entry per title, and an upload never replaces one.
+    func replacingReason(_ record: WriteJournal.Record) -> String {
+        "an earlier run uploaded '\(title)' as file entry \(record.entryId.map(String.init) ?? "?") (journal), and this row's file or values differ; an upload does not replace an entry: delete it first"
+    }
+
+    /// The details of the row's `result` event, with the entry's id when known.
+    func resultDetails(id: Int64?) -> JSONObject {
+        var details = JSONObject()
+        switch operation {
+        case .upload:
+            if let id { details["fileEntryId"] = .int(id) }
+            details["title"] = .string(title)
+            details["folderId"] = .int(folderId)
+            details["file"] = .string(file)
+            details["size"] = .int(size)
+        case .delete:
+            details["op"] = "delete"
+            details["fileEntryId"] = .int(fileEntryId)
+        }
+        return details
+    }
+
+    /// The row the outbox keeps for this one, its file the copy at `file` in the upload
+    /// spool (read back by a validator with `keptRows`); a delete as it is.
+    func kept(file: String) -> JSONValue {
+        switch operation {
+        case .upload:
+            [
+                "file": .string(file), "title": .string(title), "description": .string(description), "changeLog": .string(changeLog),
+                "mimeType": .string(mimeType), "folderId": .int(folderId), "keptContent": .string(content),
+            ]
+        case .delete: ["op": "delete", "fileEntryId": .int(fileEntryId)]
         }
     }
 
@@ -81,9 +126,13 @@ struct ImageRowValidator {
     let spec: LiferaySinkSpec
     /// The files directory, resolved (no symbolic links, no trailing slash).
     let directory: String
+    /// Rows the outbox kept (the directory is the upload spool): their `keptContent` is
+    /// the content of the row as first given. No other row's is read.
+    let keptRows: Bool
 
-    init(spec: LiferaySinkSpec, filesDirectory: String) throws(ScreensPipeError) {
+    init(spec: LiferaySinkSpec, filesDirectory: String, keptRows: Bool = false) throws(ScreensPipeError) {
         self.spec = spec
+        self.keptRows = keptRows
         guard let resolved = Self.resolve(filesDirectory) else {
             throw ScreensPipeError.io("cannot resolve the files directory \(filesDirectory): \(String(cString: strerror(errno)))")
         }
@@ -137,6 +186,7 @@ struct ImageRowValidator {
             guard Self.isMimeType(row.mimeType) else {
                 throw RowRejection(message: "'mimeType' must be a MIME type like image/png, found \(JSONValue.string(String(row.mimeType.prefix(100))).jsonString)")
             }
+            if keptRows { row.keptContent = value["keptContent"]?.stringValue }
         }
         return row
     }

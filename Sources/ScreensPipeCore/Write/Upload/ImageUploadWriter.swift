@@ -26,10 +26,10 @@ final class ImageUploadWriter: CheckingRowWriter {
     private(set) var summary = WriteSummary()
 
     init(
-        spec: LiferaySinkSpec, pipeline: String, transport: ImageUploadTransport, filesDirectory: String, journal: WriteJournal?,
-        bus: EventBus, rejects: RejectsFile, dryRun: Bool
+        spec: LiferaySinkSpec, pipeline: String, transport: ImageUploadTransport, filesDirectory: String, keptRows: Bool = false,
+        journal: WriteJournal?, bus: EventBus, rejects: RejectsFile, dryRun: Bool
     ) async throws(ScreensPipeError) {
-        validator = try ImageRowValidator(spec: spec, filesDirectory: filesDirectory)
+        validator = try ImageRowValidator(spec: spec, filesDirectory: filesDirectory, keptRows: keptRows)
         self.transport = transport
         uploader = DocumentUploader(transport: transport, journal: journal, bus: bus, pipeline: pipeline)
         self.journal = journal
@@ -54,18 +54,14 @@ final class ImageUploadWriter: CheckingRowWriter {
 
     func write(_ row: ImageRow) async throws(ScreensPipeError) {
         if let first = seenKeys[row.key] {
-            let what = row.operation == .upload ? "title \(row.title) in folder \(row.folderId)" : "file entry \(row.fileEntryId)"
-            try await reject(line: row.line, input: row.inputText, truncated: false, reason: "the same \(what) as line \(first)")
+            try await reject(line: row.line, input: row.inputText, truncated: false, reason: "the same \(row.keyDescription) as line \(first)")
             return
         }
         seenKeys[row.key] = row.line
         let record = journaled[row.key]
         if let record, record.state != .pending {
             guard record.content == row.content else {
-                // A folder holds one entry per title; an upload never replaces one.
-                try await reject(
-                    line: row.line, input: row.inputText, truncated: false,
-                    reason: "an earlier run uploaded '\(row.title)' as file entry \(record.entryId.map(String.init) ?? "?") (journal), and this row's file or values differ; an upload does not replace an entry: delete it first")
+                try await reject(line: row.line, input: row.inputText, truncated: false, reason: row.replacingReason(record))
                 return
             }
             summary.skipped += 1
@@ -157,18 +153,7 @@ final class ImageUploadWriter: CheckingRowWriter {
     }
 
     private func result(_ row: ImageRow, _ outcome: String, id: Int64?, reason: String? = nil) async {
-        var details = JSONObject()
-        switch row.operation {
-        case .upload:
-            if let id { details["fileEntryId"] = .int(id) }
-            details["title"] = .string(row.title)
-            details["folderId"] = .int(row.folderId)
-            details["file"] = .string(row.file)
-            details["size"] = .int(row.size)
-        case .delete:
-            details["op"] = "delete"
-            details["fileEntryId"] = .int(row.fileEntryId)
-        }
+        var details = row.resultDetails(id: id)
         if let reason { details["reason"] = .string(reason) }
         await events.result(line: row.line, outcome: outcome, details: details)
     }
