@@ -33,7 +33,12 @@ struct OutboxWrite {
         case .webContent: return try await keeping(WebContentWriteModel(spec: sink))
         case .ddlRecord:
             guard let recordSetId = sink.recordSetId else { throw ScreensPipeError.configuration("service: ddl-record needs 'record-set-id'") }
-            return try await keeping(DDLRecordWriteModel(spec: sink, recordSetId: recordSetId))
+            let records = try await OutboxWriter(
+                model: DDLRecordWriteModel(spec: sink, recordSetId: recordSetId, keepsDocuments: true), spec: sink, outbox: place.outbox,
+                journal: journal, events: events, rejects: rejects)
+            let writer = try DDLRecordDocumentKeeper(
+                spec: sink, records: records, filesDirectory: filesDirectory, spool: try place.uploadSpool(), events: events)
+            return OutboxWrite(spec: spec, sink: sink, place: place, journal: journal, writer: writer, keptKeys: { writer.keptKeys })
         case .comment: return try await keeping(CommentWriteModel())
         case .image:
             // The pipeline decoder refuses an outbox for uploads over headless.

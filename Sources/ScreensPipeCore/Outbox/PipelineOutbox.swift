@@ -158,10 +158,19 @@ struct OutboxPlace: Sendable {
     }
 
     /// Where the outbox keeps the files of its uploads (``UploadSpool``); nil for a sink
-    /// that uploads nothing.
+    /// that uploads nothing, and for DDL records in a PostgreSQL outbox (whose records
+    /// without documents are kept as usual). Images in a PostgreSQL outbox are an error.
     func uploadSpool() throws(ScreensPipeError) -> UploadSpool? {
-        guard sink.service == .image else { return nil }
-        return try UploadSpool(place: RunLock.Place.of(cache, environment: variables), pipeline: outbox.pipeline, target: target)
+        let place = try RunLock.Place.of(cache, environment: variables)
+        switch sink.service {
+        case .image:
+            return try UploadSpool(place: place, pipeline: outbox.pipeline, target: target)
+        case .ddlRecord:
+            if case .postgres = place { return nil }
+            return try UploadSpool(place: place, pipeline: outbox.pipeline, target: target)
+        case .bookmark, .webContent, .comment, .custom:
+            return nil
+        }
     }
 
     func journal() async throws(ScreensPipeError) -> WriteJournal {

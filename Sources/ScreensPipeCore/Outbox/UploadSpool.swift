@@ -42,6 +42,20 @@ struct UploadSpool: Sendable {
         return relative
     }
 
+    /// The `file` members of a kept row: an image row's own, and a DDL record's documents'
+    /// (fields of the row, of its `fields` or of its `modelValues`).
+    static func files(named row: JSONValue) -> [String] {
+        guard case .object(let members) = row else { return [] }
+        var files: [String] = []
+        if let file = members["file"]?.stringValue { files.append(file) }
+        for (_, member) in members {
+            guard case .object(let inner) = member else { continue }
+            if let file = inner["file"]?.stringValue { files.append(file) }
+            for (_, field) in inner { if let file = field["file"]?.stringValue { files.append(file) } }
+        }
+        return files
+    }
+
     /// Removes every copy no entry of `entries` names; copies that cannot be removed stay
     /// for the next sweep.
     func sweep(keeping entries: [OutboxEntry]) {
@@ -49,8 +63,8 @@ struct UploadSpool: Sendable {
         guard let kept = try? files.contentsOfDirectory(atPath: directory) else { return }
         var named = Set<String>()
         for entry in entries {
-            guard let row = try? JSONValue(parsing: Array(entry.row.utf8)), let file = row["file"]?.stringValue else { continue }
-            named.insert(String(file.prefix { $0 != "/" }))
+            guard let row = try? JSONValue(parsing: Array(entry.row.utf8)) else { continue }
+            for file in Self.files(named: row) { named.insert(String(file.prefix { $0 != "/" })) }
         }
         for item in kept where !named.contains(item) {
             try? files.removeItem(atPath: directory + "/" + item)

@@ -207,7 +207,7 @@ public enum PipelineWrite {
             // Document fields are uploaded first (Write/Upload/DDLRecordDocuments.swift).
             return try await DDLRecordDocumentWriter(
                 spec: sink, records: records, pipeline: pipeline, transport: ImageUploadTransport(jsonws: jsonws), filesDirectory: filesDirectory,
-                journal: journal, bus: bus, rejects: rejects, dryRun: dryRun)
+                keptRows: keptRows, journal: journal, bus: bus, rejects: rejects, dryRun: dryRun)
         case (.custom, _):
             guard let declared = sink.declared else { throw ScreensPipeError.configuration("service: custom needs 'command' and 'fields'") }
             return try await batches(DeclaredServiceModel(spec: sink, service: declared))

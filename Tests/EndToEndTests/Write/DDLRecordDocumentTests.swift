@@ -271,4 +271,54 @@ struct DDLRecordDocumentTests {
             #expect(!record.contains("00000000-0000-4000"), "no made-up uuid")
         }
     }
+
+    @Test("kept in the outbox while the portal is down: the sync uploads each document's copy once, before its record; the copies go")
+    func keptInTheOutbox() async throws {
+        let workspace = try WriteWorkspace()
+        defer { workspace.remove() }
+        try Self.setUp(workspace)
+        let input = try workspace.save(
+            "records.jsonl",
+            [
+                #"{"name":"Ana Kept","email":"ana.kept@example.com","photo":{"file":"photos/ana.png","mimeType":"image/png","title":"Ana kept"}}"#,
+                #"{"name":"No Photo","email":"no.photo@example.com"}"#,
+            ].joined(separator: "\n") + "\n")
+        let spool = workspace.directory.appendingPathComponent("cache/outbox-files")
+        func copies() -> Int { FileManager.default.enumerator(atPath: spool.path)?.allObjects.compactMap { $0 as? String }.filter { $0.hasSuffix(".png") }.count ?? 0 }
+        try await withConfiguredSandbox({ $0.liferayVersion = .v7_0 }) { harness in
+            let server = harness.server.baseURL
+            let pipeline = try workspace.servicePipeline(
+                server: server, service: "ddl-record",
+                extra: "  liferay-version: \"7.0\"\n  record-set-id: 20501\n  folder-id: 20400\n  key: [email]\n  write-policy: remote-first")
+            harness.server.setAvailable(false)
+            let kept = try await workspace.write(pipeline, ["--input", input])
+            #expect(kept.status == 0, "\(kept.stderr)")
+            #expect(try kept.jsonLines().filter { $0["outcome"] != nil }.compactMap { $0["outcome"]?.stringValue } == ["pending", "pending"])
+            #expect(copies() == 1, "the document's file is copied; the record without one has none")
+            // The original goes away: the kept copy is what is uploaded.
+            let original = workspace.directory.appendingPathComponent("photos/ana.png")
+            let aside = workspace.directory.appendingPathComponent("ana-aside.png")
+            try FileManager.default.moveItem(at: original, to: aside)
+
+            harness.server.setAvailable(true)
+            let synced = try await CommandRunner.run(["outbox", "sync", pipeline], environment: workspace.environment)
+            #expect(synced.status == 0, "\(synced.stderr)")
+            #expect(try synced.jsonLines().filter { $0["state"] == "completed" }.compactMap { $0["outcome"]?.stringValue } == ["created", "created"])
+            let folder = try await ImageUploadTests.folder(server, workspace)
+            let ana = try #require(folder.first { $0["title"] == "Ana kept" })
+            #expect(folder.filter { $0["title"] == "Ana kept" }.count == 1 && ana["size"] == .int(Int64(Self.png.count)))
+            let records = try await workspace.readBackRecords(server: server)
+            #expect(try Self.photo(records, email: "ana.kept@example.com")["uuid"] == ana["uuid"])
+            #expect(copies() == 0)
+
+            // The same rows again, the original back in place: no upload, no change.
+            try FileManager.default.moveItem(at: aside, to: original)
+            let before = try await ImageUploadTests.folder(server, workspace).count
+            let rerun = try await workspace.write(pipeline, ["--input", input])
+            #expect(rerun.status == 0, "\(rerun.stderr)")
+            #expect(rerun.stderr.contains("0 created, 0 updated, 2 unchanged"), "\(rerun.stderr)")
+            #expect(try await ImageUploadTests.folder(server, workspace).count == before)
+            #expect(copies() == 0)
+        }
+    }
 }

@@ -37,6 +37,10 @@ struct DDLRecordRow: JournaledRow, Hashable {
 struct DDLRecordWriteModel: JSONWSWriteModel {
     let spec: LiferaySinkSpec
     let recordSetId: Int64
+    /// Whether a document field (`{"file": ...}`) is taken as it is: the outbox keeps the
+    /// row, its documents already copied (``DDLRecordDocumentKeeper``); the sync uploads
+    /// them before the record. Otherwise only ``DDLRecordDocumentWriter`` sends documents.
+    var keepsDocuments = false
     /// The most fields a record may have: the bound keeps a hostile row's request small.
     static let maximumFields = 500
 
@@ -65,8 +69,11 @@ struct DDLRecordWriteModel: JSONWSWriteModel {
             case .string, .int, .double, .bool: fields.appendUnchecked(key: name, value: field)
             case .null: continue
             case .object(let object) where object["file"] != nil:
-                // DDLRecordDocumentWriter uploads it first; the outbox keeps no files.
-                throw RowRejection(message: "field '\(name.prefix(100))' is a document to upload, which only a 'remote-only' write sends")
+                // DDLRecordDocumentWriter uploads it first, or the outbox keeps it for the sync to.
+                guard keepsDocuments else {
+                    throw RowRejection(message: "field '\(name.prefix(100))' is a document to upload, which DDLRecordDocumentWriter sends first")
+                }
+                fields.appendUnchecked(key: name, value: field)
             default:
                 throw RowRejection(
                     message: "field '\(name.prefix(100))' must be text, a number, a boolean or a document to upload ({\"file\": ..., \"mimeType\": ...}), found \(field.typeName)")

@@ -74,11 +74,11 @@ final class DDLRecordDocumentWriter: RowWriter {
 
     init(
         spec: LiferaySinkSpec, records: JSONWSWriter<DDLRecordWriteModel>, pipeline: String, transport: ImageUploadTransport,
-        filesDirectory: String, journal: WriteJournal?, bus: EventBus, rejects: RejectsFile, dryRun: Bool
+        filesDirectory: String, keptRows: Bool = false, journal: WriteJournal?, bus: EventBus, rejects: RejectsFile, dryRun: Bool
     ) async throws(ScreensPipeError) {
         self.spec = spec
         self.records = records
-        validator = try ImageRowValidator(spec: spec, filesDirectory: filesDirectory)
+        validator = try ImageRowValidator(spec: spec, filesDirectory: filesDirectory, keptRows: keptRows)
         uploader = DocumentUploader(transport: transport, journal: journal, bus: bus, pipeline: pipeline)
         events = WriteEvents(bus: bus, pipeline: pipeline, rejects: rejects)
         self.dryRun = dryRun
@@ -106,18 +106,25 @@ final class DDLRecordDocumentWriter: RowWriter {
 
     /// Where a row keeps its fields: `modelValues`, `fields`, else the row itself (as
     /// ``DDLRecordWriteModel/row(_:line:)`` reads them).
-    private static func fieldsPath(_ value: JSONValue) -> String? {
+    static func fieldsPath(_ value: JSONValue) -> String? {
         if value["modelValues"]?.objectValue != nil { return "modelValues" }
         if value["fields"]?.objectValue != nil { return "fields" }
         return nil
     }
 
-    private static func fields(_ value: JSONValue) -> JSONObject {
+    static func fields(_ value: JSONValue) -> JSONObject {
         fieldsPath(value).flatMap { value[$0]?.objectValue } ?? value.objectValue ?? [:]
     }
 
+    /// `value` with `fields` in place of its own (where ``fields(_:)`` found them).
+    static func row(_ value: JSONValue, with fields: JSONObject) -> JSONValue {
+        guard let path = fieldsPath(value), var row = value.objectValue else { return .object(fields) }
+        row[path] = .object(fields)
+        return .object(row)
+    }
+
     /// Whether a row (not a delete) has a field whose value is a document object.
-    private static func hasDocuments(_ value: JSONValue) -> Bool {
+    static func hasDocuments(_ value: JSONValue) -> Bool {
         guard value["op"]?.stringValue != WriteRowOperation.delete.rawValue else { return false }
         return fields(value).contains { $0.value["file"] != nil }
     }
@@ -128,7 +135,7 @@ final class DDLRecordDocumentWriter: RowWriter {
         var fields = Self.fields(value)
         var documents: [(field: String, row: ImageRow)] = []
         for (name, field) in fields where field["file"] != nil {
-            switch Result(catching: { () throws(RowRejection) in try document(field, line: line) }) {
+            switch Result(catching: { () throws(RowRejection) in try Self.document(field, line: line, spec: spec, validator: validator) }) {
             case .success(let row): documents.append((name, row))
             case .failure(let rejection):
                 return try await reject(line: line, input: input, truncated: truncated, reason: "field '\(name.prefix(100))': \(rejection.message)")
@@ -141,18 +148,14 @@ final class DDLRecordDocumentWriter: RowWriter {
                 return try await reject(line: line, input: input, truncated: truncated, reason: "field '\(name.prefix(100))' (\(row.file)): \(rejection.message)")
             }
         }
-        var resolved = fields
-        if let path = Self.fieldsPath(value), var row = value.objectValue {
-            row[path] = .object(fields)
-            resolved = row
-        }
-        try await records.take(row: .object(resolved), number: line)
+        try await records.take(row: Self.row(value, with: fields), number: line)
     }
 
-    /// A document object, checked as an image row is, bound for the sink's folder.
-    private func document(_ field: JSONValue, line: Int) throws(RowRejection) -> ImageRow {
+    /// A document object, checked as an image row is, bound for the sink's folder. A kept
+    /// one (`validator.keptRows`) also names the content it was kept with.
+    static func document(_ field: JSONValue, line: Int, spec: LiferaySinkSpec, validator: ImageRowValidator) throws(RowRejection) -> ImageRow {
         guard case .object(let object) = field else { throw RowRejection(message: "a document is an object") }
-        if let unknown = object.keys.sorted().first(where: { !Self.documentKeys.contains($0) }) {
+        if let unknown = object.keys.sorted().first(where: { !Self.documentKeys.contains($0) && !(validator.keptRows && $0 == "keptContent") }) {
             throw RowRejection(
                 message: "a document object has \(Self.documentKeys.sorted().joined(separator: ", ")); found '\(unknown.prefix(100))'")
         }
