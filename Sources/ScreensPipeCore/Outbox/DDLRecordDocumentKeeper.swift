@@ -8,8 +8,8 @@ import ScreensBus
 /// A kept document carries the content of the document as first given, so the journal
 /// records its upload (and value) as made from the original: a later write of the same
 /// record finds the document's value without uploading it again.
-final class DDLRecordDocumentKeeper: RowWriter {
-    private let records: OutboxWriter<DDLRecordWriteModel>
+final class DDLRecordDocumentKeeper: DDLDocumentRowsWriter {
+    let records: OutboxWriter<DDLRecordWriteModel>
     private let spec: LiferaySinkSpec
     private let validator: ImageRowValidator
     /// nil for a PostgreSQL outbox, which keeps no files: a record with documents is
@@ -36,25 +36,13 @@ final class DDLRecordDocumentKeeper: RowWriter {
         self.events = events
     }
 
-    func take(_ line: WriteInputLine) async throws(ScreensPipeError) {
-        guard case .success(let value) = Result(catching: { () throws(RowRejection) in try WriteRowParsing.object(line) }),
-            DDLRecordDocumentWriter.hasDocuments(value)
-        else { return try await records.take(line) }
-        try await keep(value, line: line.number, input: String(decoding: line.bytes, as: UTF8.self), truncated: line.truncated)
-    }
-
-    func take(row value: JSONValue, number: Int) async throws(ScreensPipeError) {
-        guard DDLRecordDocumentWriter.hasDocuments(value) else { return try await records.take(row: value, number: number) }
-        try await keep(value, line: number, input: value.jsonString, truncated: false)
-    }
-
     func finish() async throws(ScreensPipeError) -> WriteSummary {
         _ = try await records.finish()
         return summary
     }
 
     /// Checks the row's documents, copies their files, and keeps the record naming the copies.
-    private func keep(_ value: JSONValue, line: Int, input: String, truncated: Bool) async throws(ScreensPipeError) {
+    func writeDocuments(_ value: JSONValue, line: Int, input: String, truncated: Bool) async throws(ScreensPipeError) {
         var fields = DDLRecordDocumentWriter.fields(value)
         var documents: [(field: String, row: ImageRow)] = []
         for (name, field) in fields where field["file"] != nil {

@@ -13,35 +13,12 @@ struct ImageOutboxTests {
     private func pipeline(_ workspace: WriteWorkspace, server: String, policy: String) throws -> String {
         try workspace.save(
             "upload-\(policy).yaml",
-            """
-            name: outbox-images
-            sink:
-              type: liferay
-              server: \(server)
-              auth: { basic: { username: test@liferay.com, password: test } }
-              service: image
-              group-id: 20143
-              folder-id: 20400
-              write-policy: \(policy)
-              retry: { attempts: 2, backoff: 20ms, max-backoff: 50ms }
-            """)
+            "name: outbox-images\n" + ImageUploadTests.imageSink(server: server, retry: "{ attempts: 2, backoff: 20ms, max-backoff: 50ms }", extra: "  write-policy: \(policy)"))
     }
 
     /// The folder's uploaded entries (those of 95000 and up) as `title:size`.
     private func uploaded(_ workspace: WriteWorkspace, server: String) async throws -> [String] {
-        let list = try workspace.save(
-            "list.yaml",
-            """
-            name: outbox-images-list
-            source:
-              type: liferay-jsonws
-              server: \(server)
-              auth: { basic: { username: test@liferay.com, password: test } }
-              rows: { service: /dlapp/get-file-entries, params: { repositoryId: 20143, folderId: 20400 } }
-            """)
-        let run = try await CommandRunner.run(["run", list], environment: workspace.environment)
-        #expect(run.status == 0, "\(run.stderr)")
-        return try run.jsonLines().filter { ($0["fileEntryId"]?.int64Value ?? 0) >= 95_000 }
+        try await ImageUploadTests.folder(server, workspace).filter { ($0["fileEntryId"]?.int64Value ?? 0) >= 95_000 }
             .map { "\($0["title"]?.stringValue ?? ""):\($0["size"]?.int64Value ?? -1)" }
     }
 

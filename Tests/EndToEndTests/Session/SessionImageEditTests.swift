@@ -34,18 +34,8 @@ struct SessionImageEditTests {
     private func sessionPipeline(_ workspace: WriteWorkspace, server: String) throws -> String {
         try workspace.save(
             "gallery.yaml",
-            """
-            name: gallery
-            \(source(server: server, policy: "remote-first"))
-            sink:
-              type: liferay
-              server: \(server)
-              auth: { basic: { username: test@liferay.com, password: test } }
-              service: image
-              group-id: 20143
-              folder-id: 20400
-              retry: { attempts: 2, backoff: 20ms, max-backoff: 50ms }
-            """)
+            "name: gallery\n" + source(server: server, policy: "remote-first") + "\n"
+                + ImageUploadTests.imageSink(server: server, retry: "{ attempts: 2, backoff: 20ms, max-backoff: 50ms }"))
     }
 
     /// The gallery's entry ids as a `run` lists them: from the cache only (`cache-only`), or

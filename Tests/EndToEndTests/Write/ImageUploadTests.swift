@@ -12,19 +12,23 @@ struct ImageUploadTests {
 
     /// A pipeline uploading into folder 20400 of site 20143 on `server`.
     static func pipeline(_ workspace: WriteWorkspace, server: String) throws -> String {
-        try workspace.save(
-            "upload.yaml",
-            """
-            name: upload-test
-            sink:
-              type: liferay
-              server: \(server)
-              auth: { basic: { username: test@liferay.com, password: test } }
-              service: image
-              group-id: 20143
-              folder-id: 20400
-              retry: { attempts: 4, backoff: 20ms, max-backoff: 200ms }
-            """)
+        try workspace.save("upload.yaml", "name: upload-test\n" + imageSink(server: server))
+    }
+
+    /// The `sink:` section that uploads into folder 20400 of site 20143 on `server`, with
+    /// `extra` lines of its own (`  write-policy: ...`).
+    static func imageSink(server: String, retry: String = "{ attempts: 4, backoff: 20ms, max-backoff: 200ms }", extra: String = "") -> String {
+        """
+        sink:
+          type: liferay
+          server: \(server)
+          auth: { basic: { username: test@liferay.com, password: test } }
+          service: image
+          group-id: 20143
+          folder-id: 20400
+          retry: \(retry)
+        \(extra)
+        """
     }
 
     /// The folder's file entries, read back through the binary with a list pipeline of the

@@ -20,6 +20,29 @@ enum DDLDocumentValue {
     }
 }
 
+/// A writer of DDL records that handles the rows with documents itself and hands every
+/// other row (deletes included) to its `records` writer: one rule for which rows those are.
+protocol DDLDocumentRowsWriter: RowWriter {
+    associatedtype Records: RowWriter
+    var records: Records { get }
+    /// Handles a row with at least one document field.
+    func writeDocuments(_ value: JSONValue, line: Int, input: String, truncated: Bool) async throws(ScreensPipeError)
+}
+
+extension DDLDocumentRowsWriter {
+    func take(_ line: WriteInputLine) async throws(ScreensPipeError) {
+        guard case .success(let value) = Result(catching: { () throws(RowRejection) in try WriteRowParsing.object(line) }),
+            DDLRecordDocumentWriter.hasDocuments(value)
+        else { return try await records.take(line) }
+        try await writeDocuments(value, line: line.number, input: String(decoding: line.bytes, as: UTF8.self), truncated: line.truncated)
+    }
+
+    func take(row value: JSONValue, number: Int) async throws(ScreensPipeError) {
+        guard DDLRecordDocumentWriter.hasDocuments(value) else { return try await records.take(row: value, number: number) }
+        try await writeDocuments(value, line: number, input: value.jsonString, truncated: false)
+    }
+}
+
 /// The journal entry that keeps a document's value: keyed by the upload's key and content,
 /// so a rerun (or a run killed between the upload and its record) finds the value without
 /// uploading, or asking the portal, again.
@@ -48,11 +71,11 @@ private struct DDLDocumentValueRow: JournaledRow {
 /// through ``DocumentUploader``, journaled as an image upload is; its value is journaled
 /// too, so a rerun sends nothing for it. A refused upload rejects its record, which is not
 /// written.
-final class DDLRecordDocumentWriter: RowWriter {
+final class DDLRecordDocumentWriter: DDLDocumentRowsWriter {
     /// The keys a document object may have.
     static let documentKeys: Set<String> = ["file", "mimeType", "title", "description"]
 
-    private let records: JSONWSWriter<DDLRecordWriteModel>
+    let records: JSONWSWriter<DDLRecordWriteModel>
     private let spec: LiferaySinkSpec
     private let validator: ImageRowValidator
     /// The transport, journal, bus and pipeline every upload goes through.
@@ -83,18 +106,6 @@ final class DDLRecordDocumentWriter: RowWriter {
         events = WriteEvents(bus: bus, pipeline: pipeline, rejects: rejects)
         self.dryRun = dryRun
         journaled = try await journal?.records() ?? JournalRecords()
-    }
-
-    func take(_ line: WriteInputLine) async throws(ScreensPipeError) {
-        guard case .success(let value) = Result(catching: { () throws(RowRejection) in try WriteRowParsing.object(line) }),
-            Self.hasDocuments(value)
-        else { return try await records.take(line) }
-        try await write(value, line: line.number, input: String(decoding: line.bytes, as: UTF8.self), truncated: line.truncated)
-    }
-
-    func take(row value: JSONValue, number: Int) async throws(ScreensPipeError) {
-        guard Self.hasDocuments(value) else { return try await records.take(row: value, number: number) }
-        try await write(value, line: number, input: value.jsonString, truncated: false)
     }
 
     func finish() async throws(ScreensPipeError) -> WriteSummary {
@@ -131,7 +142,7 @@ final class DDLRecordDocumentWriter: RowWriter {
 
     /// Uploads the row's documents (or finds them in the journal), then gives the record
     /// with their values to `records`; the first refused document rejects the record.
-    private func write(_ value: JSONValue, line: Int, input: String, truncated: Bool) async throws(ScreensPipeError) {
+    func writeDocuments(_ value: JSONValue, line: Int, input: String, truncated: Bool) async throws(ScreensPipeError) {
         var fields = Self.fields(value)
         var documents: [(field: String, row: ImageRow)] = []
         for (name, field) in fields where field["file"] != nil {
