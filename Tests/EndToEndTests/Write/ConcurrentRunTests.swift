@@ -48,10 +48,13 @@ struct ConcurrentRunTests {
     func holderKilled() async throws {
         let workspace = try WriteWorkspace()
         defer { workspace.remove() }
-        // The 2nd request (batch 2) is carried out and its answer stalls for 30 s: the first
-        // writer holds the lock there, batch 2 stored at the portal but pending in its journal.
-        try await withSandbox(faults: FaultPlan(stallEvery: 2, stallDuration: .seconds(30))) { harness in
-            let pipeline = try keyedWritePipeline(workspace, server: harness.server.baseURL, more: "  timeout: 120s\n")
+        // The 2nd request (batch 2) is carried out and its answer stalls: the first writer
+        // holds the lock there, batch 2 stored at the portal but pending in its journal. The
+        // stall outlasts any delay of this test's own steps (under a loaded full test run a
+        // 30 s stall once ended before the kill, and the holder finished), and the holder's
+        // timeout outlasts the stall: the holder is always killed mid-write.
+        try await withSandbox(faults: FaultPlan(stallEvery: 2, stallDuration: .seconds(600))) { harness in
+            let pipeline = try keyedWritePipeline(workspace, server: harness.server.baseURL, more: "  timeout: 900s\n")
             let rows = try workspace.rows(8)
             let holder = try RunningCommand(
                 ["write", pipeline, "--input", rows, "--rejects", workspace.path("holder-rejects.jsonl")], environment: workspace.environment)
