@@ -209,9 +209,10 @@ struct OutboxSync {
         // the `sync` events say the same per pending write, so only its requests' `response`
         // events are passed on, each before the `sync` event of its write (``SyncRelay``).
         let relay = SyncRelay(to: bus)
+        let spool = try place.uploadSpool()
+        try spool?.ensureExists()
         let tools = WriteTools(
-            spec: spec, sink: sink, settings: settings, client: client, baseURL: place.baseURL, relay: relay, rejects: rejects,
-            spool: try place.uploadSpool())
+            spec: spec, sink: sink, settings: settings, client: client, baseURL: place.baseURL, relay: relay, rejects: rejects, spool: spool)
         do throws(ScreensPipeError) {
             let shared = place.outbox.isShared ? nil : try await tools.make(journal)
             summary = try await replay(keys: keys, tools: tools, shared: shared)

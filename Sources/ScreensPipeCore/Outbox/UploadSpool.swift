@@ -26,6 +26,16 @@ struct UploadSpool: Sendable {
         directory = parent + "/outbox-files/" + SHA256.hexDigest(pipeline + "\n" + target, characters: 24)
     }
 
+    /// Makes ``directory`` when it is not there yet: a sync reads kept rows from it, and a
+    /// pipeline may have kept none with a file (DDL records without documents).
+    func ensureExists() throws(ScreensPipeError) {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw ScreensPipeError.io("cannot make the outbox's directory of upload copies \(directory): \(error.localizedDescription)")
+        }
+    }
+
     /// Copies the file at `path` into a directory of its own; the copy's path relative to
     /// ``directory``, for the kept row's `file`.
     func keep(_ path: String) throws(ScreensPipeError) -> String {

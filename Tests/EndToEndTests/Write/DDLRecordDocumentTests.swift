@@ -321,4 +321,23 @@ struct DDLRecordDocumentTests {
             #expect(copies() == 0)
         }
     }
+
+    @Test("records without documents kept and synced: the sync needs no upload copies and finds none")
+    func keptWithoutDocuments() async throws {
+        let workspace = try WriteWorkspace()
+        defer { workspace.remove() }
+        let input = try workspace.save("records.jsonl", #"{"name":"Plain Kept","email":"plain.kept@example.com"}"# + "\n")
+        try await withConfiguredSandbox({ $0.liferayVersion = .v7_0 }) { harness in
+            let server = harness.server.baseURL
+            let pipeline = try workspace.servicePipeline(
+                server: server, service: "ddl-record",
+                extra: "  liferay-version: \"7.0\"\n  record-set-id: 20501\n  key: [email]\n  write-policy: cache-only")
+            let kept = try await workspace.write(pipeline, ["--input", input])
+            #expect(kept.status == 0, "\(kept.stderr)")
+            let synced = try await CommandRunner.run(["outbox", "sync", pipeline], environment: workspace.environment)
+            #expect(synced.status == 0, "\(synced.stderr)")
+            #expect(try synced.jsonLines().filter { $0["state"] == "completed" }.compactMap { $0["outcome"]?.stringValue } == ["created"])
+            #expect(try await workspace.readBackRecords(server: server).contains { $0["modelValues"]?["email"] == "plain.kept@example.com" })
+        }
+    }
 }
