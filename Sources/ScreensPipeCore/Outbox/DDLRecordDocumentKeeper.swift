@@ -6,8 +6,9 @@ import ScreensBus
 /// before the record, as DDL Form Screenlet uploads a document before it submits the form.
 ///
 /// A kept document carries the content of the document as first given, so the journal
-/// records its upload (and value) as made from the original: a later write of the same
-/// record finds the document's value without uploading it again.
+/// records its upload (and value) as made from the original. A document the journal
+/// already has a value for is not copied: the record is kept (or found `unchanged`) with
+/// that value, as the uploading writer would write it.
 final class DDLRecordDocumentKeeper: DDLDocumentRowsWriter {
     let records: OutboxWriter<DDLRecordWriteModel>
     private let spec: LiferaySinkSpec
@@ -16,6 +17,7 @@ final class DDLRecordDocumentKeeper: DDLDocumentRowsWriter {
     /// rejected, one without goes on as usual.
     private let spool: UploadSpool?
     private let events: WriteEvents
+    private let journaled: JournalRecords
     private var rejected = 0
 
     var keptKeys: [String] { records.keptKeys }
@@ -27,13 +29,15 @@ final class DDLRecordDocumentKeeper: DDLDocumentRowsWriter {
     }
 
     init(
-        spec: LiferaySinkSpec, records: OutboxWriter<DDLRecordWriteModel>, filesDirectory: String, spool: UploadSpool?, events: WriteEvents
-    ) throws(ScreensPipeError) {
+        spec: LiferaySinkSpec, records: OutboxWriter<DDLRecordWriteModel>, filesDirectory: String, spool: UploadSpool?, journal: WriteJournal,
+        events: WriteEvents
+    ) async throws(ScreensPipeError) {
         self.spec = spec
         self.records = records
         validator = try ImageRowValidator(spec: spec, filesDirectory: filesDirectory)
         self.spool = spool
         self.events = events
+        journaled = try await journal.records()
     }
 
     func finish() async throws(ScreensPipeError) -> WriteSummary {
@@ -54,19 +58,27 @@ final class DDLRecordDocumentKeeper: DDLDocumentRowsWriter {
                 return try await reject(line, input, truncated, "field '\(name.prefix(100))': \(rejection.message)")
             }
         }
-        guard let spool else {
-            return try await reject(
-                line, input, truncated,
-                "field '\(documents[0].field.prefix(100))' is a document to upload, and a PostgreSQL outbox keeps no files (its replicas share no disk): write records with documents with 'write-policy: remote-only'"
-            )
+        // Documents an earlier write uploaded go in as their journaled values.
+        documents.removeAll { name, row in
+            guard let known = DDLDocumentValueRow.known(row, in: journaled) else { return false }
+            fields[name] = .string(known.content)
+            return true
         }
-        for (name, row) in documents {
-            var kept: JSONObject = [
-                "file": .string(try spool.keep(row.path)), "mimeType": .string(row.mimeType), "title": .string(row.title),
-                "keptContent": .string(row.content),
-            ]
-            if !row.description.isEmpty { kept["description"] = .string(row.description) }
-            fields[name] = .object(kept)
+        if let first = documents.first {
+            guard let spool else {
+                return try await reject(
+                    line, input, truncated,
+                    "field '\(first.field.prefix(100))' is a document to upload, and a PostgreSQL outbox keeps no files (its replicas share no disk): write records with documents with 'write-policy: remote-only'"
+                )
+            }
+            for (name, row) in documents {
+                var kept: JSONObject = [
+                    "file": .string(try spool.keep(row.path)), "mimeType": .string(row.mimeType), "title": .string(row.title),
+                    "keptContent": .string(row.content),
+                ]
+                if !row.description.isEmpty { kept["description"] = .string(row.description) }
+                fields[name] = .object(kept)
+            }
         }
         try await records.take(row: DDLRecordDocumentWriter.row(value, with: fields), number: line)
     }

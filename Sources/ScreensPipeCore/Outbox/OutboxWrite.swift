@@ -36,8 +36,8 @@ struct OutboxWrite {
             let records = try await OutboxWriter(
                 model: DDLRecordWriteModel(spec: sink, recordSetId: recordSetId, keepsDocuments: true), spec: sink, outbox: place.outbox,
                 journal: journal, events: events, rejects: rejects)
-            let writer = try DDLRecordDocumentKeeper(
-                spec: sink, records: records, filesDirectory: filesDirectory, spool: try place.uploadSpool(), events: events)
+            let writer = try await DDLRecordDocumentKeeper(
+                spec: sink, records: records, filesDirectory: filesDirectory, spool: try place.uploadSpool(), journal: journal, events: events)
             return OutboxWrite(spec: spec, sink: sink, place: place, journal: journal, writer: writer, keptKeys: { writer.keptKeys })
         case .comment: return try await keeping(CommentWriteModel())
         case .image:

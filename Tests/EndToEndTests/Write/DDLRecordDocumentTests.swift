@@ -314,9 +314,12 @@ struct DDLRecordDocumentTests {
             // The same rows again, the original back in place: no upload, no change.
             try FileManager.default.moveItem(at: aside, to: original)
             let before = try await ImageUploadTests.folder(server, workspace).count
+            let requests = harness.server.requestCount
             let rerun = try await workspace.write(pipeline, ["--input", input])
             #expect(rerun.status == 0, "\(rerun.stderr)")
             #expect(rerun.stderr.contains("0 created, 0 updated, 2 unchanged"), "\(rerun.stderr)")
+            #expect(try rerun.jsonLines().compactMap { $0["outcome"]?.stringValue } == ["unchanged", "unchanged"], "nothing kept: \(rerun.stdoutText)")
+            #expect(harness.server.requestCount == requests, "the journal answers for the document and the record")
             #expect(try await ImageUploadTests.folder(server, workspace).count == before)
             #expect(copies() == 0)
         }

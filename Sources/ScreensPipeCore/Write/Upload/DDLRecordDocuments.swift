@@ -46,12 +46,19 @@ extension DDLDocumentRowsWriter {
 /// The journal entry that keeps a document's value: keyed by the upload's key and content,
 /// so a rerun (or a run killed between the upload and its record) finds the value without
 /// uploading, or asking the portal, again.
-private struct DDLDocumentValueRow: JournaledRow {
+struct DDLDocumentValueRow: JournaledRow {
     var line: Int
     var upload: ImageRow
     var value: String
 
     static func key(_ upload: ImageRow) -> String { WriteKey.encode(["ddl-document", upload.key, upload.content]) }
+
+    /// What an earlier write journaled for `upload` (its value is the record's `content`),
+    /// when it finished.
+    static func known(_ upload: ImageRow, in journaled: JournalRecords) -> WriteJournal.Record? {
+        guard let record = journaled[key(upload)], record.state != .pending else { return nil }
+        return record
+    }
     var key: String { Self.key(upload) }
     var content: String { value }
 }
@@ -178,8 +185,7 @@ final class DDLRecordDocumentWriter: DDLDocumentRowsWriter {
     /// The document's value: from the journal, else by uploading it (a dry run plans the
     /// upload and answers a placeholder).
     private func resolve(_ row: ImageRow, field: String) async throws(ScreensPipeError) -> Result<String, RowRejection> {
-        let valueKey = DDLDocumentValueRow.key(row)
-        if let known = journaled[valueKey], known.state != .pending {
+        if let known = DDLDocumentValueRow.known(row, in: journaled) {
             await publish(row, field: field, outcome: "unchanged", id: known.entryId)
             return .success(known.content)
         }
@@ -219,7 +225,7 @@ final class DDLRecordDocumentWriter: DDLDocumentRowsWriter {
             let value = DDLDocumentValueRow(line: row.line, upload: row, value: text)
             try await uploader.journal?.record([(row: value, state: WriteJournal.State.created, entryId: id)])
             try await uploader.journal?.record([(row: row, state: WriteJournal.State.created, entryId: id)])
-            journaled[valueKey] = WriteJournal.Record(state: .created, content: text, entryId: id)
+            journaled[value.key] = WriteJournal.Record(state: .created, content: text, entryId: id)
             journaled[row.key] = WriteJournal.Record(state: .created, content: row.content, entryId: id)
             await publish(row, field: field, outcome: "uploaded", id: id)
             return .success(text)
