@@ -71,7 +71,7 @@ struct DDLRecordWriteModel: JSONWSWriteModel {
             case .object(let object) where object["file"] != nil:
                 // DDLRecordDocumentWriter uploads it first, or the outbox keeps it for the sync to.
                 guard keepsDocuments else {
-                    throw RowRejection(message: "field '\(name.prefix(100))' is a document to upload, which DDLRecordDocumentWriter sends first")
+                    throw RowRejection(message: "field '\(name.prefix(100))' is a document to upload: it is uploaded before its record, never written as a field's value")
                 }
                 fields.appendUnchecked(key: name, value: field)
             default:
