@@ -24,13 +24,29 @@ public struct JSONElementTexts: Sendable, Hashable {
     /// Derived from the texts, so it takes no part in equality.
     package private(set) var memberTape: JSONMemberTape?
 
+    /// Equal when they hold the same elements' texts, in order, however their buffers lay
+    /// them out (back to back, between commas, one per line).
     public static func == (left: JSONElementTexts, right: JSONElementTexts) -> Bool {
-        left.text == right.text && left.ranges == right.ranges
+        guard left.ranges.count == right.ranges.count else { return false }
+        // One buffer laid out alike (the same storage compares at once).
+        if left.ranges == right.ranges, left.text == right.text { return true }
+        return left.text.withUnsafeBufferPointer { leftBytes in
+            right.text.withUnsafeBufferPointer { rightBytes in
+                zip(left.ranges, right.ranges).allSatisfy { leftRange, rightRange in
+                    leftRange.count == rightRange.count && leftBytes[leftRange].elementsEqual(rightBytes[rightRange])
+                }
+            }
+        }
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(text)
-        hasher.combine(ranges)
+        hasher.combine(ranges.count)
+        text.withUnsafeBytes { bytes in
+            for range in ranges {
+                hasher.combine(range.count)
+                hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes[range]))
+            }
+        }
     }
 
     /// No elements yet; add them with ``append(textOfParsedValue:)``.
@@ -114,6 +130,21 @@ public struct JSONElementTexts: Sendable, Hashable {
     /// page named as a repeat), never a row lost or doubled.
     public var contentDigest: UInt64 {
         text.withUnsafeBytes { bytes in Self.digest(of: bytes, ranges: ranges, key: Self.digestKey) }
+    }
+
+    /// Where the texts at `ranges` of `text` lie as one run of JSON lines, each followed by a
+    /// newline and the next starting right after it, as the parser writes the rows of a
+    /// formatted page (see `JSONParser.startEmitting(_:from:)`); nil for any other layout
+    /// (the rows of a compact body, between commas) and for no ranges. A writer of JSON lines
+    /// writes such a run as it is.
+    package static func lineRun(in text: UnsafeBufferPointer<UInt8>, _ ranges: ArraySlice<Range<Int>>) -> Range<Int>? {
+        guard let first = ranges.first else { return nil }
+        var next = first.lowerBound
+        for range in ranges {
+            guard range.lowerBound == next, range.upperBound < text.count, text[range.upperBound] == JSONByte.newline else { return nil }
+            next = range.upperBound &+ 1
+        }
+        return first.lowerBound..<next
     }
 
     /// The digest of ``contentDigest`` over the texts at `ranges` of `bytes`, keyed by `key`.

@@ -33,7 +33,8 @@ struct JSONParser: ~Copyable {
     var recordedText: [UInt8]?
     /// Where the elements' compact text is written while they are checked (see
     /// ``recordedText``); nil while they need none. Never fuller than the input read since
-    /// the array started, so it holds that input's length and a word more.
+    /// the array started and the separator after it (each element's newline stands for its
+    /// `,` or `]`), so it holds that input's length and a word more.
     var emitted: UnsafeMutablePointer<UInt8>?
     var emittedCount = 0
     /// The array ``emitted`` points into, which becomes ``recordedText`` when the recorded
@@ -321,11 +322,13 @@ struct JSONParser: ~Copyable {
                     // A row of the shape wrote itself; any other is copied compactly.
                     if emittedCount == emittedStart { emitInput(start, index, compacting: hasWhitespace) }
                     ranges.append(emittedStart..<emittedCount)
+                    emit(JSONByte.newline)
                 } else if hasWhitespace {
                     startEmitting(&ranges, from: ranges.first?.lowerBound ?? start)
                     let copyStart = emittedCount
                     emitInput(start, index, compacting: true)
                     ranges.append(copyStart..<emittedCount)
+                    emit(JSONByte.newline)
                 } else {
                     ranges.append(start..<index)
                 }
@@ -381,10 +384,14 @@ extension JSONParser {
     /// Starts writing the recorded array's elements compactly to ``emitted``: those read so
     /// far (at `ranges`, of the input from `arrayStart` on) are copied there first, and their
     /// ranges become ranges of it.
+    ///
+    /// Each element is followed by a newline there, so the rows of a page are already JSON
+    /// lines: a sink writes them as one run, without copying them one by one.
     mutating func startEmitting(_ ranges: inout [Range<Int>], from arrayStart: Int) {
-        // The compact text is never longer than the input it is made of; a word more for
-        // the copies a word at a time. The array is made at that size without being filled:
-        // its bytes are plain numbers, and only those written are ever read.
+        // The compact text is never longer than the input it is made of, and its newline
+        // takes the place of the `,` (or the `]`) that follows each element in the input; a
+        // word more for the copies a word at a time. The array is made at that size without
+        // being filled: its bytes are plain numbers, and only those written are ever read.
         let capacity = end &- arrayStart &+ 16
         emittedStorage = [UInt8](unsafeUninitializedCapacity: capacity) { _, initialized in initialized = capacity }
         emitted = emittedStorage.withUnsafeMutableBufferPointer { $0.baseAddress }
@@ -394,6 +401,7 @@ extension JSONParser {
             let start = emittedCount
             emitInput(range.lowerBound, range.upperBound, compacting: true)
             ranges[position] = start..<emittedCount
+            emit(JSONByte.newline)
         }
         recordedText = nil
     }

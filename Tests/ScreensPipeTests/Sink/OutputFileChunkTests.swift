@@ -46,6 +46,50 @@ struct OutputFileChunkTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(all))
     }
 
+    @Test("a run of lines after gathered bytes: up to the last boundary written from where the run is, the rest kept with the writer")
+    func runAfterGatheredBytes() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("out.jsonl")
+        let output = try OutputFile.file(at: path)
+        let chunk = output.chunkSize
+        let temporary = try #require(output.keptFile?.temporary)
+        let all = Self.lines(chunk / 100 * 4)
+
+        // Gathered bytes and a run that together fall short of a boundary: nothing written.
+        var pending = Array(all[..<1000])
+        try all.withUnsafeBytes { try output.writeChunks(from: &pending, then: UnsafeRawBufferPointer(rebasing: $0[1000..<5000])) }
+        #expect(try Self.size(temporary) == 0)
+        #expect(pending == Array(all[..<5000]))
+
+        // A run past two boundaries: both chunks written, the bytes after the second kept.
+        try all.withUnsafeBytes { try output.writeChunks(from: &pending, then: UnsafeRawBufferPointer(rebasing: $0[5000..<(2 * chunk + 300)])) }
+        #expect(try Self.size(temporary) == 2 * chunk)
+        #expect(pending == Array(all[(2 * chunk)..<(2 * chunk + 300)]))
+
+        // Nothing gathered, a run that starts between boundaries: realigned at the next one.
+        try output.write(pending)
+        pending = []
+        try all.withUnsafeBytes { try output.writeChunks(from: &pending, then: UnsafeRawBufferPointer(rebasing: $0[(2 * chunk + 300)...])) }
+        #expect(try Self.size(temporary) == 3 * chunk)
+        try output.write(pending)
+        _ = try output.close(succeeded: true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(all))
+    }
+
+    @Test("a run cut short by a failed run keeps its complete lines in the .partial file")
+    func runKeepsCompleteLines() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("out.jsonl")
+        let output = try OutputFile.file(at: path)
+        let chunk = output.chunkSize
+        let all = Self.lines(chunk / 100 * 2)
+        var pending = Array(all[..<250])
+        try all.withUnsafeBytes { try output.writeChunks(from: &pending, then: UnsafeRawBufferPointer(rebasing: $0[250...])) }
+        let kept = try #require(try output.close(succeeded: false))
+        // The chunk boundary falls inside a line: the file keeps the lines before it.
+        #expect(try Data(contentsOf: URL(fileURLWithPath: kept)) == Data(all[..<(chunk / 100 * 100)]))
+    }
+
     @Test("a resumed file that ends between boundaries is first written up to the next one")
     func resumedFileRealigns() throws {
         let directory = try TemporaryDirectory()

@@ -30,6 +30,11 @@ struct JSONLinesSink: EventSink {
                 // the buffer they share, a line each, and none parsed.
                 if projection == nil,
                     let written = try page.withSelectedTexts({ (text, ranges) throws(SinkFailure) -> Int in
+                        // Rows written compactly from a formatted page are lines already.
+                        if let run = JSONElementTexts.lineRun(in: text, ranges) {
+                            try output.writeChunks(from: &writer.bytes, then: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: text[run])))
+                            return ranges.count
+                        }
                         for range in ranges {
                             writer.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[range]))
                             try endLine(of: &writer)

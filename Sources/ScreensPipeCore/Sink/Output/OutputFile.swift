@@ -211,6 +211,27 @@ final class OutputFile: @unchecked Sendable {  // owned by the one sink task tha
         try writeAlignedHead(of: &bytes)
     }
 
+    /// As `bytes` appended to `pending` and then ``writeChunks(from:)`` would write, but
+    /// without copying `bytes` there first: `pending` and the head of `bytes` that ends the
+    /// file at a chunk boundary go out in one `writev`, and only the rest of `bytes` is kept
+    /// in `pending`. For a long run of lines, such as a page's rows laid out as JSON lines.
+    func writeChunks(from pending: inout [UInt8], then bytes: UnsafeRawBufferPointer) throws(SinkFailure) {
+        try flush()
+        let gap = chunkSize &- written % chunkSize
+        let total = pending.count &+ bytes.count
+        let head = total >= gap ? gap &+ (total &- gap) / chunkSize &* chunkSize : 0
+        guard head > pending.count else {
+            pending.append(contentsOf: bytes)
+            try writeAlignedHead(of: &pending)
+            return
+        }
+        let fromBytes = head &- pending.count
+        let failure = pending.withUnsafeBytes { failureWriting($0, then: UnsafeRawBufferPointer(rebasing: bytes[..<fromBytes])) }
+        if let failure { throw failure }
+        pending.removeAll(keepingCapacity: true)
+        pending.append(contentsOf: bytes[fromBytes...])
+    }
+
     private func writeAlignedHead(of bytes: inout [UInt8]) throws(SinkFailure) {
         // The file is written from `written` on: a resumed one may start between boundaries.
         let gap = chunkSize &- written % chunkSize
@@ -241,11 +262,13 @@ final class OutputFile: @unchecked Sendable {  // owned by the one sink task tha
         writebackStart = written
     }
 
-    /// Writes all of `raw`; the failure, if any (typed throws cannot cross `withUnsafeBytes`).
-    private func failureWriting(_ raw: UnsafeRawBufferPointer) -> SinkFailure? {
+    /// Writes all of `raw`, then all of `rest`; the failure, if any (typed throws cannot
+    /// cross `withUnsafeBytes`).
+    private func failureWriting(_ raw: UnsafeRawBufferPointer, then rest: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)) -> SinkFailure? {
         guard !closed else { return .failed("cannot write \(displayName): the output was already closed") }
-        let (offset, code) = writeFully(descriptor, raw)
-        noteWritten(raw, count: offset)
+        let (offset, code) = rest.isEmpty ? writeFully(descriptor, raw) : writeFully(descriptor, raw, then: rest)
+        noteWritten(raw, count: min(offset, raw.count))
+        if offset > raw.count { noteWritten(rest, count: offset &- raw.count) }
         guard let code else {
             startWriteback()
             return nil
@@ -375,6 +398,32 @@ extension String {
 
 extension Substring {
     fileprivate func trimmingCharacters(in set: String) -> String { String(self).trimmingCharacters(in: set) }
+}
+
+/// Writes all of `first`, then all of `second`, to `descriptor` with `writev`, calling again
+/// after a short or interrupted write: how many bytes of the two went out, and the `errno`
+/// that stopped it (nil when all did).
+func writeFully(_ descriptor: Int32, _ first: UnsafeRawBufferPointer, then second: UnsafeRawBufferPointer) -> (written: Int, error: Int32?) {
+    var offset = 0
+    let total = first.count + second.count
+    while offset < total {
+        var vectors = [iovec](repeating: iovec(), count: 2)
+        var used = 0
+        if offset < first.count {
+            vectors[0] = iovec(iov_base: UnsafeMutableRawPointer(mutating: first.baseAddress! + offset), iov_len: first.count - offset)
+            used = 1
+        }
+        let secondOffset = max(0, offset - first.count)
+        vectors[used] = iovec(iov_base: UnsafeMutableRawPointer(mutating: second.baseAddress! + secondOffset), iov_len: second.count - secondOffset)
+        used += 1
+        let count = writev(descriptor, vectors, Int32(used))
+        if count < 0 {
+            if errno == EINTR { continue }
+            return (offset, errno)
+        }
+        offset += count
+    }
+    return (offset, nil)
 }
 
 /// Writes all of `raw` to `descriptor`, calling again after a short or interrupted write:

@@ -61,6 +61,11 @@ final class CurlTransfer: @unchecked Sendable {
         try configure(request, userAgent: userAgent)
     }
 
+    /// The most one `recv` takes (libcurl's `CURLOPT_BUFFERSIZE`; at most 512 KiB before
+    /// libcurl 7.88). Allocated by libcurl once per transfer, and only touched as far as the
+    /// socket fills it.
+    static let receiveBufferSize = 512 << 10
+
     deinit {
         curl_easy_cleanup(handle)
         curl_slist_free_all(headerList)
@@ -84,6 +89,9 @@ final class CurlTransfer: @unchecked Sendable {
         try set(CURLOPT_TCP_KEEPIDLE, 30)
         try set(CURLOPT_TCP_KEEPINTVL, 15)
         try set(CURLOPT_TCP_NODELAY, 1)
+        // libcurl reads the socket 16 KiB at a time by default: a page of a megabyte cost 60
+        // `recv` and 60 `poll` calls. Reading up to what the socket holds takes a few.
+        try set(CURLOPT_BUFFERSIZE, Self.receiveBufferSize)
 
         if let timeout = request.timeout { try set(CURLOPT_TIMEOUT_MS, timeout.wholeMilliseconds) }
         if let connectTimeout = request.connectTimeout {
