@@ -17,7 +17,9 @@ in one run, every output written to a real file (never /dev/null) and checked:
     pretty-printed (two-space indentation, as a portal answers curl), through screens-pipe,
     the Python loop and dlt, its cache replay, the file source over a pretty-printed JSON
     array and over spaced JSON lines (as Python's `json.dumps` writes them), each as a ratio
-    to the compact figure of the same run;
+    to the compact figure of the same run; on the pretty pages the peers' ratios are paired
+    (screens-pipe and the peer in turn, three times, the median of the pair ratios), so a
+    slow spell of a shared machine weighs on both sides;
   - peak RSS (ru_maxrss) of the remote, file and cache runs at the list size (and at 10M
     rows with BENCH_LARGE=1);
   - an incremental run after 100 changes against the full run (scripts/bench_incremental.sh);
@@ -126,6 +128,26 @@ def timed(command, env=None, stdout_path=None, writes=()):
     if process.returncode != 0:
         raise SystemExit(f"bench: {' '.join(command)} exited {process.returncode}\n{stderr}")
     return Run(elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+
+
+def paired(pairs, ours_command, ours_env, ours_stdout, peer_command, peer_writes):
+    """Screens-pipe and a peer in turn, `pairs` times: the peer's CPU over ours pair by pair
+    (sorted), so a slow spell of a shared machine weighs on both sides of a ratio rather than
+    on one figure; and each side's least disturbed run, as `best` gives it."""
+    ratios, ours_runs, peer_runs = [], [], []
+    for _ in range(pairs):
+        ours_runs.append(timed(ours_command, ours_env, ours_stdout))
+        peer_runs.append(timed(peer_command, writes=peer_writes))
+        ratios.append(peer_runs[-1].cpu / max(ours_runs[-1].cpu, 1e-6))
+    least = lambda runs: Run(min(r.wall for r in runs), min(r.cpu for r in runs), max(r.rss for r in runs))
+    return sorted(ratios), least(ours_runs), least(peer_runs)
+
+
+def pair_note(ratios, target):
+    """The median of paired ratios, their range and the target, for a peer's report line."""
+    median = ratios[len(ratios) // 2] if len(ratios) % 2 else (ratios[len(ratios) // 2 - 1] + ratios[len(ratios) // 2]) / 2
+    spread = f", pairs {ratios[0]:.1f}x to {ratios[-1]:.1f}x" if len(ratios) > 1 else ""
+    return f"same bytes; screens-pipe uses {median:.1f}x less CPU in {len(ratios)} paired run(s){spread} (target {target}x)"
 
 
 def best(runs, command, env=None, stdout_path=None, writes=()):
@@ -471,21 +493,28 @@ def main():
                 laid_piped = piped_run(PIPELINE, "screens-pipe-pretty-stdout.jsonl", laid_env)
                 report("screens-pipe run, pretty pages, stdout into a file", laid_piped,
                        note=f"no fsync: the same work as the peers'; {laid_piped.cpu / ours_piped.cpu:.2f}x the compact CPU")
+                # The peers' ratios on these pages are taken pair by pair: screens-pipe through
+                # stdout, then the peer, in turn (one pair with --quick).
+                pairs = baseline_runs + 1
+                pretty_stdout = os.path.join(work, "screens-pipe-pretty-paired.jsonl")
                 pretty_python_file = os.path.join(work, "python-pretty.jsonl")
-                pretty_python = best(baseline_runs, [sys.executable, os.path.join(ROOT, "scripts/bench_python_loop.py"),
-                                                     formatted.url, pretty_python_file, str(PAGE)], writes=[pretty_python_file])
-                if digest(pretty_python_file) != digest(ours_file):
+                ratios, _, pretty_python = paired(
+                    pairs, run(PIPELINE), laid_env, pretty_stdout,
+                    [sys.executable, os.path.join(ROOT, "scripts/bench_python_loop.py"), formatted.url, pretty_python_file, str(PAGE)],
+                    [pretty_python_file])
+                if digest(pretty_python_file) != digest(ours_file) or digest(pretty_stdout) != digest(ours_file):
                     raise SystemExit("bench: the Python loop wrote other lines from the pretty pages")
-                report("Python http.client loop, pretty pages", pretty_python,
-                       note=peer_note(pretty_python, laid_piped, laid, target=12))
+                report("Python http.client loop, pretty pages", pretty_python, note=pair_note(ratios, 12))
                 if dlt_python:
                     pretty_dlt_file = os.path.join(work, "dlt-pretty.jsonl")
-                    pretty_dlt = best(1, [dlt_python, os.path.join(ROOT, "scripts/bench_dlt_loop.py"), formatted.url,
-                                          pretty_dlt_file, str(PAGE)], writes=[pretty_dlt_file])
-                    if digest(pretty_dlt_file) != digest(ours_file):
+                    ratios, _, pretty_dlt = paired(
+                        pairs, run(PIPELINE), laid_env, pretty_stdout,
+                        [dlt_python, os.path.join(ROOT, "scripts/bench_dlt_loop.py"), formatted.url, pretty_dlt_file, str(PAGE)],
+                        [pretty_dlt_file])
+                    if digest(pretty_dlt_file) != digest(ours_file) or digest(pretty_stdout) != digest(ours_file):
                         raise SystemExit("bench: dlt's RESTClient wrote other lines from the pretty pages")
-                    report("dlt RESTClient, pretty pages", pretty_dlt,
-                           note=peer_note(pretty_dlt, laid_piped, laid, target=25))
+                    report("dlt RESTClient, pretty pages", pretty_dlt, note=pair_note(ratios, 25))
+                os.remove(pretty_stdout)
                 best(1, run(CACHED_PIPELINE, "--policy", "remote-only", "--output", os.path.join(work, "fill-pretty.jsonl")), laid_env)
                 pretty_replay_file = os.path.join(work, "replay-pretty.jsonl")
                 pretty_replay = best(runs, run(CACHED_PIPELINE, "--policy", "cache-only"), laid_env, stdout_path=pretty_replay_file)
