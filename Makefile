@@ -64,6 +64,7 @@ test: setup
 	  eval "$$(scripts/net-test-servers.sh start)"; \
 	  trap 'rm -rf "$$cache"; scripts/pg-test-cluster.sh stop "$${SCREENS_PIPE_TEST_POSTGRES_DIR:-}"; scripts/net-test-servers.sh stop "$${SCREENS_PIPE_TEST_NET_DIR:-}"' EXIT; set -e; \
 	  export SCREENS_PIPE_CACHE_DIR="$$cache/default" SCREENS_PIPE_TEST_CACHE_DIR="$$cache/tests"; \
+	  mkdir "$$cache/tmp"; export TMPDIR="$$cache/tmp"; \
 	  "$(BIN_DIR)/embed-sample" pipelines/bookmarks.yaml | head -3; \
 	  { SCREENS_PIPE_BIN="$(BIN_DIR)/screens-pipe" SCREENS_PIPE_EMBED_BIN="$(BIN_DIR)/embed-sample" \
 	    $(SWIFT) test --skip-build --disable-xctest && echo 0 > "$$cache/status" || echo $$? > "$$cache/status"; } 2>&1 | tee "$$cache/test.log"; \
