@@ -266,7 +266,7 @@ final class OutputFile: @unchecked Sendable {  // owned by the one sink task tha
     /// cross `withUnsafeBytes`).
     private func failureWriting(_ raw: UnsafeRawBufferPointer, then rest: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)) -> SinkFailure? {
         guard !closed else { return .failed("cannot write \(displayName): the output was already closed") }
-        let (offset, code) = rest.isEmpty ? writeFully(descriptor, raw) : writeFully(descriptor, raw, then: rest)
+        let (offset, code) = writeFully(descriptor, raw, then: rest)
         noteWritten(raw, count: min(offset, raw.count))
         if offset > raw.count { noteWritten(rest, count: offset &- raw.count) }
         guard let code else {
@@ -400,38 +400,27 @@ extension Substring {
     fileprivate func trimmingCharacters(in set: String) -> String { String(self).trimmingCharacters(in: set) }
 }
 
-/// Writes all of `first`, then all of `second`, to `descriptor` with `writev`, calling again
-/// after a short or interrupted write: how many bytes of the two went out, and the `errno`
-/// that stopped it (nil when all did).
-func writeFully(_ descriptor: Int32, _ first: UnsafeRawBufferPointer, then second: UnsafeRawBufferPointer) -> (written: Int, error: Int32?) {
-    var offset = 0
-    let total = first.count + second.count
-    while offset < total {
-        var vectors = [iovec](repeating: iovec(), count: 2)
-        var used = 0
-        if offset < first.count {
-            vectors[0] = iovec(iov_base: UnsafeMutableRawPointer(mutating: first.baseAddress! + offset), iov_len: first.count - offset)
-            used = 1
-        }
-        let secondOffset = max(0, offset - first.count)
-        vectors[used] = iovec(iov_base: UnsafeMutableRawPointer(mutating: second.baseAddress! + secondOffset), iov_len: second.count - secondOffset)
-        used += 1
-        let count = writev(descriptor, vectors, Int32(used))
-        if count < 0 {
-            if errno == EINTR { continue }
-            return (offset, errno)
-        }
-        offset += count
-    }
-    return (offset, nil)
-}
-
 /// Writes all of `raw` to `descriptor`, calling again after a short or interrupted write:
 /// how many bytes went out, and the `errno` that stopped it (nil when all did).
 package func writeFully(_ descriptor: Int32, _ raw: UnsafeRawBufferPointer) -> (written: Int, error: Int32?) {
+    writeFully(descriptor, raw, then: UnsafeRawBufferPointer(start: nil, count: 0))
+}
+
+/// Writes all of `first`, then all of `second`, to `descriptor` (one `writev` for both
+/// while both have bytes left), calling again after a short or interrupted write: how many
+/// bytes of the two went out, and the `errno` that stopped it (nil when all did).
+func writeFully(_ descriptor: Int32, _ first: UnsafeRawBufferPointer, then second: UnsafeRawBufferPointer) -> (written: Int, error: Int32?) {
     var offset = 0
-    while offset < raw.count {
-        let count = Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+    let total = first.count + second.count
+    var vectors = [iovec](repeating: iovec(), count: 2)
+    while offset < total {
+        var used = 0
+        for (buffer, start) in [(first, 0), (second, first.count)] where !buffer.isEmpty && offset < start + buffer.count {
+            let skipped = max(0, offset - start)
+            vectors[used] = iovec(iov_base: UnsafeMutableRawPointer(mutating: buffer.baseAddress! + skipped), iov_len: buffer.count - skipped)
+            used += 1
+        }
+        let count = writev(descriptor, vectors, Int32(used))
         if count < 0 {
             if errno == EINTR { continue }
             return (offset, errno)

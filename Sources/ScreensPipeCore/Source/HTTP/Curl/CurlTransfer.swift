@@ -61,9 +61,10 @@ final class CurlTransfer: @unchecked Sendable {
         try configure(request, userAgent: userAgent)
     }
 
-    /// The most one `recv` takes (libcurl's `CURLOPT_BUFFERSIZE`; at most 512 KiB before
-    /// libcurl 7.88). Allocated by libcurl once per transfer, and only touched as far as the
-    /// socket fills it.
+    /// The most one `recv` takes (libcurl's `CURLOPT_BUFFERSIZE`, set before the transfer
+    /// starts; the most libcurl allowed before 7.88). Allocated once per transfer, or from
+    /// 8.7 on once per multi handle for all of them, and touched only as far as the socket
+    /// fills it.
     static let receiveBufferSize = 512 << 10
 
     deinit {
